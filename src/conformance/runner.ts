@@ -1,0 +1,91 @@
+// Runs conformance vector files (schema in test/fixtures/conformance/README.md): every vector of
+// every suite, one line per failing vector, and a closing `N passed, N failed`.
+import { readFileSync } from "node:fs";
+import { runBehaviorDefaulting, runValidation } from "./api-suites.js";
+import { fail, type VectorOutcome } from "./common.js";
+import { runNormalization } from "./normalization.js";
+import { runPodGrouping, runRequestSummation } from "./pod-suites.js";
+import { runReplicaCalculation } from "./replica-calculation.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: each suite checks its own vector shape.
+type SuiteRunner = (vector: any) => VectorOutcome;
+
+export const SUITES: Record<string, SuiteRunner> = {
+  replicaCalculation: runReplicaCalculation,
+  podGrouping: runPodGrouping,
+  requestSummation: runRequestSummation,
+  normalization: runNormalization,
+  behaviorDefaulting: runBehaviorDefaulting,
+  validation: runValidation,
+};
+
+export interface VectorResult {
+  file: string;
+  suite: string;
+  id: string;
+  outcome: VectorOutcome;
+}
+
+export interface FileResult {
+  file: string;
+  /** Set when the file could not be read or is not a vector file. */
+  error?: string;
+  results: VectorResult[];
+}
+
+export function runVectorFile(file: string): FileResult {
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    return { file, error: `cannot read ${file}: ${(error as Error).message}`, results: [] };
+  }
+  const doc = document as { suite?: unknown; vectors?: unknown };
+  if (typeof doc !== "object" || doc === null || typeof doc.suite !== "string" || !Array.isArray(doc.vectors)) {
+    return { file, error: `${file}: not a vector file (expected {"suite": ..., "vectors": [...]})`, results: [] };
+  }
+  const suite = doc.suite;
+  const runner = SUITES[suite];
+  if (!runner) {
+    return { file, error: `${file}: unknown suite "${suite}" (known: ${Object.keys(SUITES).join(", ")})`, results: [] };
+  }
+  const results = doc.vectors.map((vector: { id?: string }, index: number) => {
+    const id = vector?.id ?? `#${index}`;
+    let outcome: VectorOutcome;
+    try {
+      outcome = runner(vector);
+    } catch (error) {
+      outcome = fail(`threw ${(error as Error).stack ?? error}`);
+    }
+    return { file, suite, id, outcome };
+  });
+  return { file, results };
+}
+
+/** Runs the files and prints the report; returns the process exit code. */
+export function runConformance(files: string[], print: (line: string) => void = console.log): number {
+  if (files.length === 0) {
+    print("usage: npm run conformance -- FILE.json [FILE.json ...]");
+    return 2;
+  }
+  let passed = 0;
+  let failed = 0;
+  let unreadable = 0;
+  for (const file of files) {
+    const result = runVectorFile(file);
+    if (result.error) {
+      unreadable++;
+      print(`ERROR ${result.error}`);
+      continue;
+    }
+    for (const r of result.results) {
+      if (r.outcome.ok) passed++;
+      else {
+        failed++;
+        print(`FAIL ${r.suite}/${r.id}: ${r.outcome.diff}`);
+      }
+    }
+  }
+  print(`${passed} passed, ${failed} failed`);
+  return failed > 0 || unreadable > 0 ? 1 : 0;
+}

@@ -1,0 +1,52 @@
+// What the controller remembers per HPA between syncs (in memory, lost on restart as upstream):
+// past recommendations for stabilization and past scale events for rate policies.
+// Values are immutable; each sync returns the next history.
+
+export interface TimestampedRecommendation {
+  replicas: number;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}
+
+export interface TimestampedScaleEvent {
+  /** Magnitude of the change (always positive). */
+  replicaChange: number;
+  timestamp: number;
+  /** Set once the event is older than the longest policy period; the slot is then reused. */
+  outdated: boolean;
+}
+
+export interface HpaHistory {
+  /** null until the first sync after the HPA is seen (or after a controller restart). */
+  recommendations: readonly TimestampedRecommendation[] | null;
+  scaleUpEvents: readonly TimestampedScaleEvent[];
+  scaleDownEvents: readonly TimestampedScaleEvent[];
+}
+
+export const EMPTY_HISTORY: HpaHistory = {
+  recommendations: null,
+  scaleUpEvents: [],
+  scaleDownEvents: [],
+};
+
+/** Inside a window or period means strictly younger than its length. */
+export function isWithin(timestamp: number, lengthMs: number, now: number): boolean {
+  return now - timestamp < lengthMs;
+}
+
+/**
+ * Records `entry`: it overwrites the last stale entry (by position) when one exists, otherwise
+ * it is appended. Older stale entries stay, as upstream keeps them.
+ */
+export function recordReusingStale<T>(
+  list: readonly T[],
+  entry: T,
+  isStale: (item: T) => boolean,
+): T[] {
+  let staleIndex = -1;
+  for (let i = 0; i < list.length; i++) if (isStale(list[i]!)) staleIndex = i;
+  const next = [...list];
+  if (staleIndex >= 0) next[staleIndex] = entry;
+  else next.push(entry);
+  return next;
+}

@@ -1,0 +1,475 @@
+// The replica calculator: from one metric's observations to a replica count, as upstream's
+// ReplicaCalculator does it (pkg/controller/podautoscaler/replica_calculator.go). Pure: pods,
+// samples and `now` come in, a count and a trace of how it was reached come out.
+import { ceilToInt32, ceilToInt64, MAX_INT64 } from "./int.js";
+import { isPodReady, type PodView } from "./pods.js";
+import { isWithinTolerance, type Tolerances } from "./tolerance.js";
+
+/** One pod's sample (milli-units) with the time and window it was measured over (ms). */
+export interface PodSample {
+  value: number;
+  timestamp: number;
+  window: number;
+}
+
+export type PodSamples = Map<string, PodSample>;
+
+export interface PodGroups {
+  readyPodCount: number;
+  unready: Set<string>;
+  missing: Set<string>;
+  ignored: Set<string>;
+}
+
+export interface ReadinessSettings {
+  cpuInitializationPeriodMs: number;
+  initialReadinessDelayMs: number;
+}
+
+/** How a calculation reached its count: the part of the decision trace owned by one metric. */
+export interface CalculationTrace {
+  /**
+   * withinTolerance: ratio in band, current replicas kept. direct: ceil(ratio × pods).
+   * rebalancedWithinTolerance / rebalancedDirectionChange / rebalancedCountGuard: the
+   * conservative re-computation kept current replicas. rebalanced: its count was used.
+   * scaleFromZero: ceil(ratio) at zero replicas. perPod: ceil(total / target).
+   */
+  path:
+    | "withinTolerance"
+    | "direct"
+    | "rebalanced"
+    | "rebalancedWithinTolerance"
+    | "rebalancedDirectionChange"
+    | "rebalancedCountGuard"
+    | "scaleFromZero"
+    | "perPod";
+  usageRatio: number;
+  newUsageRatio?: number;
+  tolerances: Tolerances;
+  /** Pods of the selector, and how they were grouped (pod metric paths). */
+  podCount?: number;
+  readyPodCount?: number;
+  ignoredPods?: string[];
+  unreadyPods?: string[];
+  missingPods?: string[];
+  /** Metric entries in the re-computation, after missing/unready pods were filled. */
+  rebalancedEntries?: number;
+}
+
+export type Calculation =
+  | {
+      ok: true;
+      replicas: number;
+      /** Resource/ContainerResource Utilization: the integer percentage of request. */
+      utilization?: number;
+      /** The usage upstream reports for status, in milli-units. */
+      rawValueMilli: bigint;
+      trace: CalculationTrace;
+    }
+  | { ok: false; error: string };
+
+/**
+ * Sorts pods into ready / unready / missing / ignored. Readiness timing only matters for cpu:
+ * a young pod's sample must postdate its readiness transition by one window, and an older
+ * pod is unready only if it never became ready.
+ */
+export function groupPods(
+  pods: readonly PodView[],
+  samples: PodSamples,
+  resource: string,
+  settings: ReadinessSettings,
+  now: number,
+): PodGroups {
+  const groups: PodGroups = {
+    readyPodCount: 0,
+    unready: new Set(),
+    missing: new Set(),
+    ignored: new Set(),
+  };
+  for (const pod of pods) {
+    if (pod.deleting || pod.phase === "Failed") {
+      groups.ignored.add(pod.name);
+      continue;
+    }
+    if (pod.phase === "Pending") {
+      groups.unready.add(pod.name);
+      continue;
+    }
+    const sample = samples.get(pod.name);
+    if (!sample) {
+      groups.missing.add(pod.name);
+      continue;
+    }
+    if (resource === "cpu") {
+      let unready: boolean;
+      const ready = pod.ready;
+      if (ready === null || pod.startTime === null) unready = true;
+      else if (pod.startTime + settings.cpuInitializationPeriodMs > now) {
+        unready =
+          ready.status === "False" || sample.timestamp < ready.lastTransitionTime + sample.window;
+      } else {
+        unready =
+          ready.status === "False" &&
+          pod.startTime + settings.initialReadinessDelayMs > ready.lastTransitionTime;
+      }
+      if (unready) {
+        groups.unready.add(pod.name);
+        continue;
+      }
+    }
+    groups.readyPodCount++;
+  }
+  return groups;
+}
+
+export type RequestsResult =
+  | { ok: true; requests: Map<string, number> }
+  | { ok: false; error: string };
+
+/**
+ * Sums each pod's requests for `resource`: all containers plus restartable init containers,
+ * or only `container` when named; pod-level requests win when PodLevelResources is on.
+ * Every listed pod needs requests, including ignored and unready ones (upstream does too).
+ */
+export function calculatePodRequests(
+  pods: readonly PodView[],
+  container: string,
+  resource: string,
+  podLevelResources: boolean,
+): RequestsResult {
+  const requests = new Map<string, number>();
+  for (const pod of pods) {
+    if (container === "" && podLevelResources && pod.podRequests) {
+      const podLevel = pod.podRequests[resource];
+      if (podLevel !== undefined) {
+        requests.set(pod.name, podLevel);
+        continue;
+      }
+    }
+    let sum = 0;
+    let found = container === "";
+    for (const list of [pod.containers, pod.restartableInitContainers]) {
+      for (const c of list) {
+        if (container !== "" && c.name !== container) continue;
+        found = true;
+        const request = c.requests[resource];
+        if (request === undefined) {
+          return {
+            ok: false,
+            error: `missing request for ${resource} in container ${c.name} of Pod ${pod.name}`,
+          };
+        }
+        sum += request;
+      }
+    }
+    if (!found) {
+      return { ok: false, error: `container ${container} not found in Pod ${pod.name}` };
+    }
+    requests.set(pod.name, sum);
+  }
+  return { ok: true, requests };
+}
+
+interface UtilizationRatio {
+  usageRatio: number;
+  utilization: number;
+  rawAverageMilli: bigint;
+}
+
+/**
+ * utilization = floor(Σusage × 100 / Σrequest) over samples whose pod has a request; the
+ * ratio is taken from that truncated integer, as upstream does.
+ */
+export function resourceUtilizationRatio(
+  samples: PodSamples,
+  requests: Map<string, number>,
+  targetUtilization: number,
+): { ok: true; value: UtilizationRatio } | { ok: false; error: string } {
+  let usageTotal = 0;
+  let requestTotal = 0;
+  let entries = 0;
+  for (const [podName, sample] of samples) {
+    const request = requests.get(podName);
+    if (request === undefined) continue;
+    usageTotal += sample.value;
+    requestTotal += request;
+    entries++;
+  }
+  if (requestTotal === 0) return { ok: false, error: "no metrics returned matched known pods" };
+  let utilization: number;
+  let rawAverageMilli: bigint;
+  if (Number.isSafeInteger(usageTotal * 100) && Number.isSafeInteger(requestTotal)) {
+    utilization = Math.trunc((usageTotal * 100) / requestTotal);
+    rawAverageMilli = BigInt(Math.trunc(usageTotal / entries));
+  } else {
+    // Beyond 2^53 the float sums above are inexact; redo them in integers.
+    const big = exactTotals(samples, requests);
+    utilization = Number((big.usage * 100n) / big.requests);
+    rawAverageMilli = big.usage / BigInt(entries);
+  }
+  return {
+    ok: true,
+    value: { usageRatio: utilization / targetUtilization, utilization, rawAverageMilli },
+  };
+}
+
+function exactTotals(samples: PodSamples, requests: Map<string, number>) {
+  let usage = 0n;
+  let total = 0n;
+  for (const [podName, sample] of samples) {
+    const request = requests.get(podName);
+    if (request === undefined) continue;
+    usage += BigInt(sample.value);
+    total += BigInt(request);
+  }
+  return { usage, requests: total };
+}
+
+/** The truncated average of all entries and its ratio to the target (plain metrics). */
+export function plainUsageRatio(samples: PodSamples, targetMilli: number) {
+  let total = 0;
+  for (const sample of samples.values()) total += sample.value;
+  let average: number;
+  if (Number.isSafeInteger(total)) average = Math.trunc(total / samples.size);
+  else {
+    let exact = 0n;
+    for (const sample of samples.values()) exact += BigInt(sample.value);
+    average = Number(exact / BigInt(samples.size));
+  }
+  return { usageRatio: average / targetMilli, averageMilli: average };
+}
+
+export interface PodMetricInput {
+  currentReplicas: number;
+  pods: readonly PodView[];
+  /** Samples by pod name; the calculator works on a copy. */
+  samples: PodSamples;
+  /** The resource name for readiness rules ("cpu" enables them); "" for Pods metrics. */
+  resource: string;
+  tolerances: Tolerances;
+  readiness: ReadinessSettings;
+  now: number;
+}
+
+interface GroupedSamples {
+  groups: PodGroups;
+  samples: PodSamples;
+}
+
+function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string } {
+  if (input.pods.length === 0) {
+    return { error: "no pods returned by selector while calculating replica count" };
+  }
+  const groups = groupPods(input.pods, input.samples, input.resource, input.readiness, input.now);
+  const samples = new Map(input.samples);
+  for (const name of groups.ignored) samples.delete(name);
+  for (const name of groups.unready) samples.delete(name);
+  if (samples.size === 0) {
+    return { error: "did not receive metrics for targeted pods (pods might be unready)" };
+  }
+  return { groups, samples };
+}
+
+function baseTrace(input: PodMetricInput, groups: PodGroups, usageRatio: number): CalculationTrace {
+  return {
+    path: "direct",
+    usageRatio,
+    tolerances: input.tolerances,
+    podCount: input.pods.length,
+    readyPodCount: groups.readyPodCount,
+    ignoredPods: [...groups.ignored],
+    unreadyPods: [...groups.unready],
+    missingPods: [...groups.missing],
+  };
+}
+
+/**
+ * The shared second half of the pod-metric paths: with no missing pods (and no unready pods
+ * on a scale-up) scale by ratio × ready pods; otherwise fill in conservative values and
+ * re-compute, keeping current replicas whenever that would flip direction.
+ */
+function decideWithPods(
+  input: PodMetricInput,
+  grouped: GroupedSamples,
+  usageRatio: number,
+  missingValue: (podName: string) => number | null,
+  recompute: (samples: PodSamples) => number,
+): { replicas: number; trace: CalculationTrace } {
+  const { groups, samples } = grouped;
+  const trace = baseTrace(input, groups, usageRatio);
+  const scaleUpWithUnready = groups.unready.size > 0 && usageRatio > 1.0;
+  if (!scaleUpWithUnready && groups.missing.size === 0) {
+    if (isWithinTolerance(usageRatio, input.tolerances)) {
+      trace.path = "withinTolerance";
+      return { replicas: input.currentReplicas, trace };
+    }
+    return { replicas: ceilToInt32(usageRatio * groups.readyPodCount), trace };
+  }
+  for (const name of groups.missing) {
+    const value = missingValue(name);
+    if (value !== null) samples.set(name, { value, timestamp: 0, window: 0 });
+  }
+  if (scaleUpWithUnready) {
+    for (const name of groups.unready) samples.set(name, { value: 0, timestamp: 0, window: 0 });
+  }
+  const newUsageRatio = recompute(samples);
+  trace.newUsageRatio = newUsageRatio;
+  trace.rebalancedEntries = samples.size;
+  if (isWithinTolerance(newUsageRatio, input.tolerances)) {
+    trace.path = "rebalancedWithinTolerance";
+    return { replicas: input.currentReplicas, trace };
+  }
+  if ((usageRatio < 1.0 && newUsageRatio > 1.0) || (usageRatio > 1.0 && newUsageRatio < 1.0)) {
+    trace.path = "rebalancedDirectionChange";
+    return { replicas: input.currentReplicas, trace };
+  }
+  const newReplicas = ceilToInt32(newUsageRatio * samples.size);
+  if (
+    (newUsageRatio < 1.0 && newReplicas > input.currentReplicas) ||
+    (newUsageRatio > 1.0 && newReplicas < input.currentReplicas)
+  ) {
+    trace.path = "rebalancedCountGuard";
+    return { replicas: input.currentReplicas, trace };
+  }
+  trace.path = "rebalanced";
+  return { replicas: newReplicas, trace };
+}
+
+/** Resource / ContainerResource with a Utilization target (upstream GetResourceReplicas). */
+export function resourceUtilizationReplicas(
+  input: PodMetricInput & {
+    targetUtilization: number;
+    /** Requests are only computed once metrics exist, as upstream orders its errors. */
+    requests: () => RequestsResult;
+  },
+): Calculation {
+  const grouped = groupAndFilter(input);
+  if ("error" in grouped) return { ok: false, error: grouped.error };
+  const requestsResult = input.requests();
+  if (!requestsResult.ok) return requestsResult;
+  const requests = requestsResult.requests;
+  const first = resourceUtilizationRatio(grouped.samples, requests, input.targetUtilization);
+  if (!first.ok) return first;
+  const { usageRatio, utilization, rawAverageMilli } = first.value;
+  // A missing pod counts at 100% of its request on a scale-down (or at the target when that is
+  // above 100%), at 0 on a scale-up, and is left out at a ratio of exactly 1.
+  const fallbackPercent = Math.max(100, input.targetUtilization);
+  const missingValue = (podName: string): number | null => {
+    if (usageRatio < 1.0) return Math.trunc(((requests.get(podName) ?? 0) * fallbackPercent) / 100);
+    if (usageRatio > 1.0) return 0;
+    return null;
+  };
+  let recomputeError: string | null = null;
+  const decision = decideWithPods(input, grouped, usageRatio, missingValue, (samples) => {
+    const again = resourceUtilizationRatio(samples, requests, input.targetUtilization);
+    if (again.ok) return again.value.usageRatio;
+    recomputeError = again.error;
+    return 1.0;
+  });
+  if (recomputeError !== null) return { ok: false, error: recomputeError };
+  return {
+    ok: true,
+    replicas: decision.replicas,
+    utilization,
+    rawValueMilli: rawAverageMilli,
+    trace: decision.trace,
+  };
+}
+
+/**
+ * Plain per-pod values against an average target: Pods metrics, and Resource metrics with an
+ * AverageValue target (upstream calcPlainMetricReplicas).
+ */
+export function plainMetricReplicas(input: PodMetricInput & { targetMilli: number }): Calculation {
+  const grouped = groupAndFilter(input);
+  if ("error" in grouped) return { ok: false, error: grouped.error };
+  const { usageRatio, averageMilli } = plainUsageRatio(grouped.samples, input.targetMilli);
+  // Missing pods count exactly at the target on a scale-down, at 0 on a scale-up, and are left
+  // out at a ratio of exactly 1.
+  const missingValue = () => (usageRatio < 1.0 ? input.targetMilli : usageRatio > 1.0 ? 0 : null);
+  const decision = decideWithPods(
+    input,
+    grouped,
+    usageRatio,
+    missingValue,
+    (samples) => plainUsageRatio(samples, input.targetMilli).usageRatio,
+  );
+  return {
+    ok: true,
+    replicas: decision.replicas,
+    rawValueMilli: BigInt(averageMilli),
+    trace: decision.trace,
+  };
+}
+
+/** Pods that count for Object/External Value targets: Running with Ready=True. */
+export function readyRunningPodCount(pods: readonly PodView[]): number {
+  let count = 0;
+  for (const pod of pods) if (pod.phase === "Running" && isPodReady(pod)) count++;
+  return count;
+}
+
+/**
+ * Object/External with a Value target: ratio = value / target; at zero replicas the count is
+ * ceil(ratio) with no tolerance (scale from zero), otherwise ceil(ratio × ready pods).
+ */
+export function usageRatioReplicas(input: {
+  currentReplicas: number;
+  usageRatio: number;
+  pods: readonly PodView[];
+  tolerances: Tolerances;
+}): { ok: true; replicas: number; trace: CalculationTrace } | { ok: false; error: string } {
+  const trace: CalculationTrace = {
+    path: "direct",
+    usageRatio: input.usageRatio,
+    tolerances: input.tolerances,
+  };
+  if (input.currentReplicas === 0) {
+    trace.path = "scaleFromZero";
+    return { ok: true, replicas: ceilToInt32(input.usageRatio), trace };
+  }
+  if (isWithinTolerance(input.usageRatio, input.tolerances)) {
+    trace.path = "withinTolerance";
+    return { ok: true, replicas: input.currentReplicas, trace };
+  }
+  if (input.pods.length === 0) {
+    return {
+      ok: false,
+      error:
+        "unable to calculate ready pods: no pods returned by selector while calculating replica count",
+    };
+  }
+  const ready = readyRunningPodCount(input.pods);
+  trace.podCount = input.pods.length;
+  trace.readyPodCount = ready;
+  return { ok: true, replicas: ceilToInt32(input.usageRatio * ready), trace };
+}
+
+/**
+ * Object/External with an AverageValue target: compares the total with target × the scale's
+ * status replicas; outside tolerance the count is ceil(total / target). The reported usage is
+ * the per-pod average, rounded up.
+ */
+export function perPodReplicas(input: {
+  totalMilli: bigint;
+  targetMilli: bigint;
+  statusReplicas: number;
+  tolerances: Tolerances;
+}): { replicas: number; usageMilli: bigint; trace: CalculationTrace } {
+  const total = Number(input.totalMilli);
+  const target = Number(input.targetMilli);
+  const usageRatio = total / (target * input.statusReplicas);
+  const trace: CalculationTrace = {
+    path: "withinTolerance",
+    usageRatio,
+    tolerances: input.tolerances,
+  };
+  let replicas = input.statusReplicas;
+  if (!isWithinTolerance(usageRatio, input.tolerances)) {
+    trace.path = "perPod";
+    replicas = ceilToInt32(total / target);
+  }
+  const usageMilli =
+    input.totalMilli >= MAX_INT64 ? MAX_INT64 : ceilToInt64(total / input.statusReplicas);
+  return { replicas, usageMilli, trace };
+}

@@ -1,0 +1,165 @@
+// Label selectors: the string form a scale subresource reports (`status.selector`, parsed as
+// upstream labels.Parse) and the structured metav1.LabelSelector of metric specs.
+import type { LabelSelector } from "../api/types.js";
+
+export type SelectorOperator = "=" | "!=" | "in" | "notin" | "exists" | "!";
+
+export interface SelectorRequirement {
+  key: string;
+  operator: SelectorOperator;
+  values: string[];
+}
+
+export interface Selector {
+  requirements: SelectorRequirement[];
+  /** The canonical string, as labels.Selector.String() prints it. */
+  text: string;
+}
+
+export type SelectorResult = { ok: true; selector: Selector } | { ok: false; error: string };
+
+const KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function requirementText(r: SelectorRequirement): string {
+  switch (r.operator) {
+    case "exists":
+      return r.key;
+    case "!":
+      return `!${r.key}`;
+    case "=":
+    case "!=":
+      return `${r.key}${r.operator}${r.values[0]}`;
+    default:
+      return `${r.key} ${r.operator} (${[...r.values].sort().join(",")})`;
+  }
+}
+
+function build(requirements: SelectorRequirement[]): Selector {
+  // Upstream sorts requirements by key for its String() form.
+  const sorted = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { requirements: sorted, text: sorted.map(requirementText).join(",") };
+}
+
+function checkKey(key: string): string | null {
+  return KEY.test(key) && key.length <= 317 ? null : `invalid label key "${key}"`;
+}
+
+function checkValue(value: string): string | null {
+  return VALUE.test(value) && value.length <= 63 ? null : `invalid label value: "${value}"`;
+}
+
+/** Parses the string syntax (`app=web,tier!=db,env in (a,b),!canary,track`). */
+export function parseSelector(text: string): SelectorResult {
+  const requirements: SelectorRequirement[] = [];
+  const parts: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const ch of text) {
+    if (ch === "(") depth++;
+    if (ch === ")") depth--;
+    if (ch === "," && depth === 0) {
+      parts.push(current);
+      current = "";
+    } else current += ch;
+  }
+  if (current.trim() !== "" || parts.length > 0) parts.push(current);
+  for (const raw of parts) {
+    const part = raw.trim();
+    if (part === "") return { ok: false, error: `found '', expected: identifier in "${text}"` };
+    let requirement: SelectorRequirement | null = null;
+    const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
+    if (setMatch) {
+      const values = setMatch[3]!.split(",").map((v) => v.trim());
+      requirement = { key: setMatch[1]!, operator: setMatch[2] as "in" | "notin", values };
+    } else if (part.startsWith("!")) {
+      requirement = { key: part.slice(1).trim(), operator: "!", values: [] };
+    } else {
+      const eq = /^([^!=\s]+)\s*(==|!=|=)\s*(.*)$/.exec(part);
+      if (eq) {
+        requirement = {
+          key: eq[1]!,
+          operator: eq[2] === "!=" ? "!=" : "=",
+          values: [eq[3]!.trim()],
+        };
+      } else if (/^\S+$/.test(part)) {
+        requirement = { key: part, operator: "exists", values: [] };
+      }
+    }
+    if (!requirement) return { ok: false, error: `unable to parse requirement: "${part}"` };
+    const problem =
+      checkKey(requirement.key) ?? requirement.values.map(checkValue).find((p) => p) ?? null;
+    if (problem) return { ok: false, error: `unable to parse requirement: ${problem}` };
+    requirements.push(requirement);
+  }
+  return { ok: true, selector: build(requirements) };
+}
+
+/** metav1.LabelSelectorAsSelector: null/undefined selects nothing special (everything). */
+export function selectorFromLabelSelector(
+  selector: LabelSelector | null | undefined,
+): SelectorResult {
+  const requirements: SelectorRequirement[] = [];
+  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) {
+    const problem = checkKey(key) ?? checkValue(value);
+    if (problem) return { ok: false, error: problem };
+    requirements.push({ key, operator: "=", values: [value] });
+  }
+  for (const expr of selector?.matchExpressions ?? []) {
+    const problem = checkKey(expr.key);
+    if (problem) return { ok: false, error: problem };
+    const values = expr.values ?? [];
+    switch (expr.operator) {
+      case "In":
+      case "NotIn":
+        if (values.length === 0) {
+          return { ok: false, error: `for 'in', 'notin' operators, values set can't be empty` };
+        }
+        requirements.push({
+          key: expr.key,
+          operator: expr.operator === "In" ? "in" : "notin",
+          values,
+        });
+        break;
+      case "Exists":
+      case "DoesNotExist":
+        if (values.length > 0) {
+          return { ok: false, error: `values set must be empty for exists and does not exist` };
+        }
+        requirements.push({
+          key: expr.key,
+          operator: expr.operator === "Exists" ? "exists" : "!",
+          values,
+        });
+        break;
+      default:
+        return { ok: false, error: `"${expr.operator}" is not a valid label selector operator` };
+    }
+  }
+  return { ok: true, selector: build(requirements) };
+}
+
+export function selectorMatches(selector: Selector, labels: Record<string, string>): boolean {
+  for (const r of selector.requirements) {
+    const has = Object.hasOwn(labels, r.key);
+    const value = labels[r.key];
+    switch (r.operator) {
+      case "=":
+      case "in":
+        if (!has || !r.values.includes(value!)) return false;
+        break;
+      case "!=":
+      case "notin":
+        if (has && r.values.includes(value!)) return false;
+        break;
+      case "exists":
+        if (!has) return false;
+        break;
+      case "!":
+        if (has) return false;
+        break;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,145 @@
+// Shared by the Resource and ContainerResource sources: per-pod usage from metrics.k8s.io items
+// and the Utilization / AverageValue calculations (upstream computeStatusForResourceMetricGeneric).
+import { Quantity } from "../../api/quantity.js";
+import type { MetricTarget, MetricValueStatus } from "../../api/types.js";
+import {
+  type Calculation,
+  calculatePodRequests,
+  type PodSamples,
+  plainMetricReplicas,
+  resourceUtilizationReplicas,
+} from "../replica-calculator.js";
+import type { MetricContext, PodMetricsItem } from "./types.js";
+
+/**
+ * Whole pod: the sum over its containers; a container without the resource (or no containers
+ * at all) makes the pod count as having no metric. Named container: only that container, and
+ * a pod without it is simply absent (since v1.32).
+ */
+export function usageByPod(
+  items: readonly PodMetricsItem[],
+  resource: string,
+  container: string,
+): PodSamples {
+  const samples: PodSamples = new Map();
+  for (const item of items) {
+    if (container !== "") {
+      const c = item.containers.find((entry) => entry.name === container);
+      const value = c?.usage[resource];
+      if (value !== undefined) {
+        samples.set(item.name, { value, timestamp: item.timestamp, window: item.window });
+      }
+      continue;
+    }
+    let sum = 0;
+    let missing = item.containers.length === 0;
+    for (const c of item.containers) {
+      const value = c.usage[resource];
+      if (value === undefined) {
+        missing = true;
+        break;
+      }
+      sum += value;
+    }
+    if (!missing)
+      samples.set(item.name, { value: sum, timestamp: item.timestamp, window: item.window });
+  }
+  return samples;
+}
+
+export type ResourceCalculation =
+  | {
+      ok: true;
+      calculation: Extract<Calculation, { ok: true }>;
+      current: MetricValueStatus;
+      averageValueTarget: boolean;
+    }
+  | { ok: false; error: string };
+
+const targetMilliCache = new WeakMap<MetricTarget, number>();
+
+/** A target quantity's milli-value, parsed once per spec object. */
+export function targetMilli(target: MetricTarget, field: "value" | "averageValue"): number {
+  const cached = field === "averageValue" ? targetMilliCache.get(target) : undefined;
+  if (cached !== undefined) return cached;
+  const milli = Number(Quantity.parse(target[field]!).milliValue());
+  if (field === "averageValue") targetMilliCache.set(target, milli);
+  return milli;
+}
+
+export function calculateResource(
+  resource: string,
+  container: string,
+  target: MetricTarget,
+  items: PodMetricsItem[] | { error: string },
+  context: MetricContext,
+): ResourceCalculation {
+  const wrap = (error: string) => ({ ok: false as const, error });
+  const fetchError = (error: string) => `unable to get metrics for resource ${resource}: ${error}`;
+  if (target.averageValue !== undefined && target.averageValue !== null) {
+    if ("error" in items)
+      return wrap(`failed to get ${resource} usage: ${fetchError(items.error)}`);
+    if (items.length === 0) {
+      return wrap(
+        `failed to get ${resource} usage: ${fetchError("no metrics returned from resource metrics API")}`,
+      );
+    }
+    const calculation = plainMetricReplicas({
+      currentReplicas: context.specReplicas,
+      pods: context.pods,
+      samples: usageByPod(items, resource, container),
+      resource,
+      tolerances: context.tolerances,
+      readiness: context.readiness,
+      now: context.now,
+      targetMilli: targetMilli(target, "averageValue"),
+    });
+    if (!calculation.ok) return wrap(`failed to get ${resource} usage: ${calculation.error}`);
+    return {
+      ok: true,
+      calculation,
+      current: { averageValue: Quantity.fromMilli(calculation.rawValueMilli).toString() },
+      averageValueTarget: true,
+    };
+  }
+  if (target.averageUtilization === undefined || target.averageUtilization === null) {
+    return wrap(
+      "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set",
+    );
+  }
+  const utilizationError = (error: string) =>
+    wrap(`failed to get ${resource} utilization: ${error}`);
+  if ("error" in items) return utilizationError(fetchError(items.error));
+  if (items.length === 0)
+    return utilizationError(fetchError("no metrics returned from resource metrics API"));
+  const calculation = resourceUtilizationReplicas({
+    currentReplicas: context.specReplicas,
+    pods: context.pods,
+    samples: usageByPod(items, resource, container),
+    resource,
+    tolerances: context.tolerances,
+    readiness: context.readiness,
+    now: context.now,
+    targetUtilization: target.averageUtilization,
+    requests: () =>
+      calculatePodRequests(context.pods, container, resource, context.podLevelResources),
+  });
+  if (!calculation.ok) return utilizationError(calculation.error);
+  return {
+    ok: true,
+    calculation,
+    current: {
+      averageUtilization: calculation.utilization!,
+      averageValue: Quantity.fromMilli(calculation.rawValueMilli).toString(),
+    },
+    averageValueTarget: false,
+  };
+}
+
+export function describeTarget(target: MetricTarget): { type: string; value: string } {
+  if (target.type === "Utilization")
+    return { type: "Utilization", value: `${target.averageUtilization}%` };
+  if (target.type === "AverageValue")
+    return { type: "AverageValue", value: String(target.averageValue) };
+  return { type: String(target.type), value: String(target.value) };
+}

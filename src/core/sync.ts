@@ -1,0 +1,697 @@
+// One sync of one HPA as a value: from the scale, pods, metric observations and the remembered
+// history to the replica count, the status to write, the events to record and the next history.
+// Upstream: reconcileAutoscaler in pkg/controller/podautoscaler/horizontal.go. The scale update
+// itself is I/O, so a sync is two calls: `decideSync`, then `completeSync` with its outcome.
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerCondition,
+  HorizontalPodAutoscalerStatus,
+  MetricStatus,
+} from "../api/types.js";
+import type { ControllerConfig } from "./config.js";
+import { formatTime, setCondition } from "./conditions.js";
+import type { HpaHistory } from "./history.js";
+import {
+  clampLegacy,
+  clampWithBehavior,
+  LIMIT_MESSAGES,
+  legacyScaleUpLimit,
+  longestPolicyPeriodSeconds,
+  resolveRules,
+  STABILIZATION_MESSAGES,
+  stabilizeLegacy,
+  stabilizeWithBehavior,
+  storeScaleEvent,
+} from "./normalize.js";
+import type { PodView } from "./pods.js";
+import { parseSelector } from "./selector.js";
+import { metricSourceFor } from "./sources/registry.js";
+import type { MetricContext, MetricObservation, MetricResult, MetricTrace } from "./sources/types.js";
+import { tolerancesFor } from "./tolerance.js";
+import { DECISION_TRACE_VERSION, type DecisionTrace, type SyncBranch } from "./trace.js";
+
+export type ScaleObservation =
+  | { ok: true; specReplicas: number; statusReplicas: number; selector?: string }
+  | { ok: false; error: string };
+
+export interface SyncEvent {
+  type: "Normal" | "Warning";
+  reason: string;
+  message: string;
+}
+
+export interface SyncInput {
+  /** Epoch milliseconds of this sync. */
+  now: number;
+  /** The HPA as stored (autoscaling/v2, defaulted), including its current status. */
+  hpa: HorizontalPodAutoscaler;
+  scale: ScaleObservation;
+  /** Pods in the HPA's namespace matching the scale's selector. */
+  pods: readonly PodView[];
+  /** HPAs ("namespace/name") whose targets select these pods; more than one is ambiguous. */
+  selectingHpas?: readonly string[];
+  /** One observation per `spec.metrics` entry (only read when metrics are computed). */
+  observations: readonly MetricObservation[];
+  /**
+   * Per-metric results computed elsewhere, used instead of the source modules. For callers
+   * that model metrics at the level of proposals (the conformance vectors of the sync).
+   */
+  metricResults?: readonly MetricResult[];
+  history: HpaHistory;
+  config: ControllerConfig;
+}
+
+export interface SyncDecision {
+  input: SyncInput;
+  currentReplicas: number;
+  desiredReplicas: number;
+  /** True when the scale must be updated to `desiredReplicas`. */
+  rescale: boolean;
+  rescaleReason: string;
+  conditions: HorizontalPodAutoscalerCondition[];
+  metricStatuses: MetricStatus[] | null;
+  events: SyncEvent[];
+  history: HpaHistory;
+  /** Set when the sync already ended (scale unreadable, metrics failed). */
+  finished: { status: HorizontalPodAutoscalerStatus; error: string } | null;
+  /** An error to return at the end even when scaling went ahead (some metrics failed). */
+  deferredError: string | null;
+  trace: DecisionTrace;
+}
+
+export interface SyncResult {
+  /** The status to write; write it only when `statusChanged`. */
+  status: HorizontalPodAutoscalerStatus;
+  statusChanged: boolean;
+  events: SyncEvent[];
+  history: HpaHistory;
+  /** The value written to the scale when `scaleUpdated`, else the current replicas. */
+  desiredReplicas: number;
+  scaleUpdated: boolean;
+  /** What the reconcile returns (the HPA is requeued at the sync period either way). */
+  error: string | null;
+  trace: DecisionTrace;
+}
+
+/** Whether this sync reads metrics, so the controller only fetches them when they count. */
+export function needsMetrics(hpa: HorizontalPodAutoscaler, scale: ScaleObservation): boolean {
+  if (!scale.ok) return false;
+  const minReplicas = hpa.spec.minReplicas ?? 1;
+  const current = scale.specReplicas;
+  if (current === 0 && minReplicas !== 0) return false;
+  return current <= hpa.spec.maxReplicas && current >= minReplicas;
+}
+
+function cloneConditions(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscalerCondition[] {
+  return (hpa.status?.conditions ?? []).map((c) => ({ ...c }));
+}
+
+function newStatus(
+  hpa: HorizontalPodAutoscaler,
+  currentReplicas: number,
+  desiredReplicas: number,
+  metricStatuses: MetricStatus[] | null,
+  conditions: HorizontalPodAutoscalerCondition[],
+  lastScaleTime: string | null | undefined,
+): HorizontalPodAutoscalerStatus {
+  // Upstream rebuilds the status from these fields only (setStatus).
+  const status: HorizontalPodAutoscalerStatus = { currentReplicas, desiredReplicas };
+  if (lastScaleTime) status.lastScaleTime = lastScaleTime;
+  if (metricStatuses && metricStatuses.length > 0) status.currentMetrics = metricStatuses;
+  if (conditions.length > 0) status.conditions = conditions;
+  void hpa;
+  return status;
+}
+
+export function decideSync(input: SyncInput): SyncDecision {
+  const { hpa, now } = input;
+  const nowText = formatTime(now);
+  const conditions = cloneConditions(hpa);
+  const events: SyncEvent[] = [];
+  const minReplicas = hpa.spec.minReplicas ?? 1;
+  const maxReplicas = hpa.spec.maxReplicas;
+  const trace: DecisionTrace = {
+    version: DECISION_TRACE_VERSION,
+    hpa: { namespace: hpa.metadata.namespace ?? "", name: hpa.metadata.name ?? "" },
+    time: nowText,
+    scale: input.scale.ok
+      ? {
+          specReplicas: input.scale.specReplicas,
+          statusReplicas: input.scale.statusReplicas,
+          ...(input.scale.selector !== undefined ? { selector: input.scale.selector } : {}),
+        }
+      : { error: input.scale.error },
+    branch: "metrics",
+    minReplicas,
+    maxReplicas,
+    currentReplicas: 0,
+    metrics: [],
+    recommendation: null,
+    desiredReplicas: 0,
+    rescale: false,
+    outcome: "unchanged",
+  };
+  const decision: SyncDecision = {
+    input,
+    currentReplicas: 0,
+    desiredReplicas: 0,
+    rescale: false,
+    rescaleReason: "",
+    conditions,
+    metricStatuses: null,
+    events,
+    history: input.history,
+    finished: null,
+    deferredError: null,
+    trace,
+  };
+
+  if (!input.scale.ok) {
+    const error = input.scale.error;
+    events.push({ type: "Warning", reason: "FailedGetScale", message: error });
+    setCondition(
+      conditions,
+      "AbleToScale",
+      "False",
+      "FailedGetScale",
+      `the HPA controller was unable to get the target's current scale: ${error}`,
+      nowText,
+    );
+    trace.branch = "scaleUnavailable";
+    const status = { ...(hpa.status ?? { desiredReplicas: 0 }), conditions };
+    decision.finished = { status, error };
+    decision.currentReplicas = hpa.status?.currentReplicas ?? 0;
+    decision.desiredReplicas = hpa.status?.desiredReplicas ?? 0;
+    trace.currentReplicas = decision.currentReplicas;
+    trace.desiredReplicas = decision.desiredReplicas;
+    trace.outcome = "failed";
+    trace.error = error;
+    return decision;
+  }
+
+  setCondition(
+    conditions,
+    "AbleToScale",
+    "True",
+    "SucceededGetScale",
+    "the HPA controller was able to get the target's current scale",
+    nowText,
+  );
+  const currentReplicas = input.scale.specReplicas;
+  decision.currentReplicas = currentReplicas;
+  trace.currentReplicas = currentReplicas;
+  // The first sync after the HPA is seen seeds the history with the current size.
+  const history: HpaHistory =
+    input.history.recommendations === null
+      ? { ...input.history, recommendations: [{ replicas: currentReplicas, timestamp: now }] }
+      : input.history;
+  decision.history = history;
+
+  let desiredReplicas = 0;
+  let rescaleReason = "";
+  let rescale = true;
+  let branch: SyncBranch = "metrics";
+
+  if (currentReplicas === 0 && minReplicas !== 0) {
+    desiredReplicas = 0;
+    rescale = false;
+    branch = "scalingDisabled";
+    setCondition(
+      conditions,
+      "ScalingActive",
+      "False",
+      "ScalingDisabled",
+      "scaling is disabled since the replica count of the target is zero",
+      nowText,
+    );
+  } else if (currentReplicas > maxReplicas) {
+    branch = "aboveMaxReplicas";
+    rescaleReason = "Current number of replicas above Spec.MaxReplicas";
+    desiredReplicas = maxReplicas;
+  } else if (currentReplicas < minReplicas) {
+    branch = "belowMinReplicas";
+    rescaleReason = "Current number of replicas below Spec.MinReplicas";
+    desiredReplicas = minReplicas;
+  } else {
+    const metrics = computeMetrics(input, conditions, events, nowText);
+    decision.metricStatuses = metrics.statuses;
+    trace.metrics = metrics.traces;
+    if (metrics.replicas === null) {
+      // Every metric failed, or some failed and the rest would scale down: no scaling.
+      events.push({ type: "Warning", reason: "FailedComputeMetricsReplicas", message: metrics.error! });
+      const status = newStatus(
+        hpa,
+        currentReplicas,
+        hpa.status?.desiredReplicas ?? 0,
+        metrics.statuses,
+        conditions,
+        hpa.status?.lastScaleTime,
+      );
+      const reference = `${hpa.spec.scaleTargetRef.kind}/${hpa.metadata.namespace ?? ""}/${hpa.spec.scaleTargetRef.name}`;
+      const error = `failed to compute desired number of replicas based on listed metrics for ${reference}: ${metrics.error}`;
+      decision.finished = { status, error };
+      decision.desiredReplicas = status.desiredReplicas;
+      trace.branch = "metrics";
+      trace.desiredReplicas = status.desiredReplicas;
+      trace.outcome = "failed";
+      trace.error = error;
+      return decision;
+    }
+    decision.deferredError = metrics.error;
+    trace.recommendation = metrics.replicas;
+    let rescaleMetric = "";
+    if (metrics.replicas > desiredReplicas) {
+      desiredReplicas = metrics.replicas;
+      rescaleMetric = metrics.metric;
+    }
+    trace.recommendationMetric = rescaleMetric;
+    if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
+    if (desiredReplicas < currentReplicas) rescaleReason = "All metrics below target";
+    const normalized = hpa.spec.behavior
+      ? normalizeWithBehavior(decision, history, currentReplicas, desiredReplicas, minReplicas, nowText)
+      : normalizeLegacy(decision, history, currentReplicas, desiredReplicas, minReplicas, nowText);
+    desiredReplicas = normalized;
+    rescale = desiredReplicas !== currentReplicas;
+  }
+
+  trace.branch = branch;
+  decision.desiredReplicas = desiredReplicas;
+  decision.rescale = rescale;
+  decision.rescaleReason = rescaleReason;
+  trace.desiredReplicas = desiredReplicas;
+  trace.rescale = rescale;
+  if (rescaleReason) trace.rescaleReason = rescaleReason;
+  return decision;
+}
+
+interface MetricsOutcome {
+  /** null: the sync must not scale (see `error`). */
+  replicas: number | null;
+  metric: string;
+  statuses: MetricStatus[];
+  traces: MetricTrace[];
+  error: string | null;
+}
+
+function computeMetrics(
+  input: SyncInput,
+  conditions: HorizontalPodAutoscalerCondition[],
+  events: SyncEvent[],
+  nowText: string,
+): MetricsOutcome {
+  const { hpa, config } = input;
+  const scale = input.scale as Extract<ScaleObservation, { ok: true }>;
+  const specs = hpa.spec.metrics ?? [];
+  const outcome: MetricsOutcome = { replicas: null, metric: "", statuses: [], traces: [], error: null };
+
+  const selectorText = scale.selector ?? "";
+  if (selectorText === "") {
+    events.push({ type: "Warning", reason: "SelectorRequired", message: "selector is required" });
+    setCondition(
+      conditions,
+      "ScalingActive",
+      "False",
+      "InvalidSelector",
+      "the HPA target's scale is missing a selector",
+      nowText,
+    );
+    outcome.error = "selector is required";
+    return outcome;
+  }
+  const parsed = parseSelector(selectorText);
+  if (!parsed.ok) {
+    const message = `couldn't convert selector into a corresponding internal selector object: ${parsed.error}`;
+    events.push({ type: "Warning", reason: "InvalidSelector", message });
+    setCondition(conditions, "ScalingActive", "False", "InvalidSelector", message, nowText);
+    outcome.error = message;
+    return outcome;
+  }
+  if (input.selectingHpas && input.selectingHpas.length > 1) {
+    const message = `pods by selector ${selectorText} are controlled by multiple HPAs: [${input.selectingHpas.join(" ")}]`;
+    events.push({ type: "Warning", reason: "AmbiguousSelector", message });
+    setCondition(conditions, "ScalingActive", "False", "AmbiguousSelector", message, nowText);
+    outcome.error = message;
+    return outcome;
+  }
+
+  const context: MetricContext = {
+    specReplicas: scale.specReplicas,
+    statusReplicas: scale.statusReplicas,
+    namespace: hpa.metadata.namespace ?? "",
+    pods: input.pods,
+    tolerances: tolerancesFor(hpa, config),
+    readiness: {
+      cpuInitializationPeriodMs: config.cpuInitializationPeriodMs,
+      initialReadinessDelayMs: config.initialReadinessDelayMs,
+    },
+    podLevelResources: config.featureGates.enabled("PodLevelResources"),
+    now: input.now,
+  };
+
+  let replicas = 0;
+  let invalidCount = 0;
+  let firstInvalid: { reason: string; message: string; error: string } | null = null;
+  specs.forEach((spec, index) => {
+    const source = metricSourceFor(spec.type);
+    const observation = input.observations[index] ?? { kind: "error", error: "no observation" };
+    const precomputed = input.metricResults?.[index];
+    const result = precomputed
+      ? precomputed
+      : source
+        ? source.compute(spec, observation, context, index)
+        : (() => {
+          const message = `unknown metric source type "${spec.type}"`;
+          return {
+            ok: false as const,
+            reason: "InvalidMetricSourceType",
+            message,
+            error: message,
+            trace: { index, type: spec.type, reason: "InvalidMetricSourceType", error: message },
+          };
+        })();
+    outcome.traces.push(result.trace);
+    if (!result.ok) {
+      // Upstream leaves a zero-valued status entry for a metric that failed.
+      outcome.statuses.push({ type: "" });
+      events.push({ type: "Warning", reason: result.reason, message: result.message });
+      if (firstInvalid === null) firstInvalid = result;
+      invalidCount++;
+      return;
+    }
+    outcome.statuses.push(result.status);
+    if (replicas === 0 || result.replicas > replicas) {
+      replicas = result.replicas;
+      outcome.metric = result.description;
+    }
+  });
+
+  const invalid = firstInvalid as { reason: string; message: string; error: string } | null;
+  if (invalid) {
+    outcome.error = `invalid metrics (${invalidCount} invalid out of ${specs.length}), first error is: ${invalid.error}`;
+  }
+  if (invalid && (invalidCount >= specs.length || replicas < scale.specReplicas)) {
+    setCondition(
+      conditions,
+      "ScalingActive",
+      "False",
+      invalid.reason,
+      `the HPA was unable to compute the replica count: ${invalid.message}`,
+      nowText,
+    );
+    return outcome;
+  }
+  if (specs.length === 0) {
+    // No metric at all counts as every metric failing (0 of 0) upstream.
+    outcome.error = "invalid metrics (0 invalid out of 0), first error is: <nil>";
+    return outcome;
+  }
+  setCondition(
+    conditions,
+    "ScalingActive",
+    "True",
+    "ValidMetricFound",
+    `the HPA was able to successfully calculate a replica count from ${outcome.metric}`,
+    nowText,
+  );
+  outcome.replicas = replicas;
+  return outcome;
+}
+
+function normalizeLegacy(
+  decision: SyncDecision,
+  history: HpaHistory,
+  currentReplicas: number,
+  recommendation: number,
+  minReplicas: number,
+  nowText: string,
+): number {
+  const { config, now, hpa } = decision.input;
+  const stabilization = stabilizeLegacy(
+    history.recommendations ?? [],
+    recommendation,
+    config.downscaleStabilizationWindowMs,
+    now,
+  );
+  decision.history = { ...history, recommendations: stabilization.recommendations };
+  const stabilizationReason =
+    stabilization.stabilized !== recommendation ? "ScaleDownStabilized" : "ReadyForNewScale";
+  setCondition(
+    decision.conditions,
+    "AbleToScale",
+    "True",
+    stabilizationReason,
+    STABILIZATION_MESSAGES[stabilizationReason],
+    nowText,
+  );
+  const clamp = clampLegacy({
+    currentReplicas,
+    desiredReplicas: stabilization.stabilized,
+    minReplicas,
+    maxReplicas: hpa.spec.maxReplicas,
+    scaleUpLimitFactor: config.scaleUpLimitFactor,
+    scaleUpLimitMinimum: config.scaleUpLimitMinimum,
+  });
+  setCondition(
+    decision.conditions,
+    "ScalingLimited",
+    clamp.replicas === stabilization.stabilized ? "False" : "True",
+    clamp.reason,
+    LIMIT_MESSAGES[clamp.reason],
+    nowText,
+  );
+  decision.trace.stabilization = {
+    path: "legacy",
+    recommendation,
+    stabilized: stabilization.stabilized,
+    reason: stabilizationReason,
+    windowSeconds: config.downscaleStabilizationWindowMs / 1000,
+    ...(stabilization.winner
+      ? {
+          winner: {
+            replicas: stabilization.winner.replicas,
+            ageSeconds: (now - stabilization.winner.timestamp) / 1000,
+          },
+        }
+      : {}),
+  };
+  decision.trace.limit = {
+    reason: clamp.reason,
+    message: LIMIT_MESSAGES[clamp.reason],
+    ...(clamp.limit !== undefined ? { limit: clamp.limit } : {}),
+    legacyScaleUpLimit: legacyScaleUpLimit(
+      currentReplicas,
+      config.scaleUpLimitFactor,
+      config.scaleUpLimitMinimum,
+    ),
+  };
+  return clamp.replicas;
+}
+
+function normalizeWithBehavior(
+  decision: SyncDecision,
+  history: HpaHistory,
+  currentReplicas: number,
+  recommendation: number,
+  minReplicas: number,
+  nowText: string,
+): number {
+  const { config, now, hpa } = decision.input;
+  const behavior = hpa.spec.behavior!;
+  // A scale-down window left unset falls back to the controller's flag.
+  const scaleUp = resolveRules(behavior.scaleUp, 0);
+  const scaleDown = resolveRules(behavior.scaleDown, config.downscaleStabilizationWindowMs / 1000);
+  const stabilization = stabilizeWithBehavior({
+    recommendations: history.recommendations ?? [],
+    currentReplicas,
+    recommendation,
+    scaleUpWindowSeconds: scaleUp.stabilizationWindowSeconds,
+    scaleDownWindowSeconds: scaleDown.stabilizationWindowSeconds,
+    now,
+  });
+  decision.history = { ...history, recommendations: stabilization.recommendations };
+  setCondition(
+    decision.conditions,
+    "AbleToScale",
+    "True",
+    stabilization.reason,
+    STABILIZATION_MESSAGES[stabilization.reason],
+    nowText,
+  );
+  const clamp = clampWithBehavior({
+    currentReplicas,
+    desiredReplicas: stabilization.stabilized,
+    minReplicas,
+    maxReplicas: hpa.spec.maxReplicas,
+    scaleUp,
+    scaleDown,
+    scaleUpEvents: history.scaleUpEvents,
+    scaleDownEvents: history.scaleDownEvents,
+    now,
+  });
+  setCondition(
+    decision.conditions,
+    "ScalingLimited",
+    clamp.replicas === stabilization.stabilized ? "False" : "True",
+    clamp.reason,
+    LIMIT_MESSAGES[clamp.reason],
+    nowText,
+  );
+  decision.trace.stabilization = {
+    path: "behavior",
+    recommendation,
+    stabilized: stabilization.stabilized,
+    reason: stabilization.reason,
+    scaleUpWindowSeconds: scaleUp.stabilizationWindowSeconds,
+    scaleDownWindowSeconds: scaleDown.stabilizationWindowSeconds,
+    upRecommendation: stabilization.upRecommendation,
+    downRecommendation: stabilization.downRecommendation,
+  };
+  decision.trace.limit = {
+    reason: clamp.reason,
+    message: LIMIT_MESSAGES[clamp.reason],
+    ...(clamp.limit !== undefined ? { limit: clamp.limit } : {}),
+    ...(clamp.policyLimit
+      ? {
+          selectPolicy: clamp.policyLimit.selectPolicy,
+          policies: clamp.policyLimit.proposals,
+          policyLimit: clamp.policyLimit.limit,
+        }
+      : {}),
+  };
+  return clamp.replicas;
+}
+
+export type RescaleOutcome = { ok: true } | { ok: false; error: string };
+
+/** Finishes a sync once the scale update (if any) has been attempted. */
+export function completeSync(decision: SyncDecision, rescaleOutcome: RescaleOutcome | null): SyncResult {
+  const { hpa, now } = decision.input;
+  const nowText = formatTime(now);
+  const events = [...decision.events];
+  const trace = decision.trace;
+  const original = hpa.status ?? { desiredReplicas: 0 };
+  const finish = (status: HorizontalPodAutoscalerStatus, extra: Partial<SyncResult>): SyncResult => ({
+    status,
+    statusChanged: JSON.stringify(status) !== JSON.stringify(original),
+    events,
+    history: decision.history,
+    desiredReplicas: decision.currentReplicas,
+    scaleUpdated: false,
+    error: null,
+    trace,
+    ...extra,
+  });
+
+  if (decision.finished) {
+    return finish(decision.finished.status, {
+      error: decision.finished.error,
+      desiredReplicas: decision.desiredReplicas,
+    });
+  }
+
+  const { currentReplicas, desiredReplicas, rescaleReason } = decision;
+  if (decision.rescale) {
+    const outcome = rescaleOutcome ?? { ok: false, error: "the scale update was not attempted" };
+    if (!outcome.ok) {
+      events.push({
+        type: "Warning",
+        reason: "FailedRescale",
+        message: `New size: ${desiredReplicas}; reason: ${rescaleReason}; error: ${outcome.error}`,
+      });
+      setCondition(
+        decision.conditions,
+        "AbleToScale",
+        "False",
+        "FailedUpdateScale",
+        `the HPA controller was unable to update the target scale: ${outcome.error}`,
+        nowText,
+      );
+      const status = newStatus(
+        hpa,
+        currentReplicas,
+        original.desiredReplicas,
+        decision.metricStatuses,
+        decision.conditions,
+        original.lastScaleTime,
+      );
+      const reference = `${hpa.spec.scaleTargetRef.kind}/${hpa.metadata.namespace ?? ""}/${hpa.spec.scaleTargetRef.name}`;
+      const error = `failed to rescale ${reference}: ${outcome.error}`;
+      trace.outcome = "failed";
+      trace.error = error;
+      return finish(status, { error, desiredReplicas: original.desiredReplicas });
+    }
+    setCondition(
+      decision.conditions,
+      "AbleToScale",
+      "True",
+      "SucceededRescale",
+      `the HPA controller was able to update the target scale to ${desiredReplicas}`,
+      nowText,
+    );
+    events.push({
+      type: "Normal",
+      reason: "SuccessfulRescale",
+      message: `New size: ${desiredReplicas}; reason: ${rescaleReason}`,
+    });
+    const history = recordScaleEvent(decision, currentReplicas, desiredReplicas);
+    const status = newStatus(
+      hpa,
+      currentReplicas,
+      desiredReplicas,
+      decision.metricStatuses,
+      decision.conditions,
+      nowText,
+    );
+    trace.outcome = "scaled";
+    if (decision.deferredError) trace.error = decision.deferredError;
+    return {
+      ...finish(status, { error: decision.deferredError, desiredReplicas, scaleUpdated: true }),
+      history,
+    };
+  }
+  const status = newStatus(
+    hpa,
+    currentReplicas,
+    currentReplicas,
+    decision.metricStatuses,
+    decision.conditions,
+    original.lastScaleTime,
+  );
+  trace.desiredReplicas = currentReplicas;
+  if (decision.deferredError) trace.error = decision.deferredError;
+  return finish(status, { error: decision.deferredError, desiredReplicas: currentReplicas });
+}
+
+/** Scale events are only kept on the behavior path, where policies read them. */
+function recordScaleEvent(decision: SyncDecision, previous: number, next: number): HpaHistory {
+  const { hpa, now } = decision.input;
+  const behavior = hpa.spec.behavior;
+  const history = decision.history;
+  if (!behavior) return history;
+  if (next > previous) {
+    return {
+      ...history,
+      scaleUpEvents: storeScaleEvent(
+        history.scaleUpEvents,
+        next - previous,
+        longestPolicyPeriodSeconds(behavior.scaleUp),
+        now,
+      ),
+    };
+  }
+  return {
+    ...history,
+    scaleDownEvents: storeScaleEvent(
+      history.scaleDownEvents,
+      previous - next,
+      longestPolicyPeriodSeconds(behavior.scaleDown),
+      now,
+    ),
+  };
+}
+
+/** A whole sync for callers whose scale update cannot fail (tests, what-if runs). */
+export function syncOnce(input: SyncInput): SyncResult {
+  const decision = decideSync(input);
+  return completeSync(decision, decision.rescale ? { ok: true } : null);
+}

@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import {
+  calculatePodRequests,
+  groupPods,
+  perPodReplicas,
+  plainMetricReplicas,
+  resourceUtilizationReplicas,
+  usageRatioReplicas,
+} from "../../src/core/replica-calculator.js";
+import { pod, pods, t } from "./builders.js";
+
+const readiness = { cpuInitializationPeriodMs: 300_000, initialReadinessDelayMs: 30_000 };
+const tolerances = { scaleUp: 0.1, scaleDown: 0.1 };
+const sample = (value: number, timestamp = t(-10), window = 30_000) => ({ value, timestamp, window });
+
+describe("groupPods", () => {
+  const cases = [
+    {
+      name: "a deleting pod is ignored even with a metric",
+      pod: pod({ name: "p", deleting: true }),
+      hasMetric: true,
+      expect: "ignored",
+    },
+    { name: "a Failed pod is ignored", pod: pod({ name: "p", phase: "Failed" }), hasMetric: true, expect: "ignored" },
+    {
+      name: "a Pending pod is unready, not missing, without a metric",
+      pod: pod({ name: "p", phase: "Pending" }),
+      hasMetric: false,
+      expect: "unready",
+    },
+    { name: "a Running pod without a metric is missing", pod: pod({ name: "p" }), hasMetric: false, expect: "missing" },
+    {
+      name: "a young pod whose sample predates readiness + window is unready",
+      pod: pod({ name: "p", startTime: t(-60), ready: { status: "True", lastTransitionTime: t(-20) } }),
+      hasMetric: true,
+      expect: "unready",
+    },
+    {
+      name: "an old pod that was ready before and is now not ready keeps its metric",
+      pod: pod({ name: "p", startTime: t(-3600), ready: { status: "False", lastTransitionTime: t(-60) } }),
+      hasMetric: true,
+      expect: "ready",
+    },
+    {
+      name: "an old pod that never became ready is unready",
+      pod: pod({ name: "p", startTime: t(-3600), ready: { status: "False", lastTransitionTime: t(-3590) } }),
+      hasMetric: true,
+      expect: "unready",
+    },
+    {
+      name: "a pod with no Ready condition is unready for cpu",
+      pod: pod({ name: "p", ready: null }),
+      hasMetric: true,
+      expect: "unready",
+    },
+  ] as const;
+  for (const c of cases) {
+    it(c.name, () => {
+      const samples = new Map(c.hasMetric ? [["p", sample(100)]] : []);
+      const groups = groupPods([c.pod], samples, "cpu", readiness, t(0));
+      const where = groups.ignored.has("p")
+        ? "ignored"
+        : groups.unready.has("p")
+          ? "unready"
+          : groups.missing.has("p")
+            ? "missing"
+            : "ready";
+      assert.equal(where, c.expect);
+      assert.equal(groups.readyPodCount, c.expect === "ready" ? 1 : 0);
+    });
+  }
+
+  it("applies no readiness timing to memory", () => {
+    const young = pod({ name: "p", startTime: t(-10), ready: { status: "False", lastTransitionTime: t(-5) } });
+    const groups = groupPods([young], new Map([["p", sample(1)]]), "memory", readiness, t(0));
+    assert.equal(groups.readyPodCount, 1);
+  });
+});
+
+describe("calculatePodRequests", () => {
+  const cases = [
+    {
+      name: "sums containers and restartable init containers",
+      pod: pod({
+        name: "p",
+        containers: [
+          { name: "a", requests: { cpu: 100 } },
+          { name: "b", requests: { cpu: 50 } },
+        ],
+        restartableInitContainers: [{ name: "sidecar", requests: { cpu: 25 } }],
+      }),
+      container: "",
+      podLevel: false,
+      expect: { ok: true, milli: 175 },
+    },
+    {
+      name: "a named container counts alone",
+      pod: pod({ name: "p", containers: [{ name: "a", requests: { cpu: 100 } }, { name: "b", requests: { cpu: 50 } }] }),
+      container: "b",
+      podLevel: false,
+      expect: { ok: true, milli: 50 },
+    },
+    {
+      name: "a container without a request fails with upstream's message",
+      pod: pod({ name: "p", containers: [{ name: "a", requests: {} }] }),
+      container: "",
+      podLevel: false,
+      expect: { ok: false, error: "missing request for cpu in container a of Pod p" },
+    },
+    {
+      name: "pod-level requests win when the gate is on",
+      pod: pod({ name: "p", podRequests: { cpu: 800 }, containers: [{ name: "a", requests: {} }] }),
+      container: "",
+      podLevel: true,
+      expect: { ok: true, milli: 800 },
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = calculatePodRequests([c.pod], c.container, "cpu", c.podLevel);
+      if (c.expect.ok) {
+        assert.ok(result.ok);
+        assert.equal(result.requests.get("p"), c.expect.milli);
+      } else {
+        assert.ok(!result.ok);
+        assert.equal(result.error, c.expect.error);
+      }
+    });
+  }
+});
+
+describe("resourceUtilizationReplicas", () => {
+  const base = { resource: "cpu", tolerances, readiness, now: t(0) };
+  it("scales up by ceil(ratio × ready pods) and reports the truncated utilization", () => {
+    const list = pods(3, { cpuRequestMilli: 100 });
+    const samples = new Map(list.map((p, i) => [p.name, sample([80, 90, 100][i]!)]));
+    const result = resourceUtilizationReplicas({
+      ...base,
+      currentReplicas: 3,
+      pods: list,
+      samples,
+      targetUtilization: 50,
+      requests: () => calculatePodRequests(list, "", "cpu", false),
+    });
+    assert.ok(result.ok);
+    assert.equal(result.utilization, 90);
+    assert.equal(result.replicas, 6); // 90/50 = 1.8 × 3 = 5.4 → 6
+    assert.equal(result.rawValueMilli, 90n);
+    assert.equal(result.trace.path, "direct");
+  });
+
+  it("treats missing pods as at their request on a scale-down and keeps direction", () => {
+    const list = pods(4, { cpuRequestMilli: 100 });
+    const samples = new Map([
+      ["web-0", sample(10)],
+      ["web-1", sample(10)],
+    ]);
+    const result = resourceUtilizationReplicas({
+      ...base,
+      currentReplicas: 4,
+      pods: list,
+      samples,
+      targetUtilization: 50,
+      requests: () => calculatePodRequests(list, "", "cpu", false),
+    });
+    assert.ok(result.ok);
+    // First pass 10% → ratio 0.2; with 2 missing pods at 100%: 220/400 = 55% → 1.1 → in band.
+    assert.equal(result.replicas, 4);
+    assert.equal(result.trace.path, "rebalancedWithinTolerance");
+    assert.deepEqual(result.trace.missingPods, ["web-2", "web-3"]);
+  });
+});
+
+describe("usageRatioReplicas (Object/External Value)", () => {
+  const cases = [
+    { name: "inside the band keeps current", currentReplicas: 3, usageRatio: 1.05, readyPods: 3, expect: 3 },
+    { name: "outside the band uses ready pods", currentReplicas: 3, usageRatio: 2, readyPods: 2, expect: 4 },
+    { name: "from zero it is ceil(ratio) with no tolerance", currentReplicas: 0, usageRatio: 1.05, readyPods: 0, expect: 2 },
+    { name: "saturates at MaxInt32", currentReplicas: 1, usageRatio: 1e12, readyPods: 10, expect: 2147483647 },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = usageRatioReplicas({
+        currentReplicas: c.currentReplicas,
+        usageRatio: c.usageRatio,
+        pods: pods(Math.max(c.readyPods, 1)).map((p, i) => (i < c.readyPods ? p : { ...p, ready: null })),
+        tolerances,
+      });
+      assert.ok(result.ok);
+      assert.equal(result.replicas, c.expect);
+    });
+  }
+});
+
+describe("perPodReplicas (Object/External AverageValue)", () => {
+  const cases = [
+    { name: "scale up by ceil(total/target)", total: 20_000n, target: 5_000n, statusReplicas: 3, replicas: 4, usage: 6667n },
+    { name: "inside the band keeps status replicas", total: 20_166n, target: 5_000n, statusReplicas: 4, replicas: 4, usage: 5042n },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = perPodReplicas({ totalMilli: c.total, targetMilli: c.target, statusReplicas: c.statusReplicas, tolerances });
+      assert.equal(r.replicas, c.replicas);
+      assert.equal(r.usageMilli, c.usage);
+    });
+  }
+});
+
+describe("properties", () => {
+  it("proposes currentReplicas whenever the usage ratio is inside the tolerance band", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 30 }),
+        (currentReplicas, targetMilli, up, down, values) => {
+          const list = values.map((_, i) => pod({ name: `p${i}` }));
+          const samples = new Map(values.map((v, i) => [`p${i}`, sample(v)]));
+          const band = { scaleUp: up, scaleDown: down };
+          const result = plainMetricReplicas({
+            currentReplicas,
+            pods: list,
+            samples,
+            resource: "",
+            tolerances: band,
+            readiness,
+            now: t(0),
+            targetMilli,
+          });
+          assert.ok(result.ok);
+          const average = Math.trunc(values.reduce((a, b) => a + b, 0) / values.length);
+          const ratio = average / targetMilli;
+          if (1 - down <= ratio && ratio <= 1 + up) assert.equal(result.replicas, currentReplicas);
+          else assert.equal(result.replicas, Math.ceil(ratio * values.length));
+        },
+      ),
+    );
+  });
+});
