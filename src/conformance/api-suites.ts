@@ -13,7 +13,11 @@ export function runBehaviorDefaulting(v: DefaultingVector): VectorOutcome {
   const rules = defaultScalingRulesForConformance(v.direction, v.input);
   return new Differences()
     .check("policies", v.expect.policies, rules.policies)
-    .check("stabilizationWindowSeconds", v.expect.stabilizationWindowSeconds, rules.stabilizationWindowSeconds ?? null)
+    .check(
+      "stabilizationWindowSeconds",
+      v.expect.stabilizationWindowSeconds,
+      rules.stabilizationWindowSeconds ?? null,
+    )
     .check("selectPolicy", v.expect.selectPolicy, rules.selectPolicy)
     .outcome();
 }
@@ -41,11 +45,15 @@ export function runValidation(v: ValidationVector): VectorOutcome {
     return diff.outcome();
   }
   const first = errors[0];
-  if (!first) return diff.note(`expected an error containing "${v.expect.firstErrorContains}", got none`).outcome();
+  if (!first)
+    return diff
+      .note(`expected an error containing "${v.expect.firstErrorContains}", got none`)
+      .outcome();
   if (!messages[0]!.includes(v.expect.firstErrorContains)) {
     diff.note(`first error "${messages[0]}" does not contain "${v.expect.firstErrorContains}"`);
   }
   if (v.expect.field !== undefined) diff.check("field", v.expect.field, first.field);
-  if (v.expect.errorCount !== undefined) diff.check("errorCount", v.expect.errorCount, errors.length);
+  if (v.expect.errorCount !== undefined)
+    diff.check("errorCount", v.expect.errorCount, errors.length);
   return diff.outcome();
 }

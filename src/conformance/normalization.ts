@@ -1,7 +1,15 @@
 // Suite `normalization`: stabilization, policies, clamps, the scale-event store, and whole syncs.
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HPAScalingRules } from "../api/types.js";
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerBehavior,
+  HPAScalingRules,
+} from "../api/types.js";
 import { type ControllerConfig, defaultControllerConfig } from "../core/config.js";
-import type { HpaHistory, TimestampedRecommendation, TimestampedScaleEvent } from "../core/history.js";
+import type {
+  HpaHistory,
+  TimestampedRecommendation,
+  TimestampedScaleEvent,
+} from "../core/history.js";
 import {
   clampLegacy,
   clampWithBehavior,
@@ -35,22 +43,32 @@ interface AgedEvent {
 // biome-ignore lint/suspicious/noExplicitAny: vectors are heterogeneous JSON, checked per kind.
 type Vector = Record<string, any>;
 
-const recommendations = (list: AgedRecommendation[] | null | undefined): TimestampedRecommendation[] =>
+const recommendations = (
+  list: AgedRecommendation[] | null | undefined,
+): TimestampedRecommendation[] =>
   (list ?? []).map((r) => ({ replicas: r.replicas, timestamp: at(-r.ageSeconds) }));
 
 const events = (list: AgedEvent[] | null | undefined): TimestampedScaleEvent[] =>
-  (list ?? []).map((e) => ({ replicaChange: e.replicaChange, timestamp: at(-e.ageSeconds), outdated: e.outdated }));
+  (list ?? []).map((e) => ({
+    replicaChange: e.replicaChange,
+    timestamp: at(-e.ageSeconds),
+    outdated: e.outdated,
+  }));
 
 function configOf(v: Vector): ControllerConfig {
   const config = defaultControllerConfig();
   if (v.downscaleStabilizationWindowSeconds !== undefined) {
     config.downscaleStabilizationWindowMs = v.downscaleStabilizationWindowSeconds * 1000;
   }
-  if (v.legacyScaleUpLimitFactor !== undefined) config.scaleUpLimitFactor = v.legacyScaleUpLimitFactor;
-  if (v.legacyScaleUpLimitMinimum !== undefined) config.scaleUpLimitMinimum = v.legacyScaleUpLimitMinimum;
+  if (v.legacyScaleUpLimitFactor !== undefined)
+    config.scaleUpLimitFactor = v.legacyScaleUpLimitFactor;
+  if (v.legacyScaleUpLimitMinimum !== undefined)
+    config.scaleUpLimitMinimum = v.legacyScaleUpLimitMinimum;
   if (v.controllerTolerance !== undefined) config.tolerance = v.controllerTolerance;
   if (v.featureGateHPAConfigurableTolerance !== undefined) {
-    config.featureGates = config.featureGates.with({ HPAConfigurableTolerance: v.featureGateHPAConfigurableTolerance });
+    config.featureGates = config.featureGates.with({
+      HPAConfigurableTolerance: v.featureGateHPAConfigurableTolerance,
+    });
   }
   return config;
 }
@@ -108,14 +126,24 @@ function legacyStabilize(v: Vector): VectorOutcome {
   );
   return new Differences()
     .check("stabilizedReplicas", v.expect.stabilizedReplicas, result.stabilized)
-    .check("recommendationsLengthAfter", v.expect.recommendationsLengthAfter, result.recommendations.length)
+    .check(
+      "recommendationsLengthAfter",
+      v.expect.recommendationsLengthAfter,
+      result.recommendations.length,
+    )
     .outcome();
 }
 
 function limit(v: Vector): VectorOutcome {
   const rules = resolveRules(v.rules, 0);
   const calculate = v.kind === "scaleUpLimit" ? scaleUpLimit : scaleDownLimit;
-  const result = calculate(v.currentReplicas, events(v.scaleUpEvents), events(v.scaleDownEvents), rules, NOW);
+  const result = calculate(
+    v.currentReplicas,
+    events(v.scaleUpEvents),
+    events(v.scaleDownEvents),
+    rules,
+    NOW,
+  );
   return new Differences().check("limit", v.expect.limit, result.limit).outcome();
 }
 
@@ -141,14 +169,23 @@ function behaviorRate(v: Vector): VectorOutcome {
 function storeEvent(v: Vector): VectorOutcome {
   const diff = new Differences();
   const previous = events(v.prevEvents);
-  diff.check("replicaChangeWithinLast60sBefore", v.expect.replicaChangeWithinLast60sBefore, replicasChangePerPeriod(60, previous, NOW));
+  diff.check(
+    "replicaChangeWithinLast60sBefore",
+    v.expect.replicaChangeWithinLast60sBefore,
+    replicasChangePerPeriod(60, previous, NOW),
+  );
   for (const [direction, next] of [
     ["up", v.newReplicasUp],
     ["down", v.newReplicasDown],
   ] as const) {
     // Without behavior nothing is stored (upstream skips the store entirely).
     const after = v.behaviorPresent
-      ? storeScaleEvent(previous, Math.abs(next - v.prevReplicas), longestPolicyPeriodSeconds(v.rules), NOW)
+      ? storeScaleEvent(
+          previous,
+          Math.abs(next - v.prevReplicas),
+          longestPolicyPeriodSeconds(v.rules),
+          NOW,
+        )
       : previous;
     diff.check(
       `eventsAfter (scale ${direction})`,
@@ -165,12 +202,23 @@ function behaviorStabilize(v: Vector): VectorOutcome {
     currentReplicas: v.currentReplicas,
     recommendation: v.recommendation,
     scaleUpWindowSeconds: v.behavior?.scaleUp?.stabilizationWindowSeconds ?? 0,
-    scaleDownWindowSeconds: v.behavior?.scaleDown?.stabilizationWindowSeconds ?? v.downscaleStabilizationWindowSeconds ?? 300,
+    scaleDownWindowSeconds:
+      v.behavior?.scaleDown?.stabilizationWindowSeconds ??
+      v.downscaleStabilizationWindowSeconds ??
+      300,
     now: NOW,
   });
-  const diff = new Differences().check("stabilizedReplicas", v.expect.stabilizedReplicas, result.stabilized);
+  const diff = new Differences().check(
+    "stabilizedReplicas",
+    v.expect.stabilizedReplicas,
+    result.stabilized,
+  );
   if (v.expect.recommendationsAfter) {
-    diff.check("recommendationsAfter", v.expect.recommendationsAfter, result.recommendations.map((r) => r.replicas));
+    diff.check(
+      "recommendationsAfter",
+      v.expect.recommendationsAfter,
+      result.recommendations.map((r) => r.replicas),
+    );
   }
   return diff.outcome();
 }
@@ -183,8 +231,17 @@ function failingMetric(v: Vector, index: number): MetricResult {
     : /object/i.test(text) && !/unknown type/i.test(text)
       ? ["Object", "FailedGetObjectMetric"]
       : ["", "InvalidMetricSourceType"];
-  const message = reason === "InvalidMetricSourceType" ? 'unknown metric source type "invalid"' : "metric unavailable";
-  return { ok: false, reason, message, error: message, trace: { index, type, reason, error: message } };
+  const message =
+    reason === "InvalidMetricSourceType"
+      ? 'unknown metric source type "invalid"'
+      : "metric unavailable";
+  return {
+    ok: false,
+    reason,
+    message,
+    error: message,
+    trace: { index, type, reason, error: message },
+  };
 }
 
 function readyPods(count: number): PodView[] {
@@ -242,14 +299,24 @@ function reconcile(v: Vector): VectorOutcome {
       ok: true,
       replicas: recommendation,
       description: "cpu resource utilization (percentage of request)",
-      status: { type: "Resource", resource: { name: "cpu", current: { averageUtilization: 0, averageValue: "0" } } },
+      status: {
+        type: "Resource",
+        resource: { name: "cpu", current: { averageUtilization: 0, averageValue: "0" } },
+      },
       trace: { index: 0, type: "Resource", proposal: recommendation },
     });
   }
-  if (recommendation === null || v.metricsPartialFailure) results.push(failingMetric(v, results.length));
-  hpa.spec.metrics = results.map(() => ({ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }));
+  if (recommendation === null || v.metricsPartialFailure)
+    results.push(failingMetric(v, results.length));
+  hpa.spec.metrics = results.map(() => ({
+    type: "Resource",
+    resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } },
+  }));
   const history: HpaHistory = {
-    recommendations: v.recommendationsHistory === null || v.recommendationsHistory === undefined ? null : recommendations(v.recommendationsHistory),
+    recommendations:
+      v.recommendationsHistory === null || v.recommendationsHistory === undefined
+        ? null
+        : recommendations(v.recommendationsHistory),
     scaleUpEvents: events(v.scaleUpEvents),
     scaleDownEvents: events(v.scaleDownEvents),
   };
@@ -271,7 +338,14 @@ function reconcile(v: Vector): VectorOutcome {
     config,
   };
   const decision = decideSync(input);
-  const result = completeSync(decision, decision.rescale ? (v.scaleUpdateFails ? { ok: false, error: "update failed" } : { ok: true }) : null);
+  const result = completeSync(
+    decision,
+    decision.rescale
+      ? v.scaleUpdateFails
+        ? { ok: false, error: "update failed" }
+        : { ok: true }
+      : null,
+  );
   const e = v.expect;
   diff.check("replicas", e.replicas, result.status.desiredReplicas);
   diff.check("scaleUpdated", e.scaleUpdated, result.scaleUpdated);
@@ -279,25 +353,42 @@ function reconcile(v: Vector): VectorOutcome {
     diff.check(
       "conditions",
       e.conditions,
-      (result.status.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason })),
+      (result.status.conditions ?? []).map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+      })),
     );
   }
   if (e.conditionReason !== undefined) {
-    diff.check("conditionReason", e.conditionReason, result.status.conditions?.find((c) => c.type === "ScalingLimited")?.reason);
+    diff.check(
+      "conditionReason",
+      e.conditionReason,
+      result.status.conditions?.find((c) => c.type === "ScalingLimited")?.reason,
+    );
   }
   if (e.ableToScaleReason !== undefined) {
-    diff.check("ableToScaleReason", e.ableToScaleReason, result.status.conditions?.find((c) => c.type === "AbleToScale")?.reason);
+    diff.check(
+      "ableToScaleReason",
+      e.ableToScaleReason,
+      result.status.conditions?.find((c) => c.type === "AbleToScale")?.reason,
+    );
   }
-  if (e.reconcileReturnsError !== undefined) diff.check("reconcileReturnsError", e.reconcileReturnsError, result.error !== null);
-  if (e.eventCreated !== undefined) diff.check("eventCreated", e.eventCreated, result.events.length > 0);
+  if (e.reconcileReturnsError !== undefined)
+    diff.check("reconcileReturnsError", e.reconcileReturnsError, result.error !== null);
+  if (e.eventCreated !== undefined)
+    diff.check("eventCreated", e.eventCreated, result.events.length > 0);
   if (e.event !== undefined) {
     // An expected event is a reason, or an object whose given fields one recorded event matches.
-    const wanted: Record<string, unknown> = typeof e.event === "string" ? { reason: e.event } : e.event;
+    const wanted: Record<string, unknown> =
+      typeof e.event === "string" ? { reason: e.event } : e.event;
     const found = result.events.some((event) =>
-      Object.entries(wanted).every(([key, value]) => (event as unknown as Record<string, unknown>)[key] === value),
+      Object.entries(wanted).every(
+        ([key, value]) => (event as unknown as Record<string, unknown>)[key] === value,
+      ),
     );
-    if (!found) diff.note(`event: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(result.events)}`);
+    if (!found)
+      diff.note(`event: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(result.events)}`);
   }
   return diff.outcome();
 }
-

@@ -28,7 +28,10 @@ export function runPodGrouping(v: GroupingVector): VectorOutcome {
     deleting: p.deleting,
     startTime: p.startTimeSeconds === null ? null : at(p.startTimeSeconds),
     ready: p.readyCondition
-      ? { status: p.readyCondition.status, lastTransitionTime: at(p.readyCondition.lastTransitionSeconds) }
+      ? {
+          status: p.readyCondition.status,
+          lastTransitionTime: at(p.readyCondition.lastTransitionSeconds),
+        }
       : null,
     containers: [],
     restartableInitContainers: [],
@@ -36,7 +39,11 @@ export function runPodGrouping(v: GroupingVector): VectorOutcome {
   }));
   const samples: PodSamples = new Map();
   for (const [name, m] of Object.entries(v.metrics)) {
-    samples.set(name, { value: Number(milli(m.value)), timestamp: at(m.timestampSeconds), window: m.windowSeconds * 1000 });
+    samples.set(name, {
+      value: Number(milli(m.value)),
+      timestamp: at(m.timestampSeconds),
+      window: m.windowSeconds * 1000,
+    });
   }
   const groups = groupPods(
     pods,
@@ -98,9 +105,12 @@ export function runRequestSummation(v: RequestsVector): VectorOutcome {
   const result = calculatePodRequests(pods, v.container, v.resource, v.podLevelResourcesEnabled);
   const diff = new Differences();
   if ("error" in v.expect) {
-    if (result.ok) return diff.note(`expected error "${v.expect.errorEquals}", got success`).outcome();
+    if (result.ok)
+      return diff.note(`expected error "${v.expect.errorEquals}", got success`).outcome();
     return diff.check("error", v.expect.errorEquals, result.error).outcome();
   }
   if (!result.ok) return diff.note(`unexpected error: ${result.error}`).outcome();
-  return diff.check("requestsMilli", v.expect.requestsMilli, Object.fromEntries(result.requests)).outcome();
+  return diff
+    .check("requestsMilli", v.expect.requestsMilli, Object.fromEntries(result.requests))
+    .outcome();
 }

@@ -2,6 +2,7 @@
 import type { LabelSelector, MetricSpec, MetricTarget, MetricValueStatus } from "../api/types.js";
 import type { PodView } from "../core/pods.js";
 import { metricSourceFor } from "../core/sources/registry.js";
+import { resourceObservation } from "../core/sources/resource-usage.js";
 import type { MetricContext, MetricObservation } from "../core/sources/types.js";
 import { at, Differences, milli, NOW, type VectorOutcome } from "./common.js";
 
@@ -32,7 +33,10 @@ interface ReplicaVector {
     target: MetricTarget;
   };
   pods: VectorPod[];
-  podMetrics?: Record<string, { timestampSeconds: number; windowSeconds: number; containers: Record<string, string> }>;
+  podMetrics?: Record<
+    string,
+    { timestampSeconds: number; windowSeconds: number; containers: Record<string, string> }
+  >;
   podMetricValues?: Record<string, string>;
   objectValue?: string;
   externalValues?: string[];
@@ -65,9 +69,8 @@ function metricSpec(m: ReplicaVector["metric"]): MetricSpec {
 
 function observation(v: ReplicaVector): MetricObservation {
   if (v.podMetrics) {
-    return {
-      kind: "resource",
-      items: Object.entries(v.podMetrics).map(([name, m]) => ({
+    return resourceObservation(
+      Object.entries(v.podMetrics).map(([name, m]) => ({
         name,
         timestamp: at(m.timestampSeconds),
         window: m.windowSeconds * 1000,
@@ -76,7 +79,9 @@ function observation(v: ReplicaVector): MetricObservation {
           usage: { [v.metric.name]: Number(milli(usage)) },
         })),
       })),
-    };
+      v.metric.name,
+      v.metric.container ?? "",
+    );
   }
   if (v.podMetricValues) {
     const zero = at(-10000000000);
@@ -96,7 +101,7 @@ function observation(v: ReplicaVector): MetricObservation {
   if (v.externalValues) {
     return { kind: "external", valuesMilli: v.externalValues.map(milli), timestamp: NOW };
   }
-  return { kind: "resource", items: [] };
+  return resourceObservation([], v.metric.name);
 }
 
 export function podViewOf(p: VectorPod): PodView {
@@ -109,7 +114,9 @@ export function podViewOf(p: VectorPod): PodView {
     ready: { status: p.ready, lastTransitionTime: at(p.readyTransitionSeconds) },
     containers: p.containers.map((c) => ({
       name: c.name,
-      requests: Object.fromEntries(Object.entries(c.requests).map(([k, q]) => [k, Number(milli(q))])),
+      requests: Object.fromEntries(
+        Object.entries(c.requests).map(([k, q]) => [k, Number(milli(q))]),
+      ),
     })),
     restartableInitContainers: [],
     podRequests: null,
@@ -141,7 +148,12 @@ export function runReplicaCalculation(v: ReplicaVector): VectorOutcome {
   };
   const result = source.compute(spec, observation(v), context, 0);
   if ("error" in v.expect) {
-    if (result.ok) return diff.note(`expected an error containing "${v.expect.errorContains}", got ${result.replicas} replicas`).outcome();
+    if (result.ok)
+      return diff
+        .note(
+          `expected an error containing "${v.expect.errorContains}", got ${result.replicas} replicas`,
+        )
+        .outcome();
     if (!result.message.includes(v.expect.errorContains)) {
       diff.note(`error "${result.message}" does not contain "${v.expect.errorContains}"`);
     }
@@ -156,7 +168,8 @@ export function runReplicaCalculation(v: ReplicaVector): VectorOutcome {
     status.object?.current ??
     status.external?.current;
   diff.check("replicas", v.expect.replicas, result.replicas);
-  if (v.expect.utilization !== undefined) diff.check("utilization", v.expect.utilization, current?.averageUtilization);
+  if (v.expect.utilization !== undefined)
+    diff.check("utilization", v.expect.utilization, current?.averageUtilization);
   const raw = currentValue(current);
   const expectedMilli = v.expect.rawValueMilli ?? String(milli(v.expect.rawValue));
   diff.check("rawValueMilli", expectedMilli, raw === undefined ? undefined : String(milli(raw)));

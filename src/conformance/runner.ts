@@ -41,13 +41,26 @@ export function runVectorFile(file: string): FileResult {
     return { file, error: `cannot read ${file}: ${(error as Error).message}`, results: [] };
   }
   const doc = document as { suite?: unknown; vectors?: unknown };
-  if (typeof doc !== "object" || doc === null || typeof doc.suite !== "string" || !Array.isArray(doc.vectors)) {
-    return { file, error: `${file}: not a vector file (expected {"suite": ..., "vectors": [...]})`, results: [] };
+  if (
+    typeof doc !== "object" ||
+    doc === null ||
+    typeof doc.suite !== "string" ||
+    !Array.isArray(doc.vectors)
+  ) {
+    return {
+      file,
+      error: `${file}: not a vector file (expected {"suite": ..., "vectors": [...]})`,
+      results: [],
+    };
   }
   const suite = doc.suite;
   const runner = SUITES[suite];
   if (!runner) {
-    return { file, error: `${file}: unknown suite "${suite}" (known: ${Object.keys(SUITES).join(", ")})`, results: [] };
+    return {
+      file,
+      error: `${file}: unknown suite "${suite}" (known: ${Object.keys(SUITES).join(", ")})`,
+      results: [],
+    };
   }
   const results = doc.vectors.map((vector: { id?: string }, index: number) => {
     const id = vector?.id ?? `#${index}`;
@@ -63,7 +76,10 @@ export function runVectorFile(file: string): FileResult {
 }
 
 /** Runs the files and prints the report; returns the process exit code. */
-export function runConformance(files: string[], print: (line: string) => void = console.log): number {
+export function runConformance(
+  files: string[],
+  print: (line: string) => void = console.log,
+): number {
   if (files.length === 0) {
     print("usage: npm run conformance -- FILE.json [FILE.json ...]");
     return 2;

@@ -25,5 +25,33 @@ export function setCondition(
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds. */
 export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  const seconds = Math.floor(ms / 1000);
+  if (seconds !== lastFormatted.seconds) {
+    lastFormatted.seconds = seconds;
+    lastFormatted.text = new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+  }
+  return lastFormatted.text;
+}
+
+// Every sync of one tick formats the same instant.
+const lastFormatted = { seconds: Number.NaN, text: "" };
+
+/** Structural equality of JSON-shaped values (status objects), stopping at the first difference. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const aKeys = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const bKeys = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  if (aKeys.length !== bKeys.length) return false;
+  for (const key of aKeys) {
+    if (!jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+      return false;
+  }
+  return true;
 }

@@ -16,9 +16,9 @@ export type PodSamples = Map<string, PodSample>;
 
 export interface PodGroups {
   readyPodCount: number;
-  unready: Set<string>;
-  missing: Set<string>;
-  ignored: Set<string>;
+  unready: string[];
+  missing: string[];
+  ignored: string[];
 }
 
 export interface ReadinessSettings {
@@ -80,24 +80,19 @@ export function groupPods(
   settings: ReadinessSettings,
   now: number,
 ): PodGroups {
-  const groups: PodGroups = {
-    readyPodCount: 0,
-    unready: new Set(),
-    missing: new Set(),
-    ignored: new Set(),
-  };
+  const groups: PodGroups = { readyPodCount: 0, unready: [], missing: [], ignored: [] };
   for (const pod of pods) {
     if (pod.deleting || pod.phase === "Failed") {
-      groups.ignored.add(pod.name);
+      groups.ignored.push(pod.name);
       continue;
     }
     if (pod.phase === "Pending") {
-      groups.unready.add(pod.name);
+      groups.unready.push(pod.name);
       continue;
     }
     const sample = samples.get(pod.name);
     if (!sample) {
-      groups.missing.add(pod.name);
+      groups.missing.push(pod.name);
       continue;
     }
     if (resource === "cpu") {
@@ -113,7 +108,7 @@ export function groupPods(
           pod.startTime + settings.initialReadinessDelayMs > ready.lastTransitionTime;
       }
       if (unready) {
-        groups.unready.add(pod.name);
+        groups.unready.push(pod.name);
         continue;
       }
     }
@@ -126,6 +121,8 @@ export type RequestsResult =
   | { ok: true; requests: Map<string, number> }
   | { ok: false; error: string };
 
+export type RequestListResult = { ok: true; requests: number[] } | { ok: false; error: string };
+
 /**
  * Sums each pod's requests for `resource`: all containers plus restartable init containers,
  * or only `container` when named; pod-level requests win when PodLevelResources is on.
@@ -137,37 +134,68 @@ export function calculatePodRequests(
   resource: string,
   podLevelResources: boolean,
 ): RequestsResult {
-  const requests = new Map<string, number>();
-  for (const pod of pods) {
-    if (container === "" && podLevelResources && pod.podRequests) {
-      const podLevel = pod.podRequests[resource];
-      if (podLevel !== undefined) {
-        requests.set(pod.name, podLevel);
-        continue;
-      }
+  const list = podRequestList(pods, container, resource, podLevelResources);
+  if (!list.ok) return list;
+  return { ok: true, requests: new Map(pods.map((pod, i) => [pod.name, list.requests[i]!])) };
+}
+
+// PodViews are immutable (rebuilt when the pod changes), so each pod keeps its request sums.
+const REQUEST_CACHE = Symbol("requests");
+type CachedPod = PodView & { [REQUEST_CACHE]?: Map<string, number | string> };
+
+/** calculatePodRequests as a list aligned with `pods` (the hot path's form). */
+export function podRequestList(
+  pods: readonly PodView[],
+  container: string,
+  resource: string,
+  podLevelResources: boolean,
+): RequestListResult {
+  const key = `${podLevelResources ? 1 : 0}/${resource}/${container}`;
+  const requests = new Array<number>(pods.length);
+  for (let i = 0; i < pods.length; i++) {
+    const pod = pods[i] as CachedPod;
+    let cache = pod[REQUEST_CACHE];
+    if (cache === undefined) {
+      cache = new Map();
+      pod[REQUEST_CACHE] = cache;
     }
-    let sum = 0;
-    let found = container === "";
-    for (const list of [pod.containers, pod.restartableInitContainers]) {
-      for (const c of list) {
-        if (container !== "" && c.name !== container) continue;
-        found = true;
-        const request = c.requests[resource];
-        if (request === undefined) {
-          return {
-            ok: false,
-            error: `missing request for ${resource} in container ${c.name} of Pod ${pod.name}`,
-          };
-        }
-        sum += request;
-      }
+    let request = cache.get(key);
+    if (request === undefined) {
+      request = podRequest(pod, container, resource, podLevelResources);
+      cache.set(key, request);
     }
-    if (!found) {
-      return { ok: false, error: `container ${container} not found in Pod ${pod.name}` };
-    }
-    requests.set(pod.name, sum);
+    if (typeof request === "string") return { ok: false, error: request };
+    requests[i] = request;
   }
   return { ok: true, requests };
+}
+
+/** One pod's request in milli-units, or the error message. */
+function podRequest(
+  pod: PodView,
+  container: string,
+  resource: string,
+  podLevelResources: boolean,
+): number | string {
+  if (container === "" && podLevelResources && pod.podRequests) {
+    const podLevel = pod.podRequests[resource];
+    if (podLevel !== undefined) return podLevel;
+  }
+  let sum = 0;
+  let found = container === "";
+  for (const list of [pod.containers, pod.restartableInitContainers]) {
+    for (const c of list) {
+      if (container !== "" && c.name !== container) continue;
+      found = true;
+      const request = c.requests[resource];
+      if (request === undefined) {
+        return `missing request for ${resource} in container ${c.name} of Pod ${pod.name}`;
+      }
+      sum += request;
+    }
+  }
+  if (!found) return `container ${container} not found in Pod ${pod.name}`;
+  return sum;
 }
 
 interface UtilizationRatio {
@@ -182,17 +210,18 @@ interface UtilizationRatio {
  */
 export function resourceUtilizationRatio(
   samples: PodSamples,
-  requests: Map<string, number>,
+  pods: readonly PodView[],
+  requests: readonly number[],
   targetUtilization: number,
 ): { ok: true; value: UtilizationRatio } | { ok: false; error: string } {
   let usageTotal = 0;
   let requestTotal = 0;
   let entries = 0;
-  for (const [podName, sample] of samples) {
-    const request = requests.get(podName);
-    if (request === undefined) continue;
+  for (let i = 0; i < pods.length; i++) {
+    const sample = samples.get(pods[i]!.name);
+    if (sample === undefined) continue;
     usageTotal += sample.value;
-    requestTotal += request;
+    requestTotal += requests[i]!;
     entries++;
   }
   if (requestTotal === 0) return { ok: false, error: "no metrics returned matched known pods" };
@@ -203,26 +232,21 @@ export function resourceUtilizationRatio(
     rawAverageMilli = BigInt(Math.trunc(usageTotal / entries));
   } else {
     // Beyond 2^53 the float sums above are inexact; redo them in integers.
-    const big = exactTotals(samples, requests);
-    utilization = Number((big.usage * 100n) / big.requests);
-    rawAverageMilli = big.usage / BigInt(entries);
+    let usage = 0n;
+    let total = 0n;
+    for (let i = 0; i < pods.length; i++) {
+      const sample = samples.get(pods[i]!.name);
+      if (sample === undefined) continue;
+      usage += BigInt(sample.value);
+      total += BigInt(requests[i]!);
+    }
+    utilization = Number((usage * 100n) / total);
+    rawAverageMilli = usage / BigInt(entries);
   }
   return {
     ok: true,
     value: { usageRatio: utilization / targetUtilization, utilization, rawAverageMilli },
   };
-}
-
-function exactTotals(samples: PodSamples, requests: Map<string, number>) {
-  let usage = 0n;
-  let total = 0n;
-  for (const [podName, sample] of samples) {
-    const request = requests.get(podName);
-    if (request === undefined) continue;
-    usage += BigInt(sample.value);
-    total += BigInt(request);
-  }
-  return { usage, requests: total };
 }
 
 /** The truncated average of all entries and its ratio to the target (plain metrics). */
@@ -261,9 +285,13 @@ function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string
     return { error: "no pods returned by selector while calculating replica count" };
   }
   const groups = groupPods(input.pods, input.samples, input.resource, input.readiness, input.now);
-  const samples = new Map(input.samples);
-  for (const name of groups.ignored) samples.delete(name);
-  for (const name of groups.unready) samples.delete(name);
+  // The caller's samples are only copied when something must be removed or filled in.
+  let samples = input.samples;
+  if (groups.ignored.length > 0 || groups.unready.length > 0) {
+    samples = new Map(samples);
+    for (const name of groups.ignored) samples.delete(name);
+    for (const name of groups.unready) samples.delete(name);
+  }
   if (samples.size === 0) {
     return { error: "did not receive metrics for targeted pods (pods might be unready)" };
   }
@@ -277,9 +305,9 @@ function baseTrace(input: PodMetricInput, groups: PodGroups, usageRatio: number)
     tolerances: input.tolerances,
     podCount: input.pods.length,
     readyPodCount: groups.readyPodCount,
-    ignoredPods: [...groups.ignored],
-    unreadyPods: [...groups.unready],
-    missingPods: [...groups.missing],
+    ignoredPods: groups.ignored,
+    unreadyPods: groups.unready,
+    missingPods: groups.missing,
   };
 }
 
@@ -295,16 +323,17 @@ function decideWithPods(
   missingValue: (podName: string) => number | null,
   recompute: (samples: PodSamples) => number,
 ): { replicas: number; trace: CalculationTrace } {
-  const { groups, samples } = grouped;
+  const { groups } = grouped;
   const trace = baseTrace(input, groups, usageRatio);
-  const scaleUpWithUnready = groups.unready.size > 0 && usageRatio > 1.0;
-  if (!scaleUpWithUnready && groups.missing.size === 0) {
+  const scaleUpWithUnready = groups.unready.length > 0 && usageRatio > 1.0;
+  if (!scaleUpWithUnready && groups.missing.length === 0) {
     if (isWithinTolerance(usageRatio, input.tolerances)) {
       trace.path = "withinTolerance";
       return { replicas: input.currentReplicas, trace };
     }
     return { replicas: ceilToInt32(usageRatio * groups.readyPodCount), trace };
   }
+  const samples = grouped.samples === input.samples ? new Map(input.samples) : grouped.samples;
   for (const name of groups.missing) {
     const value = missingValue(name);
     if (value !== null) samples.set(name, { value, timestamp: 0, window: 0 });
@@ -340,7 +369,7 @@ export function resourceUtilizationReplicas(
   input: PodMetricInput & {
     targetUtilization: number;
     /** Requests are only computed once metrics exist, as upstream orders its errors. */
-    requests: () => RequestsResult;
+    requests: () => RequestListResult;
   },
 ): Calculation {
   const grouped = groupAndFilter(input);
@@ -348,20 +377,30 @@ export function resourceUtilizationReplicas(
   const requestsResult = input.requests();
   if (!requestsResult.ok) return requestsResult;
   const requests = requestsResult.requests;
-  const first = resourceUtilizationRatio(grouped.samples, requests, input.targetUtilization);
+  const first = resourceUtilizationRatio(
+    grouped.samples,
+    input.pods,
+    requests,
+    input.targetUtilization,
+  );
   if (!first.ok) return first;
   const { usageRatio, utilization, rawAverageMilli } = first.value;
   // A missing pod counts at 100% of its request on a scale-down (or at the target when that is
   // above 100%), at 0 on a scale-up, and is left out at a ratio of exactly 1.
   const fallbackPercent = Math.max(100, input.targetUtilization);
+  let podIndex: Map<string, number> | undefined;
+  const requestByName = (podName: string) => {
+    podIndex ??= new Map(input.pods.map((pod, i) => [pod.name, i]));
+    return requests[podIndex.get(podName) ?? -1] ?? 0;
+  };
   const missingValue = (podName: string): number | null => {
-    if (usageRatio < 1.0) return Math.trunc(((requests.get(podName) ?? 0) * fallbackPercent) / 100);
+    if (usageRatio < 1.0) return Math.trunc((requestByName(podName) * fallbackPercent) / 100);
     if (usageRatio > 1.0) return 0;
     return null;
   };
   let recomputeError: string | null = null;
   const decision = decideWithPods(input, grouped, usageRatio, missingValue, (samples) => {
-    const again = resourceUtilizationRatio(samples, requests, input.targetUtilization);
+    const again = resourceUtilizationRatio(samples, input.pods, requests, input.targetUtilization);
     if (again.ok) return again.value.usageRatio;
     recomputeError = again.error;
     return 1.0;

@@ -50,8 +50,21 @@ function checkValue(value: string): string | null {
   return VALUE.test(value) && value.length <= 63 ? null : `invalid label value: "${value}"`;
 }
 
+// Scales report the same selector string on every sync; parse each distinct one once.
+const parsedSelectors = new Map<string, SelectorResult>();
+
 /** Parses the string syntax (`app=web,tier!=db,env in (a,b),!canary,track`). */
 export function parseSelector(text: string): SelectorResult {
+  let result = parsedSelectors.get(text);
+  if (result === undefined) {
+    result = parseSelectorUncached(text);
+    if (parsedSelectors.size >= 4096) parsedSelectors.clear();
+    parsedSelectors.set(text, result);
+  }
+  return result;
+}
+
+function parseSelectorUncached(text: string): SelectorResult {
   const requirements: SelectorRequirement[] = [];
   const parts: string[] = [];
   let depth = 0;

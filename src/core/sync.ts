@@ -8,8 +8,8 @@ import type {
   HorizontalPodAutoscalerStatus,
   MetricStatus,
 } from "../api/types.js";
+import { formatTime, jsonEqual, setCondition } from "./conditions.js";
 import type { ControllerConfig } from "./config.js";
-import { formatTime, setCondition } from "./conditions.js";
 import type { HpaHistory } from "./history.js";
 import {
   clampLegacy,
@@ -26,7 +26,12 @@ import {
 import type { PodView } from "./pods.js";
 import { parseSelector } from "./selector.js";
 import { metricSourceFor } from "./sources/registry.js";
-import type { MetricContext, MetricObservation, MetricResult, MetricTrace } from "./sources/types.js";
+import type {
+  MetricContext,
+  MetricObservation,
+  MetricResult,
+  MetricTrace,
+} from "./sources/types.js";
 import { tolerancesFor } from "./tolerance.js";
 import { DECISION_TRACE_VERSION, type DecisionTrace, type SyncBranch } from "./trace.js";
 
@@ -238,7 +243,11 @@ export function decideSync(input: SyncInput): SyncDecision {
     trace.metrics = metrics.traces;
     if (metrics.replicas === null) {
       // Every metric failed, or some failed and the rest would scale down: no scaling.
-      events.push({ type: "Warning", reason: "FailedComputeMetricsReplicas", message: metrics.error! });
+      events.push({
+        type: "Warning",
+        reason: "FailedComputeMetricsReplicas",
+        message: metrics.error!,
+      });
       const status = newStatus(
         hpa,
         currentReplicas,
@@ -268,7 +277,14 @@ export function decideSync(input: SyncInput): SyncDecision {
     if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
     if (desiredReplicas < currentReplicas) rescaleReason = "All metrics below target";
     const normalized = hpa.spec.behavior
-      ? normalizeWithBehavior(decision, history, currentReplicas, desiredReplicas, minReplicas, nowText)
+      ? normalizeWithBehavior(
+          decision,
+          history,
+          currentReplicas,
+          desiredReplicas,
+          minReplicas,
+          nowText,
+        )
       : normalizeLegacy(decision, history, currentReplicas, desiredReplicas, minReplicas, nowText);
     desiredReplicas = normalized;
     rescale = desiredReplicas !== currentReplicas;
@@ -302,7 +318,13 @@ function computeMetrics(
   const { hpa, config } = input;
   const scale = input.scale as Extract<ScaleObservation, { ok: true }>;
   const specs = hpa.spec.metrics ?? [];
-  const outcome: MetricsOutcome = { replicas: null, metric: "", statuses: [], traces: [], error: null };
+  const outcome: MetricsOutcome = {
+    replicas: null,
+    metric: "",
+    statuses: [],
+    traces: [],
+    error: null,
+  };
 
   const selectorText = scale.selector ?? "";
   if (selectorText === "") {
@@ -360,15 +382,15 @@ function computeMetrics(
       : source
         ? source.compute(spec, observation, context, index)
         : (() => {
-          const message = `unknown metric source type "${spec.type}"`;
-          return {
-            ok: false as const,
-            reason: "InvalidMetricSourceType",
-            message,
-            error: message,
-            trace: { index, type: spec.type, reason: "InvalidMetricSourceType", error: message },
-          };
-        })();
+            const message = `unknown metric source type "${spec.type}"`;
+            return {
+              ok: false as const,
+              reason: "InvalidMetricSourceType",
+              message,
+              error: message,
+              trace: { index, type: spec.type, reason: "InvalidMetricSourceType", error: message },
+            };
+          })();
     outcome.traces.push(result.trace);
     if (!result.ok) {
       // Upstream leaves a zero-valued status entry for a metric that failed.
@@ -564,15 +586,21 @@ function normalizeWithBehavior(
 export type RescaleOutcome = { ok: true } | { ok: false; error: string };
 
 /** Finishes a sync once the scale update (if any) has been attempted. */
-export function completeSync(decision: SyncDecision, rescaleOutcome: RescaleOutcome | null): SyncResult {
+export function completeSync(
+  decision: SyncDecision,
+  rescaleOutcome: RescaleOutcome | null,
+): SyncResult {
   const { hpa, now } = decision.input;
   const nowText = formatTime(now);
   const events = [...decision.events];
   const trace = decision.trace;
   const original = hpa.status ?? { desiredReplicas: 0 };
-  const finish = (status: HorizontalPodAutoscalerStatus, extra: Partial<SyncResult>): SyncResult => ({
+  const finish = (
+    status: HorizontalPodAutoscalerStatus,
+    extra: Partial<SyncResult>,
+  ): SyncResult => ({
     status,
-    statusChanged: JSON.stringify(status) !== JSON.stringify(original),
+    statusChanged: !jsonEqual(status, original),
     events,
     history: decision.history,
     desiredReplicas: decision.currentReplicas,

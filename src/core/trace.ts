@@ -55,9 +55,7 @@ export interface DecisionTrace {
   hpa: { namespace: string; name: string };
   /** RFC 3339 time of the sync. */
   time: string;
-  scale:
-    | { specReplicas: number; statusReplicas: number; selector?: string }
-    | { error: string };
+  scale: { specReplicas: number; statusReplicas: number; selector?: string } | { error: string };
   branch: SyncBranch;
   minReplicas: number;
   maxReplicas: number;

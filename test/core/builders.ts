@@ -8,7 +8,9 @@ export const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 /** Seconds after T0, in epoch milliseconds. */
 export const t = (seconds: number) => T0 + seconds * 1000;
 
-export function pod(overrides: Partial<PodView> & { name: string; cpuRequestMilli?: number }): PodView {
+export function pod(
+  overrides: Partial<PodView> & { name: string; cpuRequestMilli?: number },
+): PodView {
   const { cpuRequestMilli = 100, ...rest } = overrides;
   return {
     labels: { app: "web" },
@@ -23,7 +25,10 @@ export function pod(overrides: Partial<PodView> & { name: string; cpuRequestMill
   };
 }
 
-export function pods(count: number, overrides: Partial<PodView> & { cpuRequestMilli?: number } = {}): PodView[] {
+export function pods(
+  count: number,
+  overrides: Partial<PodView> & { cpuRequestMilli?: number } = {},
+): PodView[] {
   return Array.from({ length: count }, (_, i) => pod({ name: `web-${i}`, ...overrides }));
 }
 
@@ -42,7 +47,9 @@ export const cpuUtilization = (averageUtilization: number): MetricSpec => ({
   resource: { name: "cpu", target: { type: "Utilization", averageUtilization } },
 });
 
-export function hpa(overrides: Partial<HorizontalPodAutoscaler["spec"]> = {}): HorizontalPodAutoscaler {
+export function hpa(
+  overrides: Partial<HorizontalPodAutoscaler["spec"]> = {},
+): HorizontalPodAutoscaler {
   return {
     apiVersion: "autoscaling/v2",
     kind: "HorizontalPodAutoscaler",

@@ -6,6 +6,7 @@ import {
   groupPods,
   perPodReplicas,
   plainMetricReplicas,
+  podRequestList,
   resourceUtilizationReplicas,
   usageRatioReplicas,
 } from "../../src/core/replica-calculator.js";
@@ -13,7 +14,11 @@ import { pod, pods, t } from "./builders.js";
 
 const readiness = { cpuInitializationPeriodMs: 300_000, initialReadinessDelayMs: 30_000 };
 const tolerances = { scaleUp: 0.1, scaleDown: 0.1 };
-const sample = (value: number, timestamp = t(-10), window = 30_000) => ({ value, timestamp, window });
+const sample = (value: number, timestamp = t(-10), window = 30_000) => ({
+  value,
+  timestamp,
+  window,
+});
 
 describe("groupPods", () => {
   const cases = [
@@ -23,29 +28,51 @@ describe("groupPods", () => {
       hasMetric: true,
       expect: "ignored",
     },
-    { name: "a Failed pod is ignored", pod: pod({ name: "p", phase: "Failed" }), hasMetric: true, expect: "ignored" },
+    {
+      name: "a Failed pod is ignored",
+      pod: pod({ name: "p", phase: "Failed" }),
+      hasMetric: true,
+      expect: "ignored",
+    },
     {
       name: "a Pending pod is unready, not missing, without a metric",
       pod: pod({ name: "p", phase: "Pending" }),
       hasMetric: false,
       expect: "unready",
     },
-    { name: "a Running pod without a metric is missing", pod: pod({ name: "p" }), hasMetric: false, expect: "missing" },
+    {
+      name: "a Running pod without a metric is missing",
+      pod: pod({ name: "p" }),
+      hasMetric: false,
+      expect: "missing",
+    },
     {
       name: "a young pod whose sample predates readiness + window is unready",
-      pod: pod({ name: "p", startTime: t(-60), ready: { status: "True", lastTransitionTime: t(-20) } }),
+      pod: pod({
+        name: "p",
+        startTime: t(-60),
+        ready: { status: "True", lastTransitionTime: t(-20) },
+      }),
       hasMetric: true,
       expect: "unready",
     },
     {
       name: "an old pod that was ready before and is now not ready keeps its metric",
-      pod: pod({ name: "p", startTime: t(-3600), ready: { status: "False", lastTransitionTime: t(-60) } }),
+      pod: pod({
+        name: "p",
+        startTime: t(-3600),
+        ready: { status: "False", lastTransitionTime: t(-60) },
+      }),
       hasMetric: true,
       expect: "ready",
     },
     {
       name: "an old pod that never became ready is unready",
-      pod: pod({ name: "p", startTime: t(-3600), ready: { status: "False", lastTransitionTime: t(-3590) } }),
+      pod: pod({
+        name: "p",
+        startTime: t(-3600),
+        ready: { status: "False", lastTransitionTime: t(-3590) },
+      }),
       hasMetric: true,
       expect: "unready",
     },
@@ -60,11 +87,11 @@ describe("groupPods", () => {
     it(c.name, () => {
       const samples = new Map(c.hasMetric ? [["p", sample(100)]] : []);
       const groups = groupPods([c.pod], samples, "cpu", readiness, t(0));
-      const where = groups.ignored.has("p")
+      const where = groups.ignored.includes("p")
         ? "ignored"
-        : groups.unready.has("p")
+        : groups.unready.includes("p")
           ? "unready"
-          : groups.missing.has("p")
+          : groups.missing.includes("p")
             ? "missing"
             : "ready";
       assert.equal(where, c.expect);
@@ -73,7 +100,11 @@ describe("groupPods", () => {
   }
 
   it("applies no readiness timing to memory", () => {
-    const young = pod({ name: "p", startTime: t(-10), ready: { status: "False", lastTransitionTime: t(-5) } });
+    const young = pod({
+      name: "p",
+      startTime: t(-10),
+      ready: { status: "False", lastTransitionTime: t(-5) },
+    });
     const groups = groupPods([young], new Map([["p", sample(1)]]), "memory", readiness, t(0));
     assert.equal(groups.readyPodCount, 1);
   });
@@ -97,7 +128,13 @@ describe("calculatePodRequests", () => {
     },
     {
       name: "a named container counts alone",
-      pod: pod({ name: "p", containers: [{ name: "a", requests: { cpu: 100 } }, { name: "b", requests: { cpu: 50 } }] }),
+      pod: pod({
+        name: "p",
+        containers: [
+          { name: "a", requests: { cpu: 100 } },
+          { name: "b", requests: { cpu: 50 } },
+        ],
+      }),
       container: "b",
       podLevel: false,
       expect: { ok: true, milli: 50 },
@@ -142,7 +179,7 @@ describe("resourceUtilizationReplicas", () => {
       pods: list,
       samples,
       targetUtilization: 50,
-      requests: () => calculatePodRequests(list, "", "cpu", false),
+      requests: () => podRequestList(list, "", "cpu", false),
     });
     assert.ok(result.ok);
     assert.equal(result.utilization, 90);
@@ -163,7 +200,7 @@ describe("resourceUtilizationReplicas", () => {
       pods: list,
       samples,
       targetUtilization: 50,
-      requests: () => calculatePodRequests(list, "", "cpu", false),
+      requests: () => podRequestList(list, "", "cpu", false),
     });
     assert.ok(result.ok);
     // First pass 10% → ratio 0.2; with 2 missing pods at 100%: 220/400 = 55% → 1.1 → in band.
@@ -175,17 +212,43 @@ describe("resourceUtilizationReplicas", () => {
 
 describe("usageRatioReplicas (Object/External Value)", () => {
   const cases = [
-    { name: "inside the band keeps current", currentReplicas: 3, usageRatio: 1.05, readyPods: 3, expect: 3 },
-    { name: "outside the band uses ready pods", currentReplicas: 3, usageRatio: 2, readyPods: 2, expect: 4 },
-    { name: "from zero it is ceil(ratio) with no tolerance", currentReplicas: 0, usageRatio: 1.05, readyPods: 0, expect: 2 },
-    { name: "saturates at MaxInt32", currentReplicas: 1, usageRatio: 1e12, readyPods: 10, expect: 2147483647 },
+    {
+      name: "inside the band keeps current",
+      currentReplicas: 3,
+      usageRatio: 1.05,
+      readyPods: 3,
+      expect: 3,
+    },
+    {
+      name: "outside the band uses ready pods",
+      currentReplicas: 3,
+      usageRatio: 2,
+      readyPods: 2,
+      expect: 4,
+    },
+    {
+      name: "from zero it is ceil(ratio) with no tolerance",
+      currentReplicas: 0,
+      usageRatio: 1.05,
+      readyPods: 0,
+      expect: 2,
+    },
+    {
+      name: "saturates at MaxInt32",
+      currentReplicas: 1,
+      usageRatio: 1e12,
+      readyPods: 10,
+      expect: 2147483647,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const result = usageRatioReplicas({
         currentReplicas: c.currentReplicas,
         usageRatio: c.usageRatio,
-        pods: pods(Math.max(c.readyPods, 1)).map((p, i) => (i < c.readyPods ? p : { ...p, ready: null })),
+        pods: pods(Math.max(c.readyPods, 1)).map((p, i) =>
+          i < c.readyPods ? p : { ...p, ready: null },
+        ),
         tolerances,
       });
       assert.ok(result.ok);
@@ -196,12 +259,31 @@ describe("usageRatioReplicas (Object/External Value)", () => {
 
 describe("perPodReplicas (Object/External AverageValue)", () => {
   const cases = [
-    { name: "scale up by ceil(total/target)", total: 20_000n, target: 5_000n, statusReplicas: 3, replicas: 4, usage: 6667n },
-    { name: "inside the band keeps status replicas", total: 20_166n, target: 5_000n, statusReplicas: 4, replicas: 4, usage: 5042n },
+    {
+      name: "scale up by ceil(total/target)",
+      total: 20_000n,
+      target: 5_000n,
+      statusReplicas: 3,
+      replicas: 4,
+      usage: 6667n,
+    },
+    {
+      name: "inside the band keeps status replicas",
+      total: 20_166n,
+      target: 5_000n,
+      statusReplicas: 4,
+      replicas: 4,
+      usage: 5042n,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const r = perPodReplicas({ totalMilli: c.total, targetMilli: c.target, statusReplicas: c.statusReplicas, tolerances });
+      const r = perPodReplicas({
+        totalMilli: c.total,
+        targetMilli: c.target,
+        statusReplicas: c.statusReplicas,
+        tolerances,
+      });
       assert.equal(r.replicas, c.replicas);
       assert.equal(r.usageMilli, c.usage);
     });

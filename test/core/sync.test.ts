@@ -1,10 +1,20 @@
 // Fake-clock scenarios of whole syncs, plus the failure paths' conditions, events and status.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior } from "../../src/api/types.js";
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerBehavior,
+} from "../../src/api/types.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
-import { completeSync, decideSync, type SyncInput, type SyncResult, syncOnce } from "../../src/core/sync.js";
+import { resourceObservation } from "../../src/core/sources/resource-usage.js";
+import {
+  completeSync,
+  decideSync,
+  type SyncInput,
+  type SyncResult,
+  syncOnce,
+} from "../../src/core/sync.js";
 import { cpuUsage, hpa, pods, t } from "./builders.js";
 
 interface ScaleChange {
@@ -36,7 +46,7 @@ function runScenario(options: {
       hpa: current,
       scale: { ok: true, specReplicas: replicas, statusReplicas: replicas, selector: "app=web" },
       pods: list,
-      observations: [{ kind: "resource", items: cpuUsage(usage, t(seconds)) }],
+      observations: [resourceObservation(cpuUsage(usage, t(seconds)), "cpu")],
       history,
       config,
     });
@@ -44,7 +54,12 @@ function runScenario(options: {
     history = result.history;
     current = { ...current, status: result.status };
     if (result.scaleUpdated) {
-      changes.push({ at: seconds, from: replicas, to: result.desiredReplicas, reason: result.trace.limit?.reason ?? "" });
+      changes.push({
+        at: seconds,
+        from: replicas,
+        to: result.desiredReplicas,
+        reason: result.trace.limit?.reason ?? "",
+      });
       replicas = result.desiredReplicas;
     }
   }
@@ -56,8 +71,16 @@ const stepLoad = (s: number) => (s >= 60 && s < 300 ? 1000 : 100);
 
 describe("scenario: a load step up and down with behavior policies", () => {
   const behavior: HorizontalPodAutoscalerBehavior = {
-    scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 2, periodSeconds: 60 }] },
-    scaleDown: { stabilizationWindowSeconds: 120, selectPolicy: "Max", policies: [{ type: "Percent", value: 50, periodSeconds: 60 }] },
+    scaleUp: {
+      stabilizationWindowSeconds: 0,
+      selectPolicy: "Max",
+      policies: [{ type: "Pods", value: 2, periodSeconds: 60 }],
+    },
+    scaleDown: {
+      stabilizationWindowSeconds: 120,
+      selectPolicy: "Max",
+      policies: [{ type: "Percent", value: 50, periodSeconds: 60 }],
+    },
   };
   const { changes, results } = runScenario({
     hpa: hpa({ minReplicas: 2, maxReplicas: 20, behavior }),
@@ -91,31 +114,48 @@ describe("scenario: a load step up and down with behavior policies", () => {
       {
         type: "Normal",
         reason: "SuccessfulRescale",
-        message: "New size: 4; reason: cpu resource utilization (percentage of request) above target",
+        message:
+          "New size: 4; reason: cpu resource utilization (percentage of request) above target",
       },
     ]);
     const byType = Object.fromEntries((first.status.conditions ?? []).map((c) => [c.type, c]));
-    assert.equal(byType.AbleToScale?.message, "the HPA controller was able to update the target scale to 4");
+    assert.equal(
+      byType.AbleToScale?.message,
+      "the HPA controller was able to update the target scale to 4",
+    );
     assert.equal(
       byType.ScalingActive?.message,
       "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
     );
     assert.equal(byType.ScalingLimited?.reason, "ScaleUpLimit");
-    assert.equal(byType.ScalingLimited?.message, "the desired replica count is increasing faster than the maximum scale rate");
+    assert.equal(
+      byType.ScalingLimited?.message,
+      "the desired replica count is increasing faster than the maximum scale rate",
+    );
     assert.equal(first.status.lastScaleTime, "2026-01-01T12:01:00Z");
     assert.deepEqual(first.status.currentMetrics, [
-      { type: "Resource", resource: { name: "cpu", current: { averageUtilization: 500, averageValue: "500m" } } },
+      {
+        type: "Resource",
+        resource: { name: "cpu", current: { averageUtilization: 500, averageValue: "500m" } },
+      },
     ]);
   });
 
   it("writes status only when it changed", () => {
-    const quiet = results.filter((r) => r.seconds === 30 || r.seconds === 45).map((r) => r.result.statusChanged);
+    const quiet = results
+      .filter((r) => r.seconds === 30 || r.seconds === 45)
+      .map((r) => r.result.statusChanged);
     assert.deepEqual(quiet, [false, false]);
   });
 });
 
 describe("scenario: the same step on the legacy path (no behavior)", () => {
-  const { changes } = runScenario({ hpa: hpa({ minReplicas: 2, maxReplicas: 20 }), startReplicas: 2, demand: stepLoad, until: 900 });
+  const { changes } = runScenario({
+    hpa: hpa({ minReplicas: 2, maxReplicas: 20 }),
+    startReplicas: 2,
+    demand: stepLoad,
+    until: 900,
+  });
 
   it("doubles at most per sync (minimum 4) and scales down only after the 5 min window", () => {
     // t=60: 2 pods at 500% → 20, capped at max(2×2, 4) = 4; t=75: 4 at 250% → 20, cap 8; t=90: 8 → 16.
@@ -141,25 +181,38 @@ describe("failure paths", () => {
     hpa: hpa(),
     scale: { ok: true, specReplicas: 3, statusReplicas: 3, selector: "app=web" },
     pods: pods(3),
-    observations: [{ kind: "resource", items: cpuUsage({ "web-0": 50, "web-1": 50, "web-2": 50 }, t(0)) }],
+    observations: [
+      resourceObservation(cpuUsage({ "web-0": 50, "web-1": 50, "web-2": 50 }, t(0)), "cpu"),
+    ],
     history: EMPTY_HISTORY,
     config,
     ...overrides,
   });
 
   it("FailedGetScale: condition, warning event and an error", () => {
-    const result = syncOnce(base({ scale: { ok: false, error: "deployments.apps \"web\" not found" } }));
-    assert.deepEqual(result.events, [{ type: "Warning", reason: "FailedGetScale", message: 'deployments.apps "web" not found' }]);
+    const result = syncOnce(
+      base({ scale: { ok: false, error: 'deployments.apps "web" not found' } }),
+    );
+    assert.deepEqual(result.events, [
+      { type: "Warning", reason: "FailedGetScale", message: 'deployments.apps "web" not found' },
+    ]);
     assert.deepEqual(
       result.status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
-      [["AbleToScale", "False", "FailedGetScale", 'the HPA controller was unable to get the target\'s current scale: deployments.apps "web" not found']],
+      [
+        [
+          "AbleToScale",
+          "False",
+          "FailedGetScale",
+          'the HPA controller was unable to get the target\'s current scale: deployments.apps "web" not found',
+        ],
+      ],
     );
     assert.ok(result.error);
     assert.equal(result.scaleUpdated, false);
   });
 
   it("a missing metrics API answer fails the metric with upstream's wording", () => {
-    const result = syncOnce(base({ observations: [{ kind: "resource", items: [] }] }));
+    const result = syncOnce(base({ observations: [resourceObservation([], "cpu")] }));
     assert.equal(result.scaleUpdated, false);
     const scalingActive = result.status.conditions?.find((c) => c.type === "ScalingActive");
     assert.equal(scalingActive?.reason, "FailedGetResourceMetric");
@@ -180,39 +233,58 @@ describe("failure paths", () => {
 
   it("a scale without a selector is InvalidSelector with a SelectorRequired event", () => {
     const result = syncOnce(base({ scale: { ok: true, specReplicas: 3, statusReplicas: 3 } }));
-    assert.equal(result.status.conditions?.find((c) => c.type === "ScalingActive")?.reason, "InvalidSelector");
-    assert.deepEqual(result.events[0], { type: "Warning", reason: "SelectorRequired", message: "selector is required" });
+    assert.equal(
+      result.status.conditions?.find((c) => c.type === "ScalingActive")?.reason,
+      "InvalidSelector",
+    );
+    assert.deepEqual(result.events[0], {
+      type: "Warning",
+      reason: "SelectorRequired",
+      message: "selector is required",
+    });
   });
 
   it("pods claimed by two HPAs are AmbiguousSelector", () => {
     const result = syncOnce(base({ selectingHpas: ["default/web", "default/web-2"] }));
     const condition = result.status.conditions?.find((c) => c.type === "ScalingActive");
     assert.equal(condition?.reason, "AmbiguousSelector");
-    assert.equal(condition?.message, "pods by selector app=web are controlled by multiple HPAs: [default/web default/web-2]");
+    assert.equal(
+      condition?.message,
+      "pods by selector app=web are controlled by multiple HPAs: [default/web default/web-2]",
+    );
   });
 
   it("a failed scale update keeps the previous desired count and records FailedRescale", () => {
     const input = base({
-      observations: [{ kind: "resource", items: cpuUsage({ "web-0": 150, "web-1": 150, "web-2": 150 }, t(0)) }],
+      observations: [
+        resourceObservation(cpuUsage({ "web-0": 150, "web-1": 150, "web-2": 150 }, t(0)), "cpu"),
+      ],
       hpa: { ...hpa(), status: { currentReplicas: 3, desiredReplicas: 3 } },
     });
     const decision = decideSync(input);
     assert.equal(decision.rescale, true);
     const result = completeSync(decision, { ok: false, error: "conflict" });
     assert.equal(result.status.desiredReplicas, 3);
-    assert.equal(result.status.conditions?.find((c) => c.type === "AbleToScale")?.reason, "FailedUpdateScale");
+    assert.equal(
+      result.status.conditions?.find((c) => c.type === "AbleToScale")?.reason,
+      "FailedUpdateScale",
+    );
     assert.deepEqual(result.events.at(-1), {
       type: "Warning",
       reason: "FailedRescale",
-      message: "New size: 6; reason: cpu resource utilization (percentage of request) above target; error: conflict",
+      message:
+        "New size: 6; reason: cpu resource utilization (percentage of request) above target; error: conflict",
     });
     assert.equal(result.error, "failed to rescale Deployment/default/web: conflict");
   });
 
   it("keeps a condition's lastTransitionTime while its status does not flip", () => {
     const first = syncOnce(base());
-    const second = syncOnce(base({ now: t(15), hpa: { ...hpa(), status: first.status }, history: first.history }));
-    const at = (r: SyncResult) => r.status.conditions?.find((c) => c.type === "ScalingActive")?.lastTransitionTime;
+    const second = syncOnce(
+      base({ now: t(15), hpa: { ...hpa(), status: first.status }, history: first.history }),
+    );
+    const at = (r: SyncResult) =>
+      r.status.conditions?.find((c) => c.type === "ScalingActive")?.lastTransitionTime;
     assert.equal(at(second), at(first));
   });
 });

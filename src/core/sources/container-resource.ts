@@ -26,9 +26,15 @@ export const containerResourceSource: MetricSourceModule = {
         "container resource metric source is missing",
       );
     }
-    const items =
-      observation.kind === "resource" ? observation.items : { error: errorOf(observation) };
-    const result = calculateResource(source.name, source.container, source.target, items, context);
+    const observed =
+      observation.kind === "resource" ? observation.samples : { error: errorOf(observation) };
+    const result = calculateResource(
+      source.name,
+      source.container,
+      source.target,
+      observed,
+      context,
+    );
     if (!result.ok) {
       return failure(
         spec,

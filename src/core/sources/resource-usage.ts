@@ -4,12 +4,12 @@ import { Quantity } from "../../api/quantity.js";
 import type { MetricTarget, MetricValueStatus } from "../../api/types.js";
 import {
   type Calculation,
-  calculatePodRequests,
   type PodSamples,
   plainMetricReplicas,
+  podRequestList,
   resourceUtilizationReplicas,
 } from "../replica-calculator.js";
-import type { MetricContext, PodMetricsItem } from "./types.js";
+import type { MetricContext, MetricObservation, PodMetricsItem } from "./types.js";
 
 /**
  * Whole pod: the sum over its containers; a container without the resource (or no containers
@@ -47,6 +47,20 @@ export function usageByPod(
   return samples;
 }
 
+/**
+ * The metrics client's step: a metrics.k8s.io PodMetrics list to the samples of one resource
+ * (and container); an empty list is an error, as upstream's client reports it.
+ */
+export function resourceObservation(
+  items: readonly PodMetricsItem[],
+  resource: string,
+  container = "",
+): MetricObservation {
+  if (items.length === 0)
+    return { kind: "error", error: "no metrics returned from resource metrics API" };
+  return { kind: "resource", samples: usageByPod(items, resource, container) };
+}
+
 export type ResourceCalculation =
   | {
       ok: true;
@@ -71,23 +85,18 @@ export function calculateResource(
   resource: string,
   container: string,
   target: MetricTarget,
-  items: PodMetricsItem[] | { error: string },
+  observed: PodSamples | { error: string },
   context: MetricContext,
 ): ResourceCalculation {
   const wrap = (error: string) => ({ ok: false as const, error });
   const fetchError = (error: string) => `unable to get metrics for resource ${resource}: ${error}`;
   if (target.averageValue !== undefined && target.averageValue !== null) {
-    if ("error" in items)
-      return wrap(`failed to get ${resource} usage: ${fetchError(items.error)}`);
-    if (items.length === 0) {
-      return wrap(
-        `failed to get ${resource} usage: ${fetchError("no metrics returned from resource metrics API")}`,
-      );
-    }
+    if ("error" in observed)
+      return wrap(`failed to get ${resource} usage: ${fetchError(observed.error)}`);
     const calculation = plainMetricReplicas({
       currentReplicas: context.specReplicas,
       pods: context.pods,
-      samples: usageByPod(items, resource, container),
+      samples: observed,
       resource,
       tolerances: context.tolerances,
       readiness: context.readiness,
@@ -109,20 +118,17 @@ export function calculateResource(
   }
   const utilizationError = (error: string) =>
     wrap(`failed to get ${resource} utilization: ${error}`);
-  if ("error" in items) return utilizationError(fetchError(items.error));
-  if (items.length === 0)
-    return utilizationError(fetchError("no metrics returned from resource metrics API"));
+  if ("error" in observed) return utilizationError(fetchError(observed.error));
   const calculation = resourceUtilizationReplicas({
     currentReplicas: context.specReplicas,
     pods: context.pods,
-    samples: usageByPod(items, resource, container),
+    samples: observed,
     resource,
     tolerances: context.tolerances,
     readiness: context.readiness,
     now: context.now,
     targetUtilization: target.averageUtilization,
-    requests: () =>
-      calculatePodRequests(context.pods, container, resource, context.podLevelResources),
+    requests: () => podRequestList(context.pods, container, resource, context.podLevelResources),
   });
   if (!calculation.ok) return utilizationError(calculation.error);
   return {

@@ -19,9 +19,9 @@ export const resourceSource: MetricSourceModule = {
     const source = spec.resource;
     if (!source)
       return failure(spec, index, "FailedGetResourceMetric", "resource metric source is missing");
-    const items =
-      observation.kind === "resource" ? observation.items : { error: errorOf(observation) };
-    const result = calculateResource(source.name, "", source.target, items, context);
+    const observed =
+      observation.kind === "resource" ? observation.samples : { error: errorOf(observation) };
+    const result = calculateResource(source.name, "", source.target, observed, context);
     if (!result.ok) {
       const message = result.error;
       return failure(

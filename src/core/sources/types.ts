@@ -13,9 +13,13 @@ export interface PodMetricsItem {
   containers: { name: string; usage: Record<string, number> }[];
 }
 
-/** What the metrics port returned for one metric spec. */
+/**
+ * What the metrics port returned for one metric spec. Resource metrics arrive as the metrics
+ * client hands them to upstream's calculator: per-pod samples of the spec's resource (see
+ * `resourceObservation`).
+ */
 export type MetricObservation =
-  | { kind: "resource"; items: PodMetricsItem[] }
+  | { kind: "resource"; samples: PodSamples }
   | { kind: "pods"; samples: PodSamples }
   | { kind: "object"; valueMilli: bigint; timestamp: number }
   | { kind: "external"; valuesMilli: bigint[]; timestamp: number }
