@@ -117,7 +117,7 @@ export interface HPAScalingRules {
   stabilizationWindowSeconds?: number | null;
   selectPolicy?: ScalingPolicySelect | string | null;
   policies?: HPAScalingPolicy[] | null;
-  /** Beta in v1.34 behind `HPAConfigurableTolerance`: the fraction of change ignored. */
+  /** Alpha in v1.34 behind `HPAConfigurableTolerance` (off by default): the fraction of change ignored. */
   tolerance?: QuantityValue | null;
 }
 
