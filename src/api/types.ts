@@ -177,7 +177,10 @@ export interface MetricStatus {
   external?: ExternalMetricStatus;
 }
 
-export type HorizontalPodAutoscalerConditionType = "ScalingActive" | "AbleToScale" | "ScalingLimited";
+export type HorizontalPodAutoscalerConditionType =
+  | "ScalingActive"
+  | "AbleToScale"
+  | "ScalingLimited";
 
 export interface HorizontalPodAutoscalerCondition {
   type: HorizontalPodAutoscalerConditionType | string;
