@@ -6,7 +6,9 @@ import { describe, it } from "node:test";
 import { runVectorFile } from "../src/conformance/runner.js";
 
 const dir = join(import.meta.dirname, "fixtures", "conformance");
-const files = readdirSync(dir).filter((name) => name.endsWith(".json")).sort();
+const files = readdirSync(dir)
+  .filter((name) => name.endsWith(".json"))
+  .sort();
 
 describe("conformance vectors", () => {
   it("has all six suites", () => {

@@ -112,7 +112,6 @@ function cloneConditions(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscalerC
 }
 
 function newStatus(
-  hpa: HorizontalPodAutoscaler,
   currentReplicas: number,
   desiredReplicas: number,
   metricStatuses: MetricStatus[] | null,
@@ -124,7 +123,6 @@ function newStatus(
   if (lastScaleTime) status.lastScaleTime = lastScaleTime;
   if (metricStatuses && metricStatuses.length > 0) status.currentMetrics = metricStatuses;
   if (conditions.length > 0) status.conditions = conditions;
-  void hpa;
   return status;
 }
 
@@ -249,7 +247,6 @@ export function decideSync(input: SyncInput): SyncDecision {
         message: metrics.error!,
       });
       const status = newStatus(
-        hpa,
         currentReplicas,
         hpa.status?.desiredReplicas ?? 0,
         metrics.statuses,
@@ -635,7 +632,6 @@ export function completeSync(
         nowText,
       );
       const status = newStatus(
-        hpa,
         currentReplicas,
         original.desiredReplicas,
         decision.metricStatuses,
@@ -663,7 +659,6 @@ export function completeSync(
     });
     const history = recordScaleEvent(decision, currentReplicas, desiredReplicas);
     const status = newStatus(
-      hpa,
       currentReplicas,
       desiredReplicas,
       decision.metricStatuses,
@@ -678,7 +673,6 @@ export function completeSync(
     };
   }
   const status = newStatus(
-    hpa,
     currentReplicas,
     currentReplicas,
     decision.metricStatuses,

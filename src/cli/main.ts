@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// The `horizon` command line.
+import { Command } from "commander";
+import { runConformance } from "../conformance/runner.js";
+import { printDemo, runDemo } from "./demo.js";
+import { validateCommand } from "./validate.js";
+
+const program = new Command()
+  .name("horizon")
+  .description(
+    "The Kubernetes Horizontal Pod Autoscaler, exactly as upstream v1.34: predict, explain and run it.",
+  )
+  .version("0.1.0");
+
+program
+  .command("demo")
+  .description(
+    "Run the exact decision core on a built-in sample HPA and print each sync's decision and trace",
+  )
+  .option("--json", "print every sync's decision trace as JSON lines instead of a table")
+  .option("--duration <seconds>", "virtual seconds to run", "660")
+  .action((options: { json?: boolean; duration: string }) => {
+    const duration = Number(options.duration);
+    if (!Number.isInteger(duration) || duration <= 0) {
+      program.error(
+        `error: option '--duration <seconds>' must be a positive integer, got "${options.duration}"`,
+        {
+          exitCode: 2,
+        },
+      );
+    }
+    const steps = runDemo(duration);
+    if (options.json) for (const step of steps) console.log(JSON.stringify(step.result.trace));
+    else printDemo(steps, (line) => console.log(line));
+  });
+
+program
+  .command("conformance")
+  .description("Run conformance vector files; prints each failing vector and `N passed, N failed`")
+  .argument("<files...>", "vector files (JSON, the format of test/fixtures/conformance)")
+  .action((files: string[]) => {
+    process.exitCode = runConformance(files);
+  });
+
+program
+  .command("validate")
+  .description(
+    "Check HorizontalPodAutoscaler manifests (any autoscaling version) as the API server would",
+  )
+  .argument("<files...>", "YAML or JSON manifests; - reads standard input")
+  .option("--feature-gates <gates>", "feature gates, e.g. HPAScaleToZero=true")
+  .action((files: string[], options: { featureGates?: string }) => {
+    process.exitCode = validateCommand(files, options);
+  });
+
+program.showHelpAfterError();
+await program.parseAsync(process.argv);

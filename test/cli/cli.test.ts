@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { runDemo } from "../../src/cli/demo.js";
+import { validateCommand } from "../../src/cli/validate.js";
+import { runConformance } from "../../src/conformance/runner.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const fixtures = join(root, "test", "fixtures", "conformance");
+const scratch = mkdtempSync(join(tmpdir(), "horizon-cli-"));
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, print: (line: string) => lines.push(line) };
+}
+
+describe("horizon demo", () => {
+  const steps = runDemo();
+  const rescales = steps
+    .filter((s) => s.result.scaleUpdated)
+    .map((s) => [s.seconds, s.result.desiredReplicas]);
+
+  it("scales up under the load step within the legacy cap, and down after the 5 min window", () => {
+    // 900m over 2 pods of 200m is 225% of a 50% target → 9, capped at max(2×2, 4) = 4, then 8, then 9.
+    // The last high recommendation is at 3m45s, so the scale-down comes at 8m45s.
+    assert.deepEqual(rescales, [
+      [60, 4],
+      [75, 8],
+      [90, 9],
+      [525, 2],
+    ]);
+  });
+});
+
+describe("horizon conformance", () => {
+  it("passes every public vector and ends with the summary line", () => {
+    const out = capture();
+    const files = ["replica-calculation", "normalization", "validation"].map((f) =>
+      join(fixtures, `${f}.json`),
+    );
+    assert.equal(runConformance(files, out.print), 0);
+    assert.match(out.lines.at(-1)!, /^\d+ passed, 0 failed$/);
+  });
+
+  it("reports a failing vector by id with what differed, and exits non-zero", () => {
+    const file = join(scratch, "broken.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        suite: "normalization",
+        schemaVersion: 1,
+        vectors: [
+          {
+            id: "wrong-on-purpose",
+            kind: "legacyConvert",
+            currentReplicas: 3,
+            recommendation: 1,
+            minReplicas: 2,
+            maxReplicas: 8,
+            behavior: null,
+            legacyScaleUpLimitFactor: 2,
+            legacyScaleUpLimitMinimum: 4,
+            recommendationsHistory: [],
+            expect: { replicas: 3, conditionReason: "TooFewReplicas" },
+          },
+        ],
+      }),
+    );
+    const out = capture();
+    assert.equal(runConformance([file], out.print), 1);
+    assert.deepEqual(out.lines, [
+      "FAIL normalization/wrong-on-purpose: replicas: expected 3, got 2",
+      "0 passed, 1 failed",
+    ]);
+  });
+
+  it("exits non-zero on an unreadable file", () => {
+    const out = capture();
+    assert.equal(runConformance([join(scratch, "missing.json")], out.print), 1);
+    assert.match(out.lines[0]!, /^ERROR cannot read/);
+  });
+
+  it("runs as `npm run conformance` does, with its exit code", () => {
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", "conformance", join(fixtures, "pod-grouping.json")],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim().split("\n").at(-1), "9 passed, 0 failed");
+  });
+});
+
+describe("horizon validate", () => {
+  const write = (name: string, text: string) => {
+    const file = join(scratch, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const manifest = (extra: string) => `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 10
+${extra}`;
+
+  it("accepts a valid manifest", () => {
+    const out = capture();
+    const err = capture();
+    assert.equal(validateCommand([write("ok.yaml", manifest(""))], {}, out.print, err.print), 0);
+    assert.match(out.lines[0]!, /valid$/);
+  });
+
+  it("names the field and upstream message of each error, exit 1", () => {
+    const bad = manifest(`  behavior:
+    scaleUp:
+      policies: [{type: Pods, value: 4, periodSeconds: 0}]
+`);
+    const out = capture();
+    assert.equal(
+      validateCommand([write("bad.yaml", bad)], {}, out.print, () => {}),
+      1,
+    );
+    assert.ok(
+      out.lines.includes(
+        "  spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 0: must be greater than zero",
+      ),
+      out.lines.join("\n"),
+    );
+  });
+
+  it("warns about deprecated versions", () => {
+    const old = manifest("").replace("autoscaling/v2", "autoscaling/v2beta2");
+    const err = capture();
+    assert.equal(
+      validateCommand([write("old.yaml", old)], {}, () => {}, err.print),
+      0,
+    );
+    assert.match(err.lines.join("\n"), /v2beta2 HorizontalPodAutoscaler is deprecated/);
+  });
+
+  it("exits 2 with the position of a YAML error, and on a bad --feature-gates", () => {
+    const err = capture();
+    assert.equal(
+      validateCommand([write("broken.yaml", "kind: [")], {}, () => {}, err.print),
+      2,
+    );
+    assert.match(err.lines[0]!, /broken\.yaml:1:/);
+    const gates = capture();
+    assert.equal(
+      validateCommand(
+        [write("ok2.yaml", manifest(""))],
+        { featureGates: "Nope=true" },
+        () => {},
+        gates.print,
+      ),
+      2,
+    );
+    assert.match(gates.lines[0]!, /--feature-gates: unrecognized feature gate: Nope/);
+  });
+});
