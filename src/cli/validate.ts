@@ -42,7 +42,7 @@ export function validateCommand(
         return 2;
       }
       const object = document.toJS() as { kind?: string; metadata?: { name?: string } } | null;
-      if (!object || object.kind !== "HorizontalPodAutoscaler") continue;
+      if (object?.kind !== "HorizontalPodAutoscaler") continue;
       const where = `${file} (document ${index + 1}, ${object.metadata?.name ?? "<no name>"})`;
       const read = readHorizontalPodAutoscaler(object);
       if (!read.ok) {
