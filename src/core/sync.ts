@@ -98,6 +98,12 @@ export interface SyncResult {
   trace: DecisionTrace;
 }
 
+/** Upstream's `Kind/namespace/name` reference to the scale target, used in errors. */
+function targetReference(hpa: HorizontalPodAutoscaler): string {
+  const ref = hpa.spec.scaleTargetRef;
+  return `${ref.kind}/${hpa.metadata.namespace ?? ""}/${ref.name}`;
+}
+
 /** Whether this sync reads metrics, so the controller only fetches them when they count. */
 export function needsMetrics(hpa: HorizontalPodAutoscaler, scale: ScaleObservation): boolean {
   if (!scale.ok) return false;
@@ -182,13 +188,14 @@ export function decideSync(input: SyncInput): SyncDecision {
     );
     trace.branch = "scaleUnavailable";
     const status = { ...(hpa.status ?? { desiredReplicas: 0 }), conditions };
-    decision.finished = { status, error };
+    const failure = `failed to query scale subresource for ${targetReference(hpa)}: ${error}`;
+    decision.finished = { status, error: failure };
     decision.currentReplicas = hpa.status?.currentReplicas ?? 0;
     decision.desiredReplicas = hpa.status?.desiredReplicas ?? 0;
     trace.currentReplicas = decision.currentReplicas;
     trace.desiredReplicas = decision.desiredReplicas;
     trace.outcome = "failed";
-    trace.error = error;
+    trace.error = failure;
     return decision;
   }
 
@@ -253,8 +260,7 @@ export function decideSync(input: SyncInput): SyncDecision {
         conditions,
         hpa.status?.lastScaleTime,
       );
-      const reference = `${hpa.spec.scaleTargetRef.kind}/${hpa.metadata.namespace ?? ""}/${hpa.spec.scaleTargetRef.name}`;
-      const error = `failed to compute desired number of replicas based on listed metrics for ${reference}: ${metrics.error}`;
+      const error = `failed to compute desired number of replicas based on listed metrics for ${targetReference(hpa)}: ${metrics.error}`;
       decision.finished = { status, error };
       decision.desiredReplicas = status.desiredReplicas;
       trace.branch = "metrics";
@@ -638,8 +644,7 @@ export function completeSync(
         decision.conditions,
         original.lastScaleTime,
       );
-      const reference = `${hpa.spec.scaleTargetRef.kind}/${hpa.metadata.namespace ?? ""}/${hpa.spec.scaleTargetRef.name}`;
-      const error = `failed to rescale ${reference}: ${outcome.error}`;
+      const error = `failed to rescale ${targetReference(hpa)}: ${outcome.error}`;
       trace.outcome = "failed";
       trace.error = error;
       return finish(status, { error, desiredReplicas: original.desiredReplicas });

@@ -1,0 +1,85 @@
+// The HPA controller's scheduling: every HPA is synced at a fixed interval (the sync period),
+// also after errors, and a new HPA's first sync comes one period after it is seen, as
+// upstream's rate-limited work queue does. Time comes from the clock port, so the same code
+// runs on the simulator's virtual clock and on a real one.
+import type { HorizontalPodAutoscaler } from "../api/types.js";
+import type { ControllerConfig } from "../core/config.js";
+import type { ControllerPorts } from "./ports.js";
+import { ControllerMemory, hpaKey, type ReconcileOutcome, reconcileHpa } from "./reconcile.js";
+
+export interface SyncReport extends ReconcileOutcome {
+  key: string;
+  hpa: HorizontalPodAutoscaler;
+  /** When the sync ran (epoch ms). */
+  at: number;
+}
+
+export interface HorizontalControllerOptions {
+  ports: ControllerPorts;
+  config: ControllerConfig;
+  /** The current HPAs (autoscaling/v2), as the informer holds them. */
+  listHpas: () => readonly HorizontalPodAutoscaler[];
+}
+
+export class HorizontalController {
+  private readonly memory = new ControllerMemory();
+  /** Next sync time per HPA key. */
+  private readonly due = new Map<string, number>();
+
+  constructor(private readonly options: HorizontalControllerOptions) {}
+
+  /**
+   * Reconciles the HPA set with what is scheduled: new HPAs are due one sync period from now,
+   * deleted ones are forgotten with their histories.
+   */
+  observe(now: number): void {
+    const seen = new Set<string>();
+    for (const hpa of this.options.listHpas()) {
+      const key = hpaKey(hpa);
+      seen.add(key);
+      if (!this.due.has(key)) this.due.set(key, now + this.options.config.syncPeriodMs);
+    }
+    for (const key of this.due.keys()) {
+      if (!seen.has(key)) {
+        this.due.delete(key);
+        this.memory.forget(key);
+      }
+    }
+  }
+
+  /** The earliest time any HPA is due, or Infinity. */
+  nextDue(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const at of this.due.values()) if (at < next) next = at;
+    return next;
+  }
+
+  /** Syncs every HPA due at or before the clock's now, in key order; each is requeued one period later. */
+  async syncDue(): Promise<SyncReport[]> {
+    const now = this.options.ports.clock.now();
+    const reports: SyncReport[] = [];
+    const byKey = new Map(this.options.listHpas().map((hpa) => [hpaKey(hpa), hpa]));
+    const dueKeys = [...this.due.entries()]
+      .filter(([, at]) => at <= now)
+      .map(([key]) => key)
+      .sort();
+    for (const key of dueKeys) {
+      const hpa = byKey.get(key);
+      if (!hpa) continue;
+      this.due.set(key, now + this.options.config.syncPeriodMs);
+      const outcome = await reconcileHpa(hpa, this.options.ports, this.memory, this.options.config);
+      reports.push({ key, hpa, at: now, ...outcome });
+    }
+    return reports;
+  }
+
+  /**
+   * A controller restart: the in-memory histories are lost and every HPA is seen anew, so
+   * its first sync comes one period after the restart.
+   */
+  restart(now: number): void {
+    this.memory.clear();
+    this.due.clear();
+    this.observe(now);
+  }
+}

@@ -1,0 +1,72 @@
+// The controller sees the world only through these ports. The simulator binds them in-process
+// to the embedded cluster; `horizon up` and `horizon controller` bind them over HTTP with
+// @kubernetes/client-node. One contract suite per port runs against every adapter.
+import type {
+  CrossVersionObjectReference,
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerStatus,
+  MetricSpec,
+} from "../api/types.js";
+import type { PodView } from "../core/pods.js";
+import type { Selector } from "../core/selector.js";
+import type { MetricObservation } from "../core/sources/types.js";
+import type { SyncEvent } from "../core/sync.js";
+
+/** Expected failures are results, not exceptions (Kubernetes API errors carry their Status). */
+export type PortResult<T> = { ok: true; value: T } | { ok: false; error: string; status?: number };
+
+export interface ScaleView {
+  specReplicas: number;
+  statusReplicas: number;
+  /** The scale's status.selector (string form); undefined when the target reports none. */
+  selector?: string;
+  /** For optimistic concurrency on update. */
+  resourceVersion?: string;
+}
+
+/** The scale subresource of whatever `scaleTargetRef` names. */
+export interface ScaleTargetPort {
+  getScale(namespace: string, ref: CrossVersionObjectReference): Promise<PortResult<ScaleView>>;
+  /** Sets spec.replicas; retries on conflict are the adapter's job, as upstream's RetryOnConflict. */
+  updateScale(
+    namespace: string,
+    ref: CrossVersionObjectReference,
+    replicas: number,
+  ): Promise<PortResult<void>>;
+}
+
+/** Pods as the controller's informer holds them (parsed once per change). */
+export interface PodsPort {
+  listPods(namespace: string, selector: Selector): readonly PodView[];
+}
+
+/** One observation per metric spec, as the metrics APIs answer for it. */
+export interface MetricsPort {
+  observe(namespace: string, spec: MetricSpec, podSelector: Selector): Promise<MetricObservation>;
+}
+
+export interface HpaStatusPort {
+  /** Writes the status subresource (only called when the status changed). */
+  updateStatus(
+    hpa: HorizontalPodAutoscaler,
+    status: HorizontalPodAutoscalerStatus,
+  ): Promise<PortResult<void>>;
+}
+
+export interface EventsPort {
+  record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void;
+}
+
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export interface ControllerPorts {
+  scale: ScaleTargetPort;
+  pods: PodsPort;
+  metrics: MetricsPort;
+  status: HpaStatusPort;
+  events: EventsPort;
+  clock: Clock;
+}

@@ -1,0 +1,157 @@
+// The Horizon `Scenario` document (apiVersion horizon.dev/v1alpha1) after parsing: durations in
+// milliseconds, quantities in milli-units, every default filled in. The YAML form is documented
+// in docs/scenarios.md; `src/sim/scenario.ts` parses and validates it.
+import type { LabelSelector } from "../api/types.js";
+
+/** `kind/name` of a workload in a namespace, e.g. {kind: "Deployment", name: "web"}. */
+export interface WorkloadRef {
+  namespace: string;
+  kind: "Deployment" | "StatefulSet" | "ReplicaSet" | "ReplicationController";
+  name: string;
+}
+
+/** Requests per second over time. Several models on one workload add up. */
+export type TrafficModel =
+  | { type: "constant"; rps: number }
+  /** rps = the last step whose `at` has passed (before the first: `initial`). */
+  | { type: "step"; initial: number; steps: { atMs: number; rps: number }[] }
+  /** Linear from `from` at `startMs` to `to` at `endMs`, flat outside. */
+  | { type: "ramp"; from: number; to: number; startMs: number; endMs: number }
+  /** base + amplitude × sin(2π (t − phase) / period); "diurnal" is a sine with a 24 h period. */
+  | { type: "sine"; base: number; amplitude: number; periodMs: number; phaseMs: number }
+  /** `peak` during [atMs, atMs + durationMs), `base` otherwise. */
+  | { type: "spike"; base: number; peak: number; atMs: number; durationMs: number }
+  /** A recorded trace: points (time, rps), linearly interpolated, held flat after the end. */
+  | { type: "replay"; points: { atMs: number; rps: number }[]; source: string };
+
+export interface PodLifecycleModel {
+  /** Pending before being scheduled (when capacity allows). */
+  schedulingDelayMs: number;
+  /** From scheduled to containers running (status.startTime is set at scheduling). */
+  containerStartDelayMs: number;
+  /** From running to Ready (the readiness probe's initialDelaySeconds by default). */
+  readinessDelayMs: number;
+  /** Graceful termination: a deleting pod stays (not ready, not serving) this long. */
+  terminationGracePeriodMs: number;
+  /** Extra CPU for this long after the container starts. */
+  startupCpuBurst: { milli: number; durationMs: number } | null;
+  /** Probability that a new pod fails at start (phase Failed; its controller replaces it). */
+  failureProbability: number;
+}
+
+export interface UsageModel {
+  /** CPU per pod = baseMilli + milliPerRps × served rps (+ startup burst), capped at the limit. */
+  cpu: { baseMilli: number; milliPerRps: number; limitMilli: number | null };
+  /** Memory per pod = baseBytes + bytesPerRps × served rps. */
+  memory: { baseBytes: number; bytesPerRps: number };
+  /** Requests per second one ready pod can serve; demand beyond is unserved. null = unlimited. */
+  capacityRps: number | null;
+  /** Relative noise on each usage sample (seeded per pod), e.g. 0.05 for ±5%. */
+  jitter: number;
+}
+
+export interface WorkloadModel {
+  target: WorkloadRef;
+  pod: PodLifecycleModel;
+  usage: UsageModel;
+  traffic: TrafficModel[];
+}
+
+/** A per-pod custom metric (Pods source): each pod's served requests/s over a rate window. */
+export interface PodsMetricModel {
+  name: string;
+  namespace: string;
+  workload: WorkloadRef;
+  /** The `rate(...[window])` window. */
+  rateWindowMs: number;
+}
+
+/** An Object metric: requests/s reaching a described object (an Ingress in front of a workload). */
+export interface ObjectMetricModel {
+  name: string;
+  namespace: string;
+  describedObject: { apiVersion: string; kind: string; name: string };
+  workload: WorkloadRef;
+  rateWindowMs: number;
+}
+
+/** An External metric: a queue's length, from arrivals minus what the workload's pods serve. */
+export interface ExternalMetricModel {
+  name: string;
+  namespace: string;
+  selector: LabelSelector | null;
+  arrivals: TrafficModel[];
+  servedBy: WorkloadRef;
+  /** Messages per second one ready pod processes. */
+  serviceRatePerPod: number;
+  initialLength: number;
+}
+
+export type ScenarioEvent =
+  /** Change the pod template (e.g. image, requests) → a rolling update. */
+  | { atMs: number; type: "updateTemplate"; workload: WorkloadRef; patch: Record<string, unknown> }
+  | { atMs: number; type: "killPods"; workload: WorkloadRef; count: number }
+  /** The metrics APIs answer with an error for this long. */
+  | { atMs: number; type: "metricsOutage"; durationMs: number; apis: ("resource" | "custom" | "external")[] }
+  /** A JSON merge patch applied to an HPA. */
+  | { atMs: number; type: "patchHpa"; namespace: string; name: string; patch: Record<string, unknown> }
+  /** The controller restarts: its in-memory histories are lost, as upstream's are. */
+  | { atMs: number; type: "restartController" }
+  /** Replace a workload's traffic from now on. */
+  | { atMs: number; type: "setTraffic"; workload: WorkloadRef; traffic: TrafficModel[] }
+  /** Scale a workload by hand (kubectl scale). */
+  | { atMs: number; type: "scale"; workload: WorkloadRef; replicas: number };
+
+export interface ScenarioSpec {
+  name: string;
+  durationMs: number;
+  seed: number;
+  /** Controller flags by upstream name (without dashes), e.g. "horizontal-pod-autoscaler-sync-period": "15s". */
+  controllerFlags: Record<string, string>;
+  featureGates: Record<string, boolean>;
+  cluster: {
+    /** Pods beyond this many (cluster-wide) stay Pending. null = unlimited. */
+    capacityPods: number | null;
+    /** metrics-server resolution: how often usage is sampled. */
+    metricsResolutionMs: number;
+  };
+  workloads: WorkloadModel[];
+  metrics: {
+    pods: PodsMetricModel[];
+    object: ObjectMetricModel[];
+    external: ExternalMetricModel[];
+  };
+  events: ScenarioEvent[];
+}
+
+/** A parsed scenario file: the Kubernetes manifests plus the Horizon document. */
+export interface Scenario {
+  spec: ScenarioSpec;
+  /** Ordinary manifests to create (HPAs already converted to autoscaling/v2 and defaulted). */
+  objects: KubeObject[];
+  /** Where each object came from, for error messages: `file:line:column`. */
+  sources: Map<KubeObject, string>;
+  warnings: string[];
+}
+
+/** Any Kubernetes object in its JSON form. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+    [extra: string]: unknown;
+  };
+  spec?: unknown;
+  status?: unknown;
+  [extra: string]: unknown;
+}

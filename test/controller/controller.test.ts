@@ -1,0 +1,163 @@
+// The controller loop over fake ports, stepped on a fake clock.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerStatus,
+} from "../../src/api/types.js";
+import { HorizontalController } from "../../src/controller/controller.js";
+import type { ControllerPorts, ScaleView } from "../../src/controller/ports.js";
+import { defaultControllerConfig } from "../../src/core/config.js";
+import { selectorMatches } from "../../src/core/selector.js";
+import { resourceObservation } from "../../src/core/sources/resource-usage.js";
+import type { SyncEvent } from "../../src/core/sync.js";
+import { cpuUsage, hpa, pods, T0 } from "../core/builders.js";
+
+class FakeCluster {
+  now = T0;
+  scale: ScaleView | null = { specReplicas: 2, statusReplicas: 2, selector: "app=web" };
+  cpuPerPodMilli = 50;
+  hpas: HorizontalPodAutoscaler[] = [hpa({ minReplicas: 1, maxReplicas: 10 })];
+  statusWrites: HorizontalPodAutoscalerStatus[] = [];
+  events: SyncEvent[] = [];
+  scaleWrites: number[] = [];
+
+  ports(): ControllerPorts {
+    return {
+      clock: { now: () => this.now },
+      scale: {
+        getScale: async () =>
+          this.scale
+            ? { ok: true, value: this.scale }
+            : { ok: false, error: 'deployments.apps "web" not found' },
+        updateScale: async (_ns, _ref, replicas) => {
+          this.scaleWrites.push(replicas);
+          if (this.scale)
+            this.scale = { ...this.scale, specReplicas: replicas, statusReplicas: replicas };
+          return { ok: true, value: undefined };
+        },
+      },
+      pods: {
+        listPods: (_ns, selector) =>
+          pods(this.scale?.specReplicas ?? 0, { cpuRequestMilli: 100 }).filter((p) =>
+            selectorMatches(selector, p.labels),
+          ),
+      },
+      metrics: {
+        observe: async () => {
+          const list = pods(this.scale?.specReplicas ?? 0);
+          return resourceObservation(
+            cpuUsage(Object.fromEntries(list.map((p) => [p.name, this.cpuPerPodMilli])), this.now),
+            "cpu",
+          );
+        },
+      },
+      status: {
+        updateStatus: async (target, status) => {
+          this.statusWrites.push(status);
+          this.hpas = this.hpas.map((h) =>
+            h.metadata.name === target.metadata.name ? { ...h, status } : h,
+          );
+          return { ok: true, value: undefined };
+        },
+      },
+      events: { record: (_hpa, event) => this.events.push(event) },
+    };
+  }
+}
+
+function setup() {
+  const cluster = new FakeCluster();
+  const controller = new HorizontalController({
+    ports: cluster.ports(),
+    config: defaultControllerConfig(),
+    listHpas: () => cluster.hpas,
+  });
+  const step = async (seconds: number) => {
+    cluster.now += seconds * 1000;
+    controller.observe(cluster.now);
+    return controller.syncDue();
+  };
+  return { cluster, controller, step };
+}
+
+describe("HorizontalController", () => {
+  it("syncs a new HPA one period after it is seen, then every period", async () => {
+    const { cluster, controller, step } = setup();
+    controller.observe(cluster.now);
+    assert.equal(controller.nextDue(), T0 + 15_000);
+    assert.equal((await step(14)).length, 0);
+    assert.equal((await step(1)).length, 1);
+    assert.equal((await step(14)).length, 0);
+    assert.equal((await step(1)).length, 1);
+  });
+
+  it("requeues at the same interval after an error", async () => {
+    const { cluster, controller, step } = setup();
+    cluster.scale = null;
+    controller.observe(cluster.now);
+    const first = await step(15);
+    assert.match(
+      first[0]!.result.error!,
+      /failed to query scale subresource for Deployment\/default\/web/,
+    );
+    assert.equal(controller.nextDue(), T0 + 30_000);
+    assert.deepEqual(
+      cluster.events.map((e) => e.reason),
+      ["FailedGetScale"],
+    );
+  });
+
+  it("writes status only when it changes and scales through the scale port", async () => {
+    const { cluster, controller, step } = setup();
+    controller.observe(cluster.now);
+    await step(15); // 50% at target 50% → no change, first status write
+    await step(15); // identical → no write
+    assert.equal(cluster.statusWrites.length, 1);
+    cluster.cpuPerPodMilli = 100; // 100% → ratio 2 → 4 replicas
+    await step(15);
+    assert.deepEqual(cluster.scaleWrites, [4]);
+    assert.equal(cluster.statusWrites.length, 2);
+    assert.equal(cluster.events.at(-1)?.reason, "SuccessfulRescale");
+  });
+
+  it("loses its histories on restart, so stabilization starts over", async () => {
+    const { cluster, controller, step } = setup();
+    cluster.scale = { specReplicas: 4, statusReplicas: 4, selector: "app=web" };
+    controller.observe(cluster.now);
+    await step(15); // seeds the history with 4 at 50%
+    cluster.cpuPerPodMilli = 10; // 10% → would scale to 1, held by the 5 min window
+    const held = await step(15);
+    assert.equal(held[0]!.result.scaleUpdated, false);
+    controller.restart(cluster.now);
+    assert.equal(controller.nextDue(), cluster.now + 15_000);
+    const afterRestart = await step(15);
+    // A fresh history is seeded with the current size, which again holds the scale-down.
+    assert.equal(afterRestart[0]!.result.trace.stabilization?.reason, "ScaleDownStabilized");
+    assert.deepEqual(
+      afterRestart[0]!.result.history.recommendations?.map((r) => r.replicas),
+      [4, 1],
+    );
+  });
+
+  it("forgets a deleted HPA", async () => {
+    const { cluster, controller, step } = setup();
+    controller.observe(cluster.now);
+    cluster.hpas = [];
+    assert.equal((await step(15)).length, 0);
+    assert.equal(controller.nextDue(), Number.POSITIVE_INFINITY);
+  });
+
+  it("reports AmbiguousSelector when two HPAs select the same pods", async () => {
+    const { cluster, controller, step } = setup();
+    cluster.hpas = [hpa(), { ...hpa(), metadata: { name: "web-2", namespace: "default" } }];
+    controller.observe(cluster.now);
+    const reports = await step(15);
+    // The first HPA synced before the second registered its selector; the second sees both.
+    const second = reports.find((r) => r.key === "default/web-2")!;
+    assert.equal(
+      second.result.status.conditions?.find((c) => c.type === "ScalingActive")?.reason,
+      "AmbiguousSelector",
+    );
+  });
+});
