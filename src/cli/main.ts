@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { runConformance } from "../conformance/runner.js";
 import { printDemo, runDemo } from "./demo.js";
+import { type SimulateOptions, simulateCommand } from "./simulate.js";
 import { validateCommand } from "./validate.js";
 
 const program = new Command()
@@ -32,6 +33,55 @@ program
     const steps = runDemo(duration);
     if (options.json) for (const step of steps) console.log(JSON.stringify(step.result.trace));
     else printDemo(steps, (line) => console.log(line));
+  });
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+program
+  .command("simulate")
+  .description(
+    "Run a scenario (Kubernetes manifests + a horizon.dev/v1alpha1 Scenario) in virtual time and report what the HPA did and why",
+  )
+  .argument("<file>", "scenario YAML file, or - for standard input")
+  .option(
+    "--duration <duration>",
+    "virtual time to simulate, e.g. 30m, 24h (overrides the scenario)",
+  )
+  .option("--seed <n>", "random seed (overrides the scenario)")
+  .option(
+    "--set <path=value>",
+    "change a field before the run, e.g. hpa/web:spec.maxReplicas=20 (repeatable)",
+    collect,
+    [],
+  )
+  .option(
+    "--compare <file>",
+    "run a second scenario with the same traffic and print both side by side",
+  )
+  .option(
+    "--compare-set <path=value>",
+    "compare with this scenario changed by --set-style edits (repeatable)",
+    collect,
+    [],
+  )
+  .option("-o, --output <format>", "table, json (one record per line) or csv", "table")
+  .option("--report <file.html>", "write a self-contained HTML report")
+  .option(
+    "--assert <expr>",
+    "fail (exit 1) unless it holds, e.g. maxReplicas<=8, flaps==0 (repeatable)",
+    collect,
+    [],
+  )
+  .option("-q, --quiet", "no progress on stderr")
+  .action(async (file: string, options: SimulateOptions) => {
+    process.exitCode = await simulateCommand(file, options, {
+      out: (chunk) =>
+        process.stdout.write(chunk)
+          ? undefined
+          : new Promise((resolve) => process.stdout.once("drain", () => resolve())),
+      err: (line) => console.error(line),
+      interactive: Boolean(process.stderr.isTTY),
+    });
   });
 
 program

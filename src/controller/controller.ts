@@ -25,6 +25,8 @@ export class HorizontalController {
   private readonly memory = new ControllerMemory();
   /** Next sync time per HPA key. */
   private readonly due = new Map<string, number>();
+  /** The earliest of `due`, recomputed only after it changed. */
+  private earliest: number | null = null;
 
   constructor(private readonly options: HorizontalControllerOptions) {}
 
@@ -37,21 +39,28 @@ export class HorizontalController {
     for (const hpa of this.options.listHpas()) {
       const key = hpaKey(hpa);
       seen.add(key);
-      if (!this.due.has(key)) this.due.set(key, now + this.options.config.syncPeriodMs);
+      if (!this.due.has(key)) {
+        this.due.set(key, now + this.options.config.syncPeriodMs);
+        this.earliest = null;
+      }
     }
     for (const key of this.due.keys()) {
       if (!seen.has(key)) {
         this.due.delete(key);
         this.memory.forget(key);
+        this.earliest = null;
       }
     }
   }
 
   /** The earliest time any HPA is due, or Infinity. */
   nextDue(): number {
-    let next = Number.POSITIVE_INFINITY;
-    for (const at of this.due.values()) if (at < next) next = at;
-    return next;
+    if (this.earliest === null) {
+      let next = Number.POSITIVE_INFINITY;
+      for (const at of this.due.values()) if (at < next) next = at;
+      this.earliest = next;
+    }
+    return this.earliest;
   }
 
   /** Syncs every HPA due at or before the clock's now, in key order; each is requeued one period later. */
@@ -67,6 +76,7 @@ export class HorizontalController {
       const hpa = byKey.get(key);
       if (!hpa) continue;
       this.due.set(key, now + this.options.config.syncPeriodMs);
+      this.earliest = null;
       const outcome = await reconcileHpa(hpa, this.options.ports, this.memory, this.options.config);
       reports.push({ key, hpa, at: now, ...outcome });
     }
@@ -80,6 +90,7 @@ export class HorizontalController {
   restart(now: number): void {
     this.memory.clear();
     this.due.clear();
+    this.earliest = null;
     this.observe(now);
   }
 }

@@ -35,7 +35,7 @@ export interface ScaleTargetPort {
   ): Promise<PortResult<void>>;
 }
 
-/** Pods as the controller's informer holds them (parsed once per change). */
+/** Pods as the controller's informer holds them (parsed once per change). Lists are immutable snapshots: a changed pod set comes as a new array. */
 export interface PodsPort {
   listPods(namespace: string, selector: Selector): readonly PodView[];
 }

@@ -28,6 +28,19 @@ export function hpaKey(hpa: HorizontalPodAutoscaler): string {
 export class ControllerMemory {
   private readonly histories = new Map<string, HpaHistory>();
   private readonly selectors = new Map<string, { namespace: string; selector: Selector }>();
+  /**
+   * Selectors indexed by one `key=value` they require, so finding the HPAs that select a set
+   * of pods looks at the pods' labels instead of at every HPA (upstream keeps a similar
+   * bidirectional index). Selectors without an equality requirement are checked every time.
+   */
+  private readonly byLabel = new Map<string, Map<string, Set<string>>>();
+  private readonly unindexed = new Set<string>();
+  /** Bumped on every selector change, so results cached per pod list stay correct. */
+  private version = 0;
+  private readonly selectingCache = new WeakMap<
+    readonly PodView[],
+    { version: number; keys: string[] }
+  >();
 
   history(key: string): HpaHistory {
     return this.histories.get(key) ?? EMPTY_HISTORY;
@@ -38,29 +51,103 @@ export class ControllerMemory {
   }
 
   setSelector(key: string, namespace: string, selector: Selector): void {
+    const previous = this.selectors.get(key);
+    if (previous && previous.namespace === namespace && previous.selector.text === selector.text)
+      return;
+    this.removeSelector(key);
+    this.version++;
     this.selectors.set(key, { namespace, selector });
+    const indexLabel = indexLabelOf(selector);
+    if (indexLabel === null) this.unindexed.add(key);
+    else {
+      let inNamespace = this.byLabel.get(namespace);
+      if (!inNamespace) {
+        inNamespace = new Map();
+        this.byLabel.set(namespace, inNamespace);
+      }
+      let keys = inNamespace.get(indexLabel);
+      if (!keys) {
+        keys = new Set();
+        inNamespace.set(indexLabel, keys);
+      }
+      keys.add(key);
+    }
+  }
+
+  private removeSelector(key: string): void {
+    const entry = this.selectors.get(key);
+    if (!entry) return;
+    this.version++;
+    this.selectors.delete(key);
+    this.unindexed.delete(key);
+    const indexLabel = indexLabelOf(entry.selector);
+    if (indexLabel !== null) this.byLabel.get(entry.namespace)?.get(indexLabel)?.delete(key);
   }
 
   /** The HPA was deleted: upstream drops its recommendations and scale events. */
   forget(key: string): void {
     this.histories.delete(key);
-    this.selectors.delete(key);
+    this.removeSelector(key);
   }
 
   clear(): void {
+    this.version++;
     this.histories.clear();
     this.selectors.clear();
+    this.byLabel.clear();
+    this.unindexed.clear();
   }
 
   /** HPAs (sorted keys) whose last-seen selector matches any of these pods. */
   hpasSelecting(namespace: string, pods: readonly PodView[]): string[] {
-    const keys: string[] = [];
-    for (const [key, entry] of this.selectors) {
-      if (entry.namespace !== namespace) continue;
-      if (pods.some((pod) => selectorMatches(entry.selector, pod.labels))) keys.push(key);
-    }
-    return keys.sort();
+    // Pod lists are immutable snapshots (a changed pod set is a new list): reuse the answer.
+    const cached = this.selectingCache.get(pods);
+    if (cached && cached.version === this.version) return cached.keys;
+    const keys = this.findSelecting(namespace, pods);
+    this.selectingCache.set(pods, { version: this.version, keys });
+    return keys;
   }
+
+  private findSelecting(namespace: string, pods: readonly PodView[]): string[] {
+    const candidates = new Set<string>(this.unindexed);
+    const inNamespace = this.byLabel.get(namespace);
+    if (inNamespace) {
+      let lastLabels: Record<string, string> | null = null;
+      for (const pod of pods) {
+        // Pods of one workload usually share one labels object (or equal ones): skip repeats.
+        if (pod.labels === lastLabels) continue;
+        lastLabels = pod.labels;
+        for (const pair of labelPairs(pod.labels)) {
+          const keys = inNamespace.get(pair);
+          if (keys) for (const key of keys) candidates.add(key);
+        }
+      }
+    }
+    const selecting: string[] = [];
+    for (const key of candidates) {
+      const entry = this.selectors.get(key)!;
+      if (entry.namespace !== namespace) continue;
+      if (pods.some((pod) => selectorMatches(entry.selector, pod.labels))) selecting.push(key);
+    }
+    return selecting.sort();
+  }
+}
+
+function indexLabelOf(selector: Selector): string | null {
+  const equality = selector.requirements.find((r) => r.operator === "=");
+  return equality ? `${equality.key}=${equality.values[0]}` : null;
+}
+
+// PodViews are rebuilt only when a pod changes, so their labels' `key=value` strings are too.
+const pairsCache = new WeakMap<Record<string, string>, string[]>();
+
+function labelPairs(labels: Record<string, string>): string[] {
+  let pairs = pairsCache.get(labels);
+  if (!pairs) {
+    pairs = Object.entries(labels).map(([key, value]) => `${key}=${value}`);
+    pairsCache.set(labels, pairs);
+  }
+  return pairs;
 }
 
 export interface ReconcileOutcome {

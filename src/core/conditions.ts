@@ -46,12 +46,16 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const aKeys = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const bKeys = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (aKeys.length !== bKeys.length) return false;
-  for (const key of aKeys) {
-    if (!jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-      return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  // Keys holding undefined count as absent, as in JSON.
+  let leftKeys = 0;
+  for (const key in left) {
+    if (left[key] === undefined) continue;
+    leftKeys++;
+    if (!jsonEqual(left[key], right[key])) return false;
   }
-  return true;
+  let rightKeys = 0;
+  for (const key in right) if (right[key] !== undefined) rightKeys++;
+  return leftKeys === rightKeys;
 }

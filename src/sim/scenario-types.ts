@@ -92,9 +92,20 @@ export type ScenarioEvent =
   | { atMs: number; type: "updateTemplate"; workload: WorkloadRef; patch: Record<string, unknown> }
   | { atMs: number; type: "killPods"; workload: WorkloadRef; count: number }
   /** The metrics APIs answer with an error for this long. */
-  | { atMs: number; type: "metricsOutage"; durationMs: number; apis: ("resource" | "custom" | "external")[] }
+  | {
+      atMs: number;
+      type: "metricsOutage";
+      durationMs: number;
+      apis: ("resource" | "custom" | "external")[];
+    }
   /** A JSON merge patch applied to an HPA. */
-  | { atMs: number; type: "patchHpa"; namespace: string; name: string; patch: Record<string, unknown> }
+  | {
+      atMs: number;
+      type: "patchHpa";
+      namespace: string;
+      name: string;
+      patch: Record<string, unknown>;
+    }
   /** The controller restarts: its in-memory histories are lost, as upstream's are. */
   | { atMs: number; type: "restartController" }
   /** Replace a workload's traffic from now on. */
@@ -148,7 +159,13 @@ export interface KubeObject {
     annotations?: Record<string, string>;
     creationTimestamp?: string;
     deletionTimestamp?: string;
-    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+    }[];
     [extra: string]: unknown;
   };
   spec?: unknown;

@@ -46,6 +46,11 @@ export interface SampleRecord {
   cpuUtilization: number | null;
   /** Custom/external metric values by name at this time (e.g. queue length). */
   metrics?: Record<string, number>;
+  /**
+   * Requests/s one ready pod can serve (null = unlimited). Optional: without it the measures
+   * infer it from saturated samples (served / ready pods); see docs/simulate.md.
+   */
+  capacityRps?: number | null;
 }
 
 /** One sync of one HPA. */
@@ -74,8 +79,12 @@ export interface ScenarioEventRecord {
 
 export interface HpaSummary {
   hpa: string;
+  /** The HPA's spec bounds at the start of the run (not the replicas reached). */
   minReplicas: number;
   maxReplicas: number;
+  /** The fewest and most spec replicas the scale target had during the run, and its last. */
+  lowestReplicas: number;
+  highestReplicas: number;
   finalReplicas: number;
   /** Σ pods (not terminating) × time, in hours. */
   podHours: number;
@@ -89,6 +98,8 @@ export interface HpaSummary {
   unmetDemandSeconds: number;
   /** For each rise of the offered load: seconds until ready capacity met it again (null if never). */
   timeToMeetDemandSeconds: (number | null)[];
+  /** The load steps those times are measured from, in the same order. */
+  loadSteps: { t: number; fromRps: number; toRps: number }[];
   /** Mean CPU utilization of ready pods (percent of request) vs the HPA's cpu target. */
   meanUtilization: number | null;
   targetUtilization: number | null;
@@ -103,4 +114,9 @@ export interface SummaryRecord {
   wallMs?: number;
 }
 
-export type SimulationRecord = StartRecord | SampleRecord | SyncRecord | ScenarioEventRecord | SummaryRecord;
+export type SimulationRecord =
+  | StartRecord
+  | SampleRecord
+  | SyncRecord
+  | ScenarioEventRecord
+  | SummaryRecord;

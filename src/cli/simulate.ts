@@ -1,0 +1,200 @@
+// `horizon simulate`: run a scenario in virtual time and print what the HPA did and why.
+// Exit codes: 0 done (every --assert held), 1 an --assert failed, 2 bad input.
+import { writeFileSync } from "node:fs";
+import { formatDuration, parseDuration } from "../core/duration.js";
+import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
+import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
+import { ReportBuilder } from "../sim/report.js";
+import { type RunResult, runSimulation } from "../sim/runner.js";
+import { loadScenarioFile } from "../sim/scenario.js";
+import type { Scenario } from "../sim/scenario-types.js";
+import type { SimulationRecord } from "../sim/timeline.js";
+
+export interface SimulateOptions {
+  duration?: string;
+  seed?: string;
+  set: string[];
+  compare?: string;
+  compareSet: string[];
+  output: string;
+  report?: string;
+  assert: string[];
+  quiet?: boolean;
+}
+
+export interface SimulateIO {
+  /** Standard output; a returned promise is awaited (backpressure). */
+  out: (chunk: string) => undefined | Promise<void>;
+  err: (line: string) => void;
+  /** Whether stderr is a terminal (progress bar vs. occasional progress lines). */
+  interactive: boolean;
+}
+
+const OUTPUTS = ["table", "json", "csv"] as const;
+
+function load(
+  file: string,
+  sets: string[],
+  options: SimulateOptions,
+  io: SimulateIO,
+): Scenario | null {
+  const loaded = loadScenarioFile(file, { sets });
+  if (!loaded.ok) {
+    for (const e of loaded.errors) {
+      const where = [e.file, e.line, e.column].filter((x) => x !== undefined).join(":");
+      const doc = e.document !== undefined ? ` document ${e.document}` : "";
+      io.err(`error: ${where}:${doc}${e.path ? ` ${e.path}:` : ""} ${e.message}`);
+    }
+    return null;
+  }
+  const scenario = loaded.scenario;
+  for (const warning of scenario.warnings) io.err(`Warning: ${warning}`);
+  if (options.duration !== undefined) {
+    const parsed = parseDuration(options.duration);
+    if (!parsed.ok || parsed.ms <= 0) {
+      io.err(`error: --duration: ${parsed.ok ? "must be positive" : parsed.error}`);
+      return null;
+    }
+    scenario.spec.durationMs = parsed.ms;
+  }
+  if (options.seed !== undefined) {
+    if (!/^\d+$/.test(options.seed)) {
+      io.err(`error: --seed: expected a non-negative integer, got "${options.seed}"`);
+      return null;
+    }
+    scenario.spec.seed = Number(options.seed);
+  }
+  return scenario;
+}
+
+function progressReporter(io: SimulateIO, label: string, quiet: boolean) {
+  const started = Date.now();
+  let lastLine = -1;
+  let shown = false;
+  return {
+    update(fraction: number) {
+      if (quiet || Date.now() - started < 1000) return;
+      const percent = Math.floor(fraction * 100);
+      if (io.interactive) {
+        const width = 30;
+        const filled = Math.round(fraction * width);
+        process.stderr.write(
+          `\r${label} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${percent}%`,
+        );
+        shown = true;
+      } else if (Math.floor(percent / 10) > lastLine) {
+        lastLine = Math.floor(percent / 10);
+        io.err(`${label}: ${percent}% of virtual time simulated`);
+      }
+    },
+    done() {
+      if (shown) process.stderr.write("\n");
+    },
+  };
+}
+
+export async function simulateCommand(
+  file: string,
+  options: SimulateOptions,
+  io: SimulateIO,
+): Promise<number> {
+  if (!OUTPUTS.includes(options.output as (typeof OUTPUTS)[number])) {
+    io.err(`error: --output: expected one of ${OUTPUTS.join(", ")}, got "${options.output}"`);
+    return 2;
+  }
+  const assertions: Assertion[] = [];
+  for (const expr of options.assert) {
+    const parsed = parseAssertion(expr);
+    if (!parsed.ok) {
+      io.err(`error: --assert "${expr}": ${parsed.error}`);
+      return 2;
+    }
+    assertions.push(parsed.assertion);
+  }
+  if (options.compare && options.compareSet.length > 0) {
+    io.err("error: use either --compare FILE or --compare-set PATH=VALUE, not both");
+    return 2;
+  }
+  const comparing = options.compare !== undefined || options.compareSet.length > 0;
+  if (comparing && options.output !== "table") {
+    io.err("error: --compare prints a comparison table; --output json|csv is for single runs");
+    return 2;
+  }
+
+  const scenario = load(file, options.set, options, io);
+  if (!scenario) return 2;
+  let other: Scenario | null = null;
+  if (comparing) {
+    other = options.compare
+      ? load(options.compare, options.set, options, io)
+      : load(file, [...options.set, ...options.compareSet], options, io);
+    if (!other) return 2;
+  }
+
+  const runOne = async (
+    target: Scenario,
+    label: string,
+    stream: boolean,
+  ): Promise<{ result: RunResult; report: ReportBuilder | null }> => {
+    const progress = progressReporter(io, label, options.quiet ?? false);
+    let report: ReportBuilder | null = null;
+    let json: JsonLinesWriter | null = null;
+    let csv: CsvWriter | null = null;
+    // Streamed output waits for stdout to drain, so a long run never piles up in memory.
+    let pending: Promise<void> | undefined;
+    const write = (chunk: string) => {
+      const wait = io.out(chunk);
+      if (wait) pending = wait;
+    };
+    if (stream && options.output === "json") json = new JsonLinesWriter(write);
+    if (stream && options.output === "csv") csv = new CsvWriter(write);
+    const result = await runSimulation({
+      scenario: target,
+      emit: (record: SimulationRecord) => {
+        if (record.type === "start" && options.report) report = new ReportBuilder(record);
+        else report?.add(record);
+        json?.write(record);
+        csv?.write(record);
+        const wait = pending;
+        pending = undefined;
+        return wait;
+      },
+      progress: (fraction) => progress.update(fraction),
+    });
+    progress.done();
+    return { result, report };
+  };
+
+  const first = await runOne(scenario, scenario.spec.name, !comparing);
+  let second: Awaited<ReturnType<typeof runOne>> | null = null;
+  if (other) second = await runOne(other, `${other.spec.name} (compare)`, false);
+
+  if (options.output === "table") {
+    if (second) {
+      const labels: [string, string] = [
+        file,
+        options.compare ?? `${file} with ${options.compareSet.join(", ")}`,
+      ];
+      await io.out(formatComparison(first.result, second.result, labels));
+    } else {
+      await io.out(formatSummaryTable(first.result.summary, first.result.start));
+    }
+  }
+  if (options.report && first.report) {
+    const report = first.report as ReportBuilder;
+    if (second?.report) report.addComparison?.(second.report, second.result.summary);
+    writeFileSync(options.report, report.html(first.result.summary));
+    io.err(`Report written to ${options.report}`);
+  }
+  if (assertions.length > 0) {
+    const checked = checkAssertions(assertions, first.result.summary);
+    for (const line of checked.lines) io.err(line);
+    if (!checked.passed) return 1;
+  }
+  if (options.output === "table") {
+    io.err(
+      `Simulated ${formatDuration(scenario.spec.durationMs)} of virtual time (seed ${scenario.spec.seed}).`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,468 @@
+// The metrics pipeline: like metrics-server, usage is scraped at a fixed resolution with a
+// seeded phase, and each pod's sample carries the scrape's timestamp and window. A pod has no
+// sample before the first scrape that sees its containers running, so the HPA's
+// CPU-initialization and missing-pod rules act as in a real cluster. Custom metrics follow a
+// Prometheus adapter: a per-pod request rate over a window (needing two scrapes, as `rate()`),
+// an Object value (requests/s reaching an Ingress) and an External queue length.
+//
+// Nothing is computed per pod on a scrape: a scrape records each workload's demand and
+// per-pod share, and a pod's sample is derived from those and its own timestamps when asked.
+import type { MetricSpec } from "../api/types.js";
+import type { PodSample, PodSamples } from "../core/replica-calculator.js";
+import type { Selector } from "../core/selector.js";
+import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
+import { resourceObservation } from "../core/sources/resource-usage.js";
+import type { MetricObservation, PodMetricsItem } from "../core/sources/types.js";
+import type {
+  ExternalMetricModel,
+  ObjectMetricModel,
+  PodsMetricModel,
+} from "../sim/scenario-types.js";
+import type { EmbeddedCluster } from "./cluster.js";
+import { groupOf, pluralOf } from "./kinds.js";
+import type { PodRecord, Workload } from "./model.js";
+import { noise, noiseBits, streamSeed } from "./random.js";
+import { trafficAt } from "./traffic.js";
+import { cpuModel, servedPerPod } from "./usage.js";
+
+export type MetricsApi = "resource" | "custom" | "external";
+
+export const DEFAULT_RESOLUTION_MS = 15_000;
+
+const UNAVAILABLE = "the server is currently unable to handle the request";
+
+interface QueueState {
+  model: ExternalMetricModel;
+  labels: Record<string, string>;
+  length: number;
+  lastT: number;
+}
+
+export class MetricsPipeline {
+  readonly resolution: number;
+  /** Offset of the first scrape after t = 0 (seeded). */
+  readonly phase: number;
+  readonly ringSize: number;
+  nextScrapeAt: number;
+  /** Index of the latest scrape, -1 before the first. */
+  scrapeIndex = -1;
+  lastScrapeAt = Number.NaN;
+  readonly #cluster: EmbeddedCluster;
+  readonly #outageUntil: Record<MetricsApi, number> = {
+    resource: Number.NEGATIVE_INFINITY,
+    custom: Number.NEGATIVE_INFINITY,
+    external: Number.NEGATIVE_INFINITY,
+  };
+  readonly #queues: QueueState[];
+  readonly #podsModels = new Map<string, PodsMetricModel[]>();
+  readonly #objectModels: ObjectMetricModel[];
+
+  constructor(cluster: EmbeddedCluster) {
+    this.#cluster = cluster;
+    const spec = cluster.spec;
+    const resolution = spec.cluster.metricsResolutionMs;
+    this.resolution = resolution > 0 ? resolution : DEFAULT_RESOLUTION_MS;
+    this.phase = Math.floor(noise(streamSeed(spec.seed, "metrics-server"), 0) * this.resolution);
+    this.nextScrapeAt = cluster.startTime + this.phase;
+    let window = this.resolution;
+    for (const m of spec.metrics.pods) window = Math.max(window, m.rateWindowMs);
+    for (const m of spec.metrics.object) window = Math.max(window, m.rateWindowMs);
+    this.ringSize = Math.ceil(window / this.resolution) + 2;
+    for (const model of spec.metrics.pods) {
+      const key = `${model.namespace}/${model.name}`;
+      const list = this.#podsModels.get(key) ?? [];
+      list.push(model);
+      this.#podsModels.set(key, list);
+    }
+    this.#objectModels = spec.metrics.object;
+    this.#queues = spec.metrics.external.map((model) => ({
+      model,
+      labels: { ...(model.selector?.matchLabels ?? {}) },
+      length: model.initialLength,
+      lastT: cluster.startTime,
+    }));
+  }
+
+  /** Connects a new workload to the metric models that describe it. */
+  attach(workload: Workload): void {
+    const same = (ref: { namespace: string; kind: string; name: string }) =>
+      ref.namespace === workload.namespace &&
+      ref.kind === workload.kind &&
+      ref.name === workload.name;
+    for (const model of this.#cluster.spec.metrics.pods)
+      if (same(model.workload)) workload.podsMetrics.push(model);
+    for (const model of this.#objectModels)
+      if (same(model.workload)) workload.objectMetrics.push(model);
+  }
+
+  outage(apis: readonly MetricsApi[], until: number): void {
+    for (const api of apis) this.#outageUntil[api] = Math.max(this.#outageUntil[api], until);
+  }
+
+  #down(api: MetricsApi): boolean {
+    return this.#cluster.now < this.#outageUntil[api];
+  }
+
+  /** Time of scrape `k`. */
+  scrapeTime(k: number): number {
+    return this.#cluster.startTime + this.phase + k * this.resolution;
+  }
+
+  /** One scrape: each workload's demand and per-pod share, and the queues' lengths. */
+  scrape(t: number): void {
+    const k = ++this.scrapeIndex;
+    this.lastScrapeAt = t;
+    const start = this.#cluster.startTime;
+    const slot = k % this.ringSize;
+    for (const workload of this.#cluster.workloads()) {
+      const demand = trafficAt(workload.traffic, t - start);
+      const ready = workload.readyCount();
+      const ring = workload.ring;
+      ring.time[slot] = t;
+      ring.demand[slot] = demand;
+      ring.ready[slot] = ready;
+      const served = servedPerPod(demand, ready, workload.usage.capacityRps);
+      ring.perPodServed[slot] = served;
+      if (ring.first < 0) ring.first = k;
+      const previous = k > ring.first ? ring.cumServed[(k - 1) % this.ringSize]! : 0;
+      ring.cumServed[slot] = previous + served;
+      workload.lastScrape = k;
+    }
+    for (const queue of this.#queues) {
+      const served = queue.model.servedBy;
+      const workload = this.#cluster.workload(served.namespace, served.kind, served.name);
+      const ready = workload?.readyCount() ?? 0;
+      const arrivals = trafficAt(queue.model.arrivals, t - start);
+      const dt = (t - queue.lastT) / 1000;
+      queue.length = Math.max(
+        0,
+        queue.length + (arrivals - ready * queue.model.serviceRatePerPod) * dt,
+      );
+      queue.lastT = t;
+    }
+    this.nextScrapeAt = t + this.resolution;
+  }
+
+  /** The per-pod share the workload served at scrape `k`, or null when it has no record of it. */
+  #served(workload: Workload, k: number): number | null {
+    const slot = k % this.ringSize;
+    if (k === workload.lastScrape) return workload.ring.perPodServed[slot]!;
+    if (k < 0 || k <= this.scrapeIndex - this.ringSize) return null;
+    if (workload.ring.time[slot] !== this.scrapeTime(k)) return null;
+    return workload.ring.perPodServed[slot]!;
+  }
+
+  /**
+   * The pod's usage at the latest scrape (computed once per scrape into the record): false
+   * when the scrape did not see its containers running.
+   */
+  #usage(pod: PodRecord): boolean {
+    const k = this.scrapeIndex;
+    if (k < 0) return false;
+    if (pod.usageScrape === k) return pod.hasUsage;
+    pod.usageScrape = k;
+    const t = this.lastScrapeAt;
+    pod.hasUsage = pod.containersRunningAt(t);
+    if (!pod.hasUsage) return false;
+    const workload = pod.workload;
+    const served = workload !== null && pod.servingAt(t) ? (this.#served(workload, k) ?? 0) : 0;
+    const jitter = pod.usage.jitter;
+    let cpuFactor = 1;
+    let memFactor = 1;
+    if (jitter > 0) {
+      // One draw per pod and scrape: 16 bits each for cpu and memory.
+      const h = noiseBits(pod.seed, k);
+      cpuFactor = 1 + jitter * ((h >>> 16) / 32768 - 1);
+      memFactor = 1 + jitter * ((h & 0xffff) / 32768 - 1);
+    }
+    pod.cpuMilli = Math.ceil(cpuModel(pod, served, t, cpuFactor));
+    const memory = pod.usage.memory;
+    const bytes = (memory.baseBytes + memory.bytesPerRps * served) * memFactor;
+    pod.memoryMilli = bytes > 0 ? Math.round(bytes) * 1000 : 0;
+    pod.cpuSample = null;
+    pod.memorySample = null;
+    return true;
+  }
+
+  /**
+   * The pod's metrics.k8s.io item at the latest scrape, or null. Each pod reuses one item
+   * object, updated in place once per scrape: it is valid until the next scrape, which is all
+   * `resourceObservation` needs (it copies the values out). The modelled usage is the first
+   * container's; other containers (sidecars) report zero.
+   */
+  podItem(pod: PodRecord): PodMetricsItem | null {
+    if (!this.#usage(pod)) return null;
+    let item = pod.itemBuffer;
+    if (item === null) {
+      const names = pod.template.containerNames;
+      const containers: PodMetricsItem["containers"] = [];
+      for (let i = 0; i < names.length; i++) {
+        containers.push({ name: names[i]!, usage: { cpu: 0, memory: 0 } });
+      }
+      item = { name: pod.name, timestamp: 0, window: this.resolution, containers };
+      pod.itemBuffer = item;
+    }
+    item.timestamp = this.lastScrapeAt;
+    const first = item.containers[0];
+    if (first) {
+      first.usage.cpu = pod.cpuMilli;
+      first.usage.memory = pod.memoryMilli;
+    }
+    return item;
+  }
+
+  /**
+   * Whole-pod cpu or memory of the latest scrape, as `usageByPod` would sum this pod's item
+   * (every container reports both), without building the item: the hot path of Resource metrics.
+   */
+  #wholePodSample(pod: PodRecord, resource: "cpu" | "memory"): PodSample | null {
+    if (!this.#usage(pod) || pod.template.containerNames.length === 0) return null;
+    if (resource === "cpu") {
+      pod.cpuSample ??= {
+        value: pod.cpuMilli,
+        timestamp: this.lastScrapeAt,
+        window: this.resolution,
+      };
+      return pod.cpuSample;
+    }
+    pod.memorySample ??= {
+      value: pod.memoryMilli,
+      timestamp: this.lastScrapeAt,
+      window: this.resolution,
+    };
+    return pod.memorySample;
+  }
+
+  /** Each pod's served requests/s averaged over the window (`rate(http_requests_total[window])`). */
+  podRate(pod: PodRecord, windowMs: number): number | null {
+    const k = this.scrapeIndex;
+    if (pod.rateScrape === k && pod.rateWindow === windowMs) return pod.rate;
+    const workload = pod.workload;
+    let rate: number | null = null;
+    const n = Math.max(1, Math.round(windowMs / this.resolution));
+    const before = k - n;
+    if (
+      workload &&
+      before >= workload.ring.first &&
+      workload.ring.first >= 0 &&
+      workload.lastScrape === k &&
+      pod.containersRunningAt(this.scrapeTime(before)) &&
+      pod.servingThrough(this.scrapeTime(before + 1))
+    ) {
+      // Served through the whole window: the workload's window average of the per-pod share.
+      const cum = workload.ring.cumServed;
+      rate = (cum[k % this.ringSize]! - cum[before % this.ringSize]!) / n;
+    } else if (workload && k >= 0) {
+      let sum = 0;
+      let count = 0;
+      for (let j = k; j > k - n && j >= 0; j--) {
+        const tj = this.scrapeTime(j);
+        // The counter must exist at the start of the interval: two scrapes before a first rate.
+        if (!pod.containersRunningAt(tj - this.resolution)) break;
+        const served = this.#served(workload, j);
+        if (served === null) continue;
+        sum += pod.servingAt(tj) ? served : 0;
+        count++;
+      }
+      if (count > 0) rate = sum / count;
+    }
+    pod.rateScrape = k;
+    pod.rateWindow = windowMs;
+    pod.rate = rate;
+    return rate;
+  }
+
+  /** Requests/s reaching the workload (its demand), averaged over the window. */
+  objectRate(workload: Workload, windowMs: number): number | null {
+    const k = this.scrapeIndex;
+    const n = Math.max(1, Math.round(windowMs / this.resolution));
+    let sum = 0;
+    let count = 0;
+    for (let j = k; j > k - n && j >= 0 && j > k - this.ringSize; j--) {
+      const slot = j % this.ringSize;
+      if (workload.ring.time[slot] !== this.scrapeTime(j)) continue;
+      sum += workload.ring.demand[slot]!;
+      count++;
+    }
+    return count > 0 ? sum / count : null;
+  }
+
+  /** What the metrics APIs answer for one metric spec of an HPA. */
+  observe(namespace: string, spec: MetricSpec, podSelector: Selector): MetricObservation {
+    switch (spec.type) {
+      case "Resource":
+      case "ContainerResource": {
+        if (this.#down("resource")) {
+          return {
+            kind: "error",
+            error: `unable to fetch metrics from resource metrics API: ${UNAVAILABLE} (get pods.metrics.k8s.io)`,
+          };
+        }
+        const entry = this.#cluster.selectorEntry(namespace, podSelector);
+        const name =
+          spec.type === "Resource"
+            ? (spec.resource?.name ?? "")
+            : (spec.containerResource?.name ?? "");
+        if (spec.type === "Resource" && (name === "cpu" || name === "memory")) {
+          const samples: PodSamples = new Map();
+          let scraped = 0;
+          for (const pod of entry.members) {
+            if (!this.#usage(pod)) continue;
+            scraped++;
+            const sample = this.#wholePodSample(pod, name);
+            if (sample) samples.set(pod.name, sample);
+          }
+          // No PodMetrics at all is the client's error, as resourceObservation words it.
+          if (scraped === 0) return resourceObservation([], name);
+          return { kind: "resource", samples };
+        }
+        const items: PodMetricsItem[] = [];
+        for (const pod of entry.members) {
+          const item = this.podItem(pod);
+          if (item) items.push(item);
+        }
+        return resourceObservation(items, name, spec.containerResource?.container ?? "");
+      }
+      case "Pods":
+        return this.#observePods(namespace, spec, podSelector);
+      case "Object":
+        return this.#observeObject(namespace, spec);
+      case "External":
+        return this.#observeExternal(namespace, spec);
+      default:
+        return { kind: "error", error: `unknown metric source type "${spec.type}"` };
+    }
+  }
+
+  #observePods(namespace: string, spec: MetricSpec, podSelector: Selector): MetricObservation {
+    const name = spec.pods?.metric.name ?? "";
+    if (this.#down("custom")) {
+      return {
+        kind: "error",
+        error: `unable to fetch metrics from custom metrics API: ${UNAVAILABLE} (get pods.custom.metrics.k8s.io *)`,
+      };
+    }
+    const models = this.#podsModels.get(`${namespace}/${name}`);
+    if (!models) {
+      return {
+        kind: "error",
+        error: `unable to fetch metrics from custom metrics API: the server could not find the metric ${name} for pods`,
+      };
+    }
+    const samples = new Map<string, { value: number; timestamp: number; window: number }>();
+    const timestamp = this.lastScrapeAt;
+    for (const pod of this.#cluster.selectorEntry(namespace, podSelector).members) {
+      const model = pod.workload?.podsMetrics.find((m) => m.name === name);
+      if (!model) continue;
+      const rate = this.podRate(pod, model.rateWindowMs);
+      if (rate === null) continue;
+      // podRate just cached this scrape's rate: keep one sample object per pod and scrape.
+      if (
+        pod.rateSample === null ||
+        pod.rateSample.timestamp !== timestamp ||
+        pod.rateSample.window !== model.rateWindowMs
+      ) {
+        pod.rateSample = { value: Math.round(rate * 1000), timestamp, window: model.rateWindowMs };
+      }
+      samples.set(pod.name, pod.rateSample);
+    }
+    return { kind: "pods", samples };
+  }
+
+  #observeObject(namespace: string, spec: MetricSpec): MetricObservation {
+    const source = spec.object;
+    const name = source?.metric.name ?? "";
+    const ref = source?.describedObject ?? { kind: "", name: "" };
+    const resource = `${pluralOf(ref.kind)}${groupOf(ref.apiVersion) ? `.${groupOf(ref.apiVersion)}` : ""}`;
+    if (this.#down("custom")) {
+      return {
+        kind: "error",
+        error: `unable to fetch metrics from custom metrics API: ${UNAVAILABLE} (get ${resource}.custom.metrics.k8s.io ${ref.name})`,
+      };
+    }
+    const model = this.#objectModels.find(
+      (m) =>
+        m.namespace === namespace &&
+        m.name === name &&
+        m.describedObject.kind === ref.kind &&
+        m.describedObject.name === ref.name,
+    );
+    const workload = model
+      ? this.#cluster.workload(model.workload.namespace, model.workload.kind, model.workload.name)
+      : undefined;
+    const rate = model && workload ? this.objectRate(workload, model.rateWindowMs) : null;
+    if (rate === null) {
+      return {
+        kind: "error",
+        error: `unable to fetch metrics from custom metrics API: the server could not find the metric ${name} for ${resource} ${ref.name}`,
+      };
+    }
+    return {
+      kind: "object",
+      valueMilli: BigInt(Math.round(rate * 1000)),
+      timestamp: this.lastScrapeAt,
+    };
+  }
+
+  #observeExternal(namespace: string, spec: MetricSpec): MetricObservation {
+    const name = spec.external?.metric.name ?? "";
+    if (this.#down("external")) {
+      return {
+        kind: "error",
+        error: `unable to fetch metrics from external metrics API: ${UNAVAILABLE} (get ${name}.external.metrics.k8s.io)`,
+      };
+    }
+    const parsed = selectorFromLabelSelector(spec.external?.metric.selector);
+    if (!parsed.ok) return { kind: "error", error: parsed.error };
+    const values: bigint[] = [];
+    let timestamp = this.#cluster.startTime;
+    for (const queue of this.#queues) {
+      if (queue.model.namespace !== namespace || queue.model.name !== name) continue;
+      if (!selectorMatches(parsed.selector, queue.labels)) continue;
+      values.push(BigInt(Math.round(queue.length * 1000)));
+      timestamp = queue.lastT;
+    }
+    if (values.length === 0) {
+      return {
+        kind: "error",
+        error: "no metrics returned from external metrics API",
+      };
+    }
+    return { kind: "external", valuesMilli: values, timestamp };
+  }
+
+  /** Custom and external metric values of a workload (for the timeline samples). */
+  workloadMetrics(workload: Workload): Record<string, number> {
+    if (workload.metricsScrape === this.scrapeIndex) return { ...workload.metricsCache };
+    const out: Record<string, number> = {};
+    // A Pods metric's value: the rate a pod serving through the whole window reports.
+    const k = this.scrapeIndex;
+    const ring = workload.ring;
+    for (const model of workload.podsMetrics) {
+      if (ring.first < 0 || workload.lastScrape !== k) continue;
+      const n = Math.min(
+        Math.max(1, Math.round(model.rateWindowMs / this.resolution)),
+        k - ring.first + 1,
+      );
+      const before = k - n >= ring.first ? ring.cumServed[(k - n) % this.ringSize]! : 0;
+      out[model.name] = (ring.cumServed[k % this.ringSize]! - before) / n;
+    }
+    for (const model of workload.objectMetrics) {
+      const rate = this.objectRate(workload, model.rateWindowMs);
+      if (rate !== null) out[model.name] = rate;
+    }
+    for (const queue of this.#queues) {
+      const served = queue.model.servedBy;
+      if (
+        served.namespace === workload.namespace &&
+        served.kind === workload.kind &&
+        served.name === workload.name
+      ) {
+        out[queue.model.name] = queue.length;
+      }
+    }
+    workload.metricsScrape = this.scrapeIndex;
+    workload.metricsCache = out;
+    return { ...out };
+  }
+}

@@ -1,0 +1,280 @@
+// The embedded cluster's in-memory records: pods with their lifecycle stage and timestamps, the
+// controllers that own them (ReplicaSet, ReplicationController, StatefulSet), and the workloads
+// the scenario models (their traffic, usage and the metrics pipeline's per-scrape values).
+import type { CrossVersionObjectReference } from "../api/types.js";
+import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
+import type {
+  KubeObject,
+  ObjectMetricModel,
+  PodLifecycleModel,
+  PodsMetricModel,
+  TrafficModel,
+  UsageModel,
+} from "../sim/scenario-types.js";
+import { Random } from "./random.js";
+
+/**
+ * Where a pod is in its life (kwok-style stages): waiting out its scheduling delay, waiting for
+ * capacity, bound with containers being created, running (not yet ready), ready, failed,
+ * terminating (deletionTimestamp set), gone.
+ */
+export type Stage =
+  | "waiting"
+  | "unschedulable"
+  | "creating"
+  | "running"
+  | "ready"
+  | "failed"
+  | "terminating"
+  | "gone";
+
+/** A pod template parsed once: the requests the HPA reads and the container names metrics report. */
+export interface TemplateInfo {
+  metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+  spec: Record<string, unknown>;
+  containers: ContainerRequests[];
+  restartableInitContainers: ContainerRequests[];
+  podRequests: Record<string, number> | null;
+  containerNames: string[];
+  /** Σ cpu requests of the containers (milli); null when a container has none. */
+  cpuRequestMilli: number | null;
+}
+
+interface RawTemplate {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
+
+export function parseTemplate(template: unknown): TemplateInfo {
+  const raw = (template ?? {}) as RawTemplate;
+  const spec = raw.spec ?? {};
+  const view = podViewFromObject({ spec: spec as never });
+  let cpu: number | null = 0;
+  for (const c of view.containers) {
+    const request = c.requests.cpu;
+    if (request === undefined) cpu = null;
+    else if (cpu !== null) cpu += request;
+  }
+  if (view.containers.length === 0) cpu = null;
+  const metadata: TemplateInfo["metadata"] = { labels: raw.metadata?.labels ?? {} };
+  if (raw.metadata?.annotations) metadata.annotations = raw.metadata.annotations;
+  return {
+    metadata,
+    spec,
+    containers: view.containers,
+    restartableInitContainers: view.restartableInitContainers,
+    podRequests: view.podRequests,
+    containerNames: view.containers.map((c) => c.name),
+    cpuRequestMilli: view.podRequests?.cpu ?? cpu,
+  };
+}
+
+export class PodRecord {
+  stage: Stage = "waiting";
+  obj!: KubeObject;
+  view!: PodView;
+  /** Bound to the (single, virtual) node: counts against the cluster's pod capacity. */
+  bound = false;
+  scheduledAt: number | null = null;
+  runningAt: number | null = null;
+  readyAt: number | null = null;
+  deletingAt: number | null = null;
+  failedAt: number | null = null;
+  /** Ready for the owner's minReadySeconds. */
+  available = false;
+  /** The Ready condition as written (second precision). */
+  readyCondition: { status: "True" | "False"; time: number } | null = null;
+  /** Only the timer carrying the current token fires. */
+  token = 0;
+  /** Selector-index entries this pod belongs to. */
+  entries: SelectorEntry[] = [];
+  /** metrics.k8s.io item cache: the scrape it was built for. */
+  itemBuffer: import("../core/sources/types.js").PodMetricsItem | null = null;
+  /** Usage at the latest scrape (milli-units), computed once per scrape. */
+  usageScrape = -1;
+  hasUsage = false;
+  cpuMilli = 0;
+  memoryMilli = 0;
+  cpuSample: import("../core/replica-calculator.js").PodSample | null = null;
+  memorySample: import("../core/replica-calculator.js").PodSample | null = null;
+  /** Ready since before `t` and not terminating: served the whole window ending now. */
+  servingThrough(from: number): boolean {
+    return this.readyAt !== null && this.readyAt <= from && this.deletingAt === null;
+  }
+  /** Pods-metric rate cache: the scrape and window it was computed for. */
+  rateScrape = -1;
+  rateWindow = 0;
+  rate: number | null = null;
+  rateSample: import("../core/replica-calculator.js").PodSample | null = null;
+
+  constructor(
+    readonly namespace: string,
+    readonly name: string,
+    readonly owner: PodOwner | null,
+    readonly workload: Workload | null,
+    readonly template: TemplateInfo,
+    readonly lifecycle: PodLifecycleModel,
+    readonly usage: UsageModel,
+    /** The pod's own random stream (jitter, failure). */
+    readonly seed: number,
+    readonly willFail: boolean,
+    readonly createdAt: number,
+    /** StatefulSet ordinal, -1 otherwise. */
+    readonly ordinal: number,
+    /** The owner's template hash / revision this pod was created from. */
+    readonly revision: string,
+  ) {}
+
+  get key(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  /** Counts toward its controller's replicas: not terminating and not failed. */
+  get active(): boolean {
+    return this.stage !== "failed" && this.stage !== "terminating" && this.stage !== "gone";
+  }
+
+  get isReady(): boolean {
+    return this.stage === "ready";
+  }
+
+  /** Containers running at `t` (a scrape at `t` sees it). */
+  containersRunningAt(t: number): boolean {
+    return (
+      this.runningAt !== null && this.runningAt < t && (this.failedAt === null || this.failedAt > t)
+    );
+  }
+
+  /** Ready and not terminating at `t`: the Service sends it traffic. */
+  servingAt(t: number): boolean {
+    return (
+      this.readyAt !== null &&
+      this.readyAt <= t &&
+      (this.deletingAt === null || this.deletingAt > t)
+    );
+  }
+}
+
+/** A controller that owns pods: ReplicaSet, ReplicationController or StatefulSet. */
+export class PodOwner {
+  readonly pods = new Set<PodRecord>();
+  active = 0;
+  ready = 0;
+  available = 0;
+  template: TemplateInfo;
+  templateHash: string;
+  readonly names: Random;
+
+  constructor(
+    readonly kind: "ReplicaSet" | "ReplicationController" | "StatefulSet",
+    readonly namespace: string,
+    readonly name: string,
+    public obj: KubeObject,
+    readonly workload: Workload,
+    template: TemplateInfo,
+    templateHash: string,
+    nameSeed: number,
+    /** creationTimestamp, epoch ms (second precision). */
+    readonly created: number,
+  ) {
+    this.template = template;
+    this.templateHash = templateHash;
+    this.names = new Random(nameSeed);
+  }
+
+  get key(): string {
+    return `${this.namespace}/${this.kind}/${this.name}`;
+  }
+
+  get specReplicas(): number {
+    return ((this.obj.spec as { replicas?: number } | undefined)?.replicas ?? 1) as number;
+  }
+}
+
+/** The per-scrape values of one workload, kept in a ring for rate windows. */
+export class ScrapeRing {
+  readonly time: Float64Array;
+  readonly demand: Float64Array;
+  readonly perPodServed: Float64Array;
+  readonly ready: Float64Array;
+  /** Σ perPodServed since the workload's first scrape (for O(1) window averages). */
+  readonly cumServed: Float64Array;
+  /** The first scrape that saw the workload. */
+  first = -1;
+
+  constructor(readonly size: number) {
+    this.cumServed = new Float64Array(size);
+    this.time = new Float64Array(size);
+    this.demand = new Float64Array(size);
+    this.perPodServed = new Float64Array(size);
+    this.ready = new Float64Array(size);
+  }
+}
+
+export class Workload {
+  readonly owners: PodOwner[] = [];
+  templateHash = "";
+  /** Last revision number given to a ReplicaSet (deployment.kubernetes.io/revision). */
+  revision = 0;
+  readonly podsMetrics: PodsMetricModel[] = [];
+  readonly objectMetrics: ObjectMetricModel[] = [];
+  lastScrape = -1;
+  /** Pods that started recently enough to be in their startup CPU burst (pruned lazily). */
+  readonly bursting: PodRecord[] = [];
+  /** workloadMetrics cache: the scrape it was computed for. */
+  metricsScrape = -1;
+  metricsCache: Record<string, number> = {};
+
+  constructor(
+    readonly kind: "Deployment" | "StatefulSet" | "ReplicaSet" | "ReplicationController",
+    readonly namespace: string,
+    readonly name: string,
+    public obj: KubeObject,
+    public lifecycle: PodLifecycleModel,
+    public usage: UsageModel,
+    public traffic: TrafficModel[],
+    readonly ring: ScrapeRing,
+    readonly seed: number,
+  ) {}
+
+  get key(): string {
+    return `${this.namespace}/${this.kind}/${this.name}`;
+  }
+
+  readyCount(): number {
+    let n = 0;
+    for (const owner of this.owners) n += owner.ready;
+    return n;
+  }
+
+  activeCount(): number {
+    let n = 0;
+    for (const owner of this.owners) n += owner.active;
+    return n;
+  }
+}
+
+/** The pods of one namespace matching one selector, kept up to date as pods come and go. */
+export class SelectorEntry {
+  readonly members = new Set<PodRecord>();
+  views: PodView[] | null = null;
+
+  constructor(
+    readonly namespace: string,
+    readonly selector: import("../core/selector.js").Selector,
+  ) {}
+
+  podViews(): readonly PodView[] {
+    if (this.views === null) {
+      const views: PodView[] = [];
+      for (const pod of this.members) views.push(pod.view);
+      this.views = views;
+    }
+    return this.views;
+  }
+}
+
+/** `namespace/Kind/name` of a scale target. */
+export function refKey(namespace: string, ref: CrossVersionObjectReference): string {
+  return `${namespace}/${ref.kind}/${ref.name}`;
+}

@@ -1,0 +1,209 @@
+// In-process adapters of the controller's ports, bound to an embedded cluster: the scale
+// subresource of Deployments, ReplicaSets, StatefulSets and ReplicationControllers, the pods
+// of a selector (cached views), the metrics APIs, the HPA status subresource, and an event
+// recorder that aggregates repeats as upstream's (count + 1, lastTimestamp).
+import type {
+  CrossVersionObjectReference,
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerStatus,
+  LabelSelector,
+} from "../api/types.js";
+import type {
+  ControllerPorts,
+  EventsPort,
+  PortResult,
+  ScaleTargetPort,
+  ScaleView,
+} from "../controller/ports.js";
+import { selectorFromLabelSelector } from "../core/selector.js";
+import type { SyncEvent } from "../core/sync.js";
+import type { KubeObject } from "../sim/scenario-types.js";
+import type { EmbeddedCluster } from "./cluster.js";
+import { groupOf } from "./kinds.js";
+import { notFoundMessage, type ObjectStore, StoreError } from "./store.js";
+import { rfc3339 } from "./time.js";
+
+/** Kinds with a scale subresource, by API group. */
+const SCALABLE: Record<string, string> = {
+  Deployment: "apps",
+  ReplicaSet: "apps",
+  StatefulSet: "apps",
+  ReplicationController: "",
+};
+
+/** Kinds the API server knows but that have no scale subresource. */
+const KNOWN: Record<string, string> = {
+  Pod: "",
+  Service: "",
+  Namespace: "",
+  Event: "",
+  ConfigMap: "",
+  DaemonSet: "apps",
+  HorizontalPodAutoscaler: "autoscaling",
+};
+
+/** metav1.FormatLabelSelector: the string form a scale's status.selector carries. */
+export function formatLabelSelector(selector: LabelSelector | null | undefined): string {
+  const parsed = selectorFromLabelSelector(selector);
+  if (!parsed.ok) return "<error>";
+  return parsed.selector.text === "" ? "<none>" : parsed.selector.text;
+}
+
+/** The scale subresource of a workload object, as upstream's scale registries derive it. */
+export function scaleOf(object: KubeObject): ScaleView {
+  const spec = (object.spec ?? {}) as { replicas?: number; selector?: unknown };
+  const status = (object.status ?? {}) as { replicas?: number };
+  let selector: string;
+  if (object.kind === "ReplicationController") {
+    // An RC's selector is a plain map: labels.SelectorFromSet(...).String().
+    const map = (spec.selector ?? {}) as Record<string, string>;
+    selector = formatLabelSelector({ matchLabels: map });
+    if (selector === "<none>") selector = "";
+  } else {
+    selector = formatLabelSelector(spec.selector as LabelSelector | undefined);
+  }
+  const view: ScaleView = {
+    specReplicas: spec.replicas ?? 1,
+    statusReplicas: status.replicas ?? 0,
+    selector,
+  };
+  if (object.metadata.resourceVersion !== undefined)
+    view.resourceVersion = object.metadata.resourceVersion;
+  return view;
+}
+
+type Lookup = { ok: true; kind: string } | { ok: false; error: string; status: number };
+
+/** What the RESTMapper and the scale client say about a scaleTargetRef's kind. */
+function lookupKind(ref: CrossVersionObjectReference): Lookup {
+  const group = groupOf(ref.apiVersion);
+  const scalableGroup = SCALABLE[ref.kind];
+  if (scalableGroup !== undefined && (ref.apiVersion === undefined || group === scalableGroup)) {
+    return { ok: true, kind: ref.kind };
+  }
+  const knownGroup = KNOWN[ref.kind];
+  if (knownGroup !== undefined && (ref.apiVersion === undefined || group === knownGroup)) {
+    return { ok: false, error: "the server could not find the requested resource", status: 404 };
+  }
+  return {
+    ok: false,
+    error: `no matches for kind "${ref.kind}" in group "${group}"`,
+    status: 404,
+  };
+}
+
+export function createScalePort(cluster: EmbeddedCluster): ScaleTargetPort {
+  return {
+    async getScale(namespace, ref): Promise<PortResult<ScaleView>> {
+      const kind = lookupKind(ref);
+      if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
+      const object = cluster.store.get(kind.kind, namespace, ref.name);
+      if (!object) {
+        return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
+      }
+      return { ok: true, value: scaleOf(object) };
+    },
+    async updateScale(namespace, ref, replicas): Promise<PortResult<void>> {
+      const kind = lookupKind(ref);
+      if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
+      const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
+      if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
+      return { ok: true, value: undefined };
+    },
+  };
+}
+
+/**
+ * core/v1 Events for HPAs, aggregated as upstream's EventCorrelator does: the same source,
+ * involved object, type, reason and message update one Event (count + 1, lastTimestamp).
+ */
+export class EventRecorder implements EventsPort {
+  readonly #store: ObjectStore;
+  readonly #byKey = new Map<string, string>();
+
+  constructor(store: ObjectStore) {
+    this.#store = store;
+  }
+
+  record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void {
+    const namespace = hpa.metadata.namespace ?? "default";
+    const name = hpa.metadata.name ?? "";
+    const involvedObject = {
+      kind: "HorizontalPodAutoscaler",
+      namespace,
+      name,
+      uid: hpa.metadata.uid ?? "",
+      apiVersion: "autoscaling/v2",
+      resourceVersion: hpa.metadata.resourceVersion ?? "",
+    };
+    const key = [namespace, name, involvedObject.uid, event.type, event.reason, event.message].join(
+      "\u0000",
+    );
+    const existingName = this.#byKey.get(key);
+    const existing = existingName ? this.#store.get("Event", namespace, existingName) : undefined;
+    const timestamp = rfc3339(now);
+    if (existing) {
+      this.#store.update({
+        ...existing,
+        metadata: { ...existing.metadata, resourceVersion: undefined },
+        count: ((existing.count as number | undefined) ?? 1) + 1,
+        lastTimestamp: timestamp,
+        involvedObject,
+      });
+      return;
+    }
+    // Upstream names events `<object>.<unix nanoseconds in hex>`.
+    let nanos = BigInt(Math.floor(now)) * 1_000_000n;
+    let eventName = `${name}.${nanos.toString(16)}`;
+    while (this.#store.get("Event", namespace, eventName)) {
+      nanos += 1n;
+      eventName = `${name}.${nanos.toString(16)}`;
+    }
+    this.#store.create({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: eventName, namespace },
+      involvedObject,
+      reason: event.reason,
+      message: event.message,
+      source: { component: "horizontal-pod-autoscaler" },
+      firstTimestamp: timestamp,
+      lastTimestamp: timestamp,
+      count: 1,
+      type: event.type,
+      eventTime: null,
+      reportingComponent: "horizontal-pod-autoscaler",
+      reportingInstance: "",
+    });
+    this.#byKey.set(key, eventName);
+  }
+}
+
+export function createPorts(cluster: EmbeddedCluster): Omit<ControllerPorts, "clock"> {
+  return {
+    scale: createScalePort(cluster),
+    pods: { listPods: (namespace, selector) => cluster.listPods(namespace, selector) },
+    metrics: {
+      observe: async (namespace, spec, podSelector) =>
+        cluster.metrics.observe(namespace, spec, podSelector),
+    },
+    status: {
+      async updateStatus(hpa, status: HorizontalPodAutoscalerStatus): Promise<PortResult<void>> {
+        try {
+          cluster.store.updateStatus(
+            "HorizontalPodAutoscaler",
+            hpa.metadata.namespace ?? "default",
+            hpa.metadata.name ?? "",
+            status,
+          );
+          return { ok: true, value: undefined };
+        } catch (error) {
+          if (error instanceof StoreError)
+            return { ok: false, error: error.message, status: error.code };
+          throw error;
+        }
+      },
+    },
+    events: new EventRecorder(cluster.store),
+  };
+}

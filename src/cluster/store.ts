@@ -1,0 +1,302 @@
+// The object store of the embedded cluster: Kubernetes objects by kind/namespace/name with one
+// global, increasing resourceVersion, generation bumps on spec changes, a status subresource,
+// and synchronous watch notifications. Objects are immutable once stored: writers store new
+// objects and readers never mutate, so nothing is deep-copied or serialized on the hot path.
+import type { KubeObject } from "../sim/scenario-types.js";
+import { isClusterScoped, resourceOf } from "./kinds.js";
+import { uidFor } from "./random.js";
+import { rfc3339 } from "./time.js";
+
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject;
+}
+
+export type StoreErrorReason = "AlreadyExists" | "Conflict" | "NotFound";
+
+/** A Kubernetes API error of the store (mapped to a Status object by the API server). */
+export class StoreError extends Error {
+  constructor(
+    readonly reason: StoreErrorReason,
+    readonly kind: string,
+    readonly namespace: string,
+    readonly objectName: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "StoreError";
+  }
+
+  /** The HTTP code upstream answers with. */
+  get code(): number {
+    return this.reason === "NotFound" ? 404 : 409;
+  }
+}
+
+/** `deployments.apps "web" not found`, as the API server words it. */
+export function notFoundMessage(kind: string, name: string, apiVersion?: string): string {
+  return `${resourceOf(kind, apiVersion)} "${name}" not found`;
+}
+
+export function conflictMessage(kind: string, name: string, apiVersion?: string): string {
+  return `Operation cannot be fulfilled on ${resourceOf(kind, apiVersion)} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
+}
+
+/** Structural equality of JSON values (for "did the spec change"). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!jsonEqual(ra[k], rb[k])) return false;
+  return true;
+}
+
+interface KindTable {
+  byNamespace: Map<string, Map<string, KubeObject>>;
+  all: readonly KubeObject[] | null;
+  lists: Map<string, readonly KubeObject[]>;
+}
+
+/** How many recent changes `changesSince` can replay (older: Expired, as etcd compaction). */
+const HISTORY = 4096;
+
+export class ObjectStore {
+  readonly #now: () => number;
+  readonly #kinds = new Map<string, KindTable>();
+  readonly #listeners: ((event: WatchEvent) => void)[] = [];
+  readonly #incarnations = new Map<string, number>();
+  readonly #history: { rv: number; event: WatchEvent }[] = [];
+  #rv = 1;
+  /** The newest resourceVersion whose change is no longer kept. */
+  #compacted = 0;
+  #nameCounter = 0;
+
+  constructor(options: { now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  resourceVersion(): string {
+    return String(this.#rv);
+  }
+
+  get(kind: string, namespace: string, name: string): KubeObject | undefined {
+    return this.#kinds
+      .get(kind)
+      ?.byNamespace.get(isClusterScoped(kind) ? "" : namespace)
+      ?.get(name);
+  }
+
+  /** Objects of a kind (in one namespace, or all), sorted by namespace and name; cached until the kind changes. */
+  list(kind: string, namespace?: string): readonly KubeObject[] {
+    const table = this.#kinds.get(kind);
+    if (!table) return [];
+    if (namespace === undefined || isClusterScoped(kind)) {
+      if (!table.all) {
+        const out: KubeObject[] = [];
+        for (const ns of [...table.byNamespace.keys()].sort()) {
+          out.push(...sortedByName(table.byNamespace.get(ns)!));
+        }
+        table.all = out;
+      }
+      return table.all;
+    }
+    let cached = table.lists.get(namespace);
+    if (!cached) {
+      const objects = table.byNamespace.get(namespace);
+      cached = objects ? sortedByName(objects) : [];
+      table.lists.set(namespace, cached);
+    }
+    return cached;
+  }
+
+  /**
+   * Stores a new object: assigns uid (unless given), resourceVersion, creationTimestamp and
+   * generation 1; a missing name with `generateName` gets a generated suffix.
+   */
+  create(object: KubeObject): KubeObject {
+    const kind = object.kind;
+    const namespace = isClusterScoped(kind) ? "" : (object.metadata.namespace ?? "default");
+    let name = object.metadata.name;
+    if (!name && typeof object.metadata.generateName === "string") {
+      do {
+        name = `${object.metadata.generateName}${(++this.#nameCounter).toString(36).padStart(5, "0")}`;
+      } while (this.get(kind, namespace, name));
+    }
+    if (this.get(kind, namespace, name)) {
+      throw new StoreError(
+        "AlreadyExists",
+        kind,
+        namespace,
+        name,
+        `${resourceOf(kind, object.apiVersion)} "${name}" already exists`,
+      );
+    }
+    const identity = `${kind}/${namespace}/${name}`;
+    const incarnation = (this.#incarnations.get(identity) ?? 0) + 1;
+    this.#incarnations.set(identity, incarnation);
+    const rv = ++this.#rv;
+    const metadata: KubeObject["metadata"] = {
+      ...object.metadata,
+      name,
+      uid: object.metadata.uid ?? uidFor(`${identity}#${incarnation}`),
+      resourceVersion: String(rv),
+      generation: 1,
+      creationTimestamp: object.metadata.creationTimestamp ?? rfc3339(this.#now()),
+    };
+    if (!isClusterScoped(kind)) metadata.namespace = namespace;
+    else delete metadata.namespace;
+    const stored: KubeObject = { ...object, metadata };
+    this.#put(kind, namespace, name, stored);
+    this.#emit(rv, { type: "ADDED", object: stored });
+    return stored;
+  }
+
+  /**
+   * Replaces an object. A set resourceVersion must be the current one (else Conflict); uid and
+   * creationTimestamp are kept; generation goes up by one when the spec changed.
+   */
+  update(object: KubeObject): KubeObject {
+    const kind = object.kind;
+    const namespace = isClusterScoped(kind) ? "" : (object.metadata.namespace ?? "default");
+    const name = object.metadata.name;
+    const current = this.#existing(kind, namespace, name, object.apiVersion);
+    const expected = object.metadata.resourceVersion;
+    if (
+      expected !== undefined &&
+      expected !== "" &&
+      expected !== current.metadata.resourceVersion
+    ) {
+      throw new StoreError(
+        "Conflict",
+        kind,
+        namespace,
+        name,
+        conflictMessage(kind, name, object.apiVersion),
+      );
+    }
+    const rv = ++this.#rv;
+    const generation = current.metadata.generation ?? 1;
+    const metadata: KubeObject["metadata"] = {
+      ...object.metadata,
+      uid: current.metadata.uid,
+      creationTimestamp: current.metadata.creationTimestamp,
+      resourceVersion: String(rv),
+      generation: jsonEqual(current.spec, object.spec) ? generation : generation + 1,
+    };
+    if (!isClusterScoped(kind)) metadata.namespace = namespace;
+    else delete metadata.namespace;
+    const stored: KubeObject = { ...object, metadata };
+    this.#put(kind, namespace, name, stored);
+    this.#emit(rv, { type: "MODIFIED", object: stored });
+    return stored;
+  }
+
+  /** The status subresource: replaces status only; spec, metadata and generation stay. */
+  updateStatus(kind: string, namespace: string, name: string, status: unknown): KubeObject {
+    const ns = isClusterScoped(kind) ? "" : namespace;
+    const current = this.#existing(kind, ns, name);
+    const rv = ++this.#rv;
+    const stored: KubeObject = {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: String(rv) },
+      status,
+    };
+    this.#put(kind, ns, name, stored);
+    this.#emit(rv, { type: "MODIFIED", object: stored });
+    return stored;
+  }
+
+  /** Removes an object; watchers get DELETED with the final object (at the deletion's resourceVersion). */
+  delete(kind: string, namespace: string, name: string): KubeObject | undefined {
+    const ns = isClusterScoped(kind) ? "" : namespace;
+    const table = this.#kinds.get(kind);
+    const current = table?.byNamespace.get(ns)?.get(name);
+    if (!table || !current) return undefined;
+    table.byNamespace.get(ns)!.delete(name);
+    table.all = null;
+    table.lists.delete(ns);
+    const rv = ++this.#rv;
+    const final: KubeObject = {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: String(rv) },
+    };
+    this.#emit(rv, { type: "DELETED", object: final });
+    return final;
+  }
+
+  /** Synchronous notification of every change; returns the unsubscribe function. */
+  watch(listener: (event: WatchEvent) => void): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index >= 0) this.#listeners.splice(index, 1);
+    };
+  }
+
+  /**
+   * The changes after a resourceVersion (for a watch resumed by the API server), or "Expired"
+   * when they are older than what is kept (upstream answers 410 Gone).
+   */
+  changesSince(resourceVersion: string): WatchEvent[] | "Expired" {
+    const since = Number(resourceVersion);
+    if (!Number.isFinite(since) || since < this.#compacted) return "Expired";
+    const out: WatchEvent[] = [];
+    for (const entry of this.#history) if (entry.rv > since) out.push(entry.event);
+    return out;
+  }
+
+  #existing(kind: string, namespace: string, name: string, apiVersion?: string): KubeObject {
+    const current = this.#kinds.get(kind)?.byNamespace.get(namespace)?.get(name);
+    if (!current) {
+      throw new StoreError(
+        "NotFound",
+        kind,
+        namespace,
+        name,
+        notFoundMessage(kind, name, apiVersion),
+      );
+    }
+    return current;
+  }
+
+  #put(kind: string, namespace: string, name: string, object: KubeObject): void {
+    let table = this.#kinds.get(kind);
+    if (!table) {
+      table = { byNamespace: new Map(), all: null, lists: new Map() };
+      this.#kinds.set(kind, table);
+    }
+    let objects = table.byNamespace.get(namespace);
+    if (!objects) {
+      objects = new Map();
+      table.byNamespace.set(namespace, objects);
+    }
+    objects.set(name, object);
+    table.all = null;
+    table.lists.delete(namespace);
+  }
+
+  #emit(rv: number, event: WatchEvent): void {
+    this.#history.push({ rv, event });
+    if (this.#history.length > HISTORY * 2) {
+      const dropped = this.#history.splice(0, this.#history.length - HISTORY);
+      this.#compacted = dropped[dropped.length - 1]!.rv;
+    }
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+function sortedByName(objects: Map<string, KubeObject>): KubeObject[] {
+  return [...objects.keys()].sort().map((name) => objects.get(name)!);
+}

@@ -1,0 +1,304 @@
+// The per-HPA measures `horizon simulate` prints, computed while the records stream by. Every
+// measure is defined in docs/simulate.md ("Measures"); this file implements exactly that text.
+// Memory grows with the number of HPAs and workloads, plus the outputs themselves (one entry
+// per scaling action and per load step), never with the number of samples or syncs.
+import type { DecisionTrace } from "../core/trace.js";
+import type {
+  HpaSummary,
+  SampleRecord,
+  SimulationRecord,
+  StartRecord,
+  SummaryRecord,
+  SyncRecord,
+} from "./timeline.js";
+
+/** A rise of demand between two samples counts as a load step above both of these. */
+export const LOAD_STEP_RELATIVE = 0.1;
+export const LOAD_STEP_MIN_RPS = 1;
+
+/** Relative slack when comparing served with demand (both are float sums). */
+const EPSILON = 1e-9;
+
+/** Whether ready pods served all the offered load. */
+export function demandMet(demandRps: number, servedRps: number): boolean {
+  return servedRps >= demandRps - EPSILON * Math.max(1, Math.abs(demandRps));
+}
+
+/** Whether the demand rose from `from` to `to` by more than the load-step threshold. */
+export function isLoadStep(from: number, to: number): boolean {
+  const rise = to - from;
+  return rise > LOAD_STEP_RELATIVE * from && rise > LOAD_STEP_MIN_RPS;
+}
+
+/** The scale-down window a trace says was in force (legacy flag or behavior), if it says. */
+export function traceScaleDownWindow(trace: DecisionTrace): number | undefined {
+  const s = trace.stabilization;
+  if (!s) return undefined;
+  return s.path === "legacy" ? s.windowSeconds : s.scaleDownWindowSeconds;
+}
+
+/** Parses "Resource cpu Utilization 50%" (a StartRecord metric) to 50. */
+function cpuTargetFromDescription(metrics: readonly string[]): number | null {
+  for (const m of metrics) {
+    const match = /^(?:Resource|ContainerResource) cpu Utilization (\d+(?:\.\d+)?)%$/.exec(m);
+    if (match) return Number(match[1]);
+  }
+  return null;
+}
+
+/** The first cpu Utilization target in a trace's metrics (failed metrics carry no target). */
+export function traceCpuTarget(trace: DecisionTrace): number | null {
+  for (const m of trace.metrics) {
+    if (
+      (m.type === "Resource" || m.type === "ContainerResource") &&
+      m.target?.type === "Utilization" &&
+      m.description?.startsWith("cpu ")
+    ) {
+      const value = Number.parseFloat(m.target.value);
+      if (Number.isFinite(value)) return value;
+    }
+  }
+  return null;
+}
+
+interface PendingStep {
+  index: number;
+  t: number;
+}
+
+/** Accumulators of one workload (shared by the HPAs that target it). */
+class WorkloadState {
+  last: SampleRecord | null = null;
+  podSeconds = 0;
+  unmetSeconds = 0;
+  unmetPodSeconds = 0;
+  /** Shortfall × time while the per-pod capacity was not yet known (converted at the end). */
+  unknownCapacityRpsSeconds = 0;
+  /** Per-pod capacity: given by the sample, or inferred from a saturated sample. */
+  capacity: number | null | undefined = undefined;
+  utilizationWeighted = 0;
+  utilizationSeconds = 0;
+  steps: { t: number; fromRps: number; toRps: number }[] = [];
+  stepTimes: (number | null)[] = [];
+  pending: PendingStep[] = [];
+
+  add(sample: SampleRecord): void {
+    const prev = this.last;
+    if (prev) {
+      this.close(prev, sample.t - prev.t);
+      if (isLoadStep(prev.demandRps, sample.demandRps)) {
+        this.steps.push({ t: sample.t, fromRps: prev.demandRps, toRps: sample.demandRps });
+        this.stepTimes.push(null);
+        this.pending.push({ index: this.stepTimes.length - 1, t: sample.t });
+      }
+    }
+    this.learnCapacity(sample);
+    if (this.pending.length > 0 && demandMet(sample.demandRps, sample.servedRps)) {
+      for (const step of this.pending) this.stepTimes[step.index] = sample.t - step.t;
+      this.pending = [];
+    }
+    this.last = sample;
+  }
+
+  private learnCapacity(sample: SampleRecord): void {
+    if (sample.capacityRps !== undefined) {
+      this.capacity = sample.capacityRps;
+      return;
+    }
+    // Ready pods short of the demand serve at capacity, so served / ready is the per-pod capacity.
+    if (
+      sample.readyPods > 0 &&
+      sample.servedRps > 0 &&
+      !demandMet(sample.demandRps, sample.servedRps)
+    ) {
+      this.capacity = sample.servedRps / sample.readyPods;
+    }
+  }
+
+  /** Adds the interval during which `sample` held (its values until the next sample). */
+  close(sample: SampleRecord, dt: number): void {
+    if (!(dt > 0)) return;
+    this.podSeconds += sample.pods * dt;
+    if (sample.cpuUtilization !== null && Number.isFinite(sample.cpuUtilization)) {
+      this.utilizationWeighted += sample.cpuUtilization * dt;
+      this.utilizationSeconds += dt;
+    }
+    if (!demandMet(sample.demandRps, sample.servedRps)) {
+      const shortfall = sample.demandRps - sample.servedRps;
+      this.unmetSeconds += dt;
+      const capacity = sample.capacityRps !== undefined ? sample.capacityRps : this.capacity;
+      if (capacity === undefined) this.unknownCapacityRpsSeconds += shortfall * dt;
+      else if (capacity !== null && capacity > 0)
+        this.unmetPodSeconds += (shortfall * dt) / capacity;
+    }
+  }
+}
+
+/** Per-HPA accumulators. */
+class HpaState {
+  lowest = Number.POSITIVE_INFINITY;
+  highest = Number.NEGATIVE_INFINITY;
+  final: number | null = null;
+  scaleUps = 0;
+  scaleDowns = 0;
+  flaps = 0;
+  lastAction: { t: number; up: boolean } | null = null;
+  scaleDownWindow: number;
+  targetUtilization: number | null;
+  actions: HpaSummary["actions"] = [];
+
+  constructor(
+    readonly hpa: string,
+    readonly workload: string | null,
+    readonly minReplicas: number,
+    readonly maxReplicas: number,
+    scaleDownWindow: number,
+    metrics: readonly string[],
+  ) {
+    this.scaleDownWindow = scaleDownWindow;
+    this.targetUtilization = cpuTargetFromDescription(metrics);
+  }
+
+  observe(replicas: number): void {
+    if (!Number.isFinite(replicas)) return;
+    if (replicas < this.lowest) this.lowest = replicas;
+    if (replicas > this.highest) this.highest = replicas;
+    this.final = replicas;
+  }
+
+  sync(record: SyncRecord): void {
+    const trace = record.trace;
+    const window = traceScaleDownWindow(trace);
+    if (window !== undefined) this.scaleDownWindow = window;
+    const target = traceCpuTarget(trace);
+    if (target !== null) this.targetUtilization = target;
+    // A scale that could not be read says nothing about the replicas.
+    if (!("error" in trace.scale)) this.observe(record.currentReplicas);
+    if (!record.scaled || record.desiredReplicas === record.currentReplicas) return;
+    this.observe(record.desiredReplicas);
+    const up = record.desiredReplicas > record.currentReplicas;
+    if (up) this.scaleUps++;
+    else this.scaleDowns++;
+    const last = this.lastAction;
+    if (last && last.up !== up && record.t - last.t <= this.scaleDownWindow) this.flaps++;
+    this.lastAction = { t: record.t, up };
+    this.actions.push({
+      t: record.t,
+      from: record.currentReplicas,
+      to: record.desiredReplicas,
+      reason: trace.rescaleReason ?? "",
+      limit: trace.limit?.reason ?? "",
+    });
+  }
+}
+
+export class MeasureCollector {
+  readonly #start: StartRecord;
+  readonly #hpas = new Map<string, HpaState>();
+  readonly #workloads = new Map<string, WorkloadState>();
+  /** The HPAs targeting each workload. */
+  readonly #byWorkload = new Map<string, HpaState[]>();
+  #latestT = 0;
+
+  constructor(start: StartRecord) {
+    this.#start = start;
+    for (const h of start.hpas) {
+      const state = new HpaState(
+        h.hpa,
+        h.target,
+        h.minReplicas,
+        h.maxReplicas,
+        h.scaleDownWindowSeconds,
+        h.metrics,
+      );
+      this.#hpas.set(h.hpa, state);
+      if (!this.#workloads.has(h.target)) this.#workloads.set(h.target, new WorkloadState());
+      const list = this.#byWorkload.get(h.target);
+      if (list) list.push(state);
+      else this.#byWorkload.set(h.target, [state]);
+    }
+  }
+
+  add(record: SimulationRecord): void {
+    switch (record.type) {
+      case "sample": {
+        this.#seen(record.t);
+        const workload = this.#workloads.get(record.workload);
+        if (!workload) return;
+        workload.add(record);
+        for (const hpa of this.#byWorkload.get(record.workload) ?? [])
+          hpa.observe(record.specReplicas);
+        return;
+      }
+      case "sync": {
+        this.#seen(record.t);
+        let hpa = this.#hpas.get(record.hpa);
+        if (!hpa) {
+          // An HPA the start record did not list: measured from its syncs alone.
+          hpa = new HpaState(
+            record.hpa,
+            null,
+            record.trace.minReplicas,
+            record.trace.maxReplicas,
+            traceScaleDownWindow(record.trace) ?? 0,
+            [],
+          );
+          this.#hpas.set(record.hpa, hpa);
+        }
+        hpa.sync(record);
+        return;
+      }
+      case "event":
+        this.#seen(record.t);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #seen(t: number): void {
+    if (t > this.#latestT) this.#latestT = t;
+  }
+
+  /** The measures so far, the last sample of each workload held until the end of the run. */
+  summary(): SummaryRecord {
+    const end = Math.max(this.#start.durationSeconds, this.#latestT);
+    const closed = new Map<string, WorkloadState>();
+    for (const [key, w] of this.#workloads) {
+      // Close on a copy so that summary() can be called more than once.
+      const copy = Object.assign(new WorkloadState(), w);
+      if (w.last) copy.close(w.last, end - w.last.t);
+      closed.set(key, copy);
+    }
+    const hpas: HpaSummary[] = [];
+    for (const h of this.#hpas.values()) {
+      const w = h.workload === null ? undefined : closed.get(h.workload);
+      const capacity = w?.capacity;
+      const unknown =
+        w && w.unknownCapacityRpsSeconds > 0 && typeof capacity === "number" && capacity > 0
+          ? w.unknownCapacityRpsSeconds / capacity
+          : 0;
+      hpas.push({
+        hpa: h.hpa,
+        minReplicas: h.minReplicas,
+        maxReplicas: h.maxReplicas,
+        lowestReplicas: h.final === null ? 0 : h.lowest,
+        highestReplicas: h.final === null ? 0 : h.highest,
+        finalReplicas: h.final ?? 0,
+        podHours: (w?.podSeconds ?? 0) / 3600,
+        scaleUps: h.scaleUps,
+        scaleDowns: h.scaleDowns,
+        flaps: h.flaps,
+        unmetDemandPodSeconds: (w?.unmetPodSeconds ?? 0) + unknown,
+        unmetDemandSeconds: w?.unmetSeconds ?? 0,
+        timeToMeetDemandSeconds: w ? [...w.stepTimes] : [],
+        loadSteps: w ? w.steps.map((s) => ({ ...s })) : [],
+        meanUtilization:
+          w && w.utilizationSeconds > 0 ? w.utilizationWeighted / w.utilizationSeconds : null,
+        targetUtilization: h.targetUtilization,
+        actions: h.actions.map((a) => ({ ...a })),
+      });
+    }
+    return { type: "summary", hpas };
+  }
+}

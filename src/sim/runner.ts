@@ -1,0 +1,217 @@
+// The virtual-time runner: Horizon's real controller loop against the embedded cluster, stepped
+// from one due time to the next (cluster work, scenario events, HPA syncs, metric samples), with
+// every record streamed to the caller as it happens.
+import { FeatureGates } from "../api/featuregates.js";
+import type { HorizontalPodAutoscaler } from "../api/types.js";
+import { EmbeddedCluster } from "../cluster/cluster.js";
+import { HorizontalController } from "../controller/controller.js";
+import { formatTime } from "../core/conditions.js";
+import {
+  applyControllerFlags,
+  type ControllerConfig,
+  defaultControllerConfig,
+  describeControllerConfig,
+} from "../core/config.js";
+import { MeasureCollector } from "./measures.js";
+import type { Scenario, ScenarioEvent, WorkloadRef } from "./scenario-types.js";
+import {
+  SIMULATION_SCHEMA,
+  type SimulationRecord,
+  type StartRecord,
+  type SummaryRecord,
+} from "./timeline.js";
+
+/** Virtual t=0 unless a scenario says otherwise: a fixed instant, so runs are reproducible. */
+export const DEFAULT_START_TIME = Date.UTC(2026, 0, 1, 0, 0, 0);
+
+export interface RunOptions {
+  scenario: Scenario;
+  startTime?: number;
+  /** Receives every record in time order; a returned promise (backpressure) is awaited. */
+  emit?: (record: SimulationRecord) => undefined | Promise<void>;
+  /** Called now and then with the fraction of virtual time done. */
+  progress?: (fraction: number) => void;
+}
+
+export interface RunResult {
+  start: StartRecord;
+  summary: SummaryRecord;
+}
+
+export function controllerConfigFor(scenario: Scenario): ControllerConfig {
+  const base = defaultControllerConfig();
+  base.featureGates = FeatureGates.fromRecord(scenario.spec.featureGates);
+  const applied = applyControllerFlags(base, scenario.spec.controllerFlags);
+  if (!applied.ok) {
+    throw new Error(applied.issues.map((i) => `${i.flag}: ${i.message}`).join("; "));
+  }
+  return applied.config;
+}
+
+function workloadKey(ref: WorkloadRef): string {
+  return `${ref.namespace}/${ref.kind}/${ref.name}`;
+}
+
+function describeEvent(event: ScenarioEvent): string {
+  switch (event.type) {
+    case "updateTemplate":
+    case "killPods":
+    case "setTraffic":
+    case "scale":
+      return `${event.type} ${workloadKey(event.workload)}${event.type === "killPods" ? ` (${event.count} pods)` : event.type === "scale" ? ` to ${event.replicas}` : ""}`;
+    case "metricsOutage":
+      return `metrics outage of ${event.apis.join(", ")} for ${event.durationMs / 1000}s`;
+    case "patchHpa":
+      return `patch hpa ${event.namespace}/${event.name}: ${JSON.stringify(event.patch)}`;
+    case "restartController":
+      return "controller restart (in-memory histories lost)";
+  }
+}
+
+function startRecord(
+  scenario: Scenario,
+  startTime: number,
+  config: ControllerConfig,
+  hpas: readonly HorizontalPodAutoscaler[],
+): StartRecord {
+  return {
+    type: "start",
+    schema: SIMULATION_SCHEMA,
+    scenario: scenario.spec.name,
+    seed: scenario.spec.seed,
+    startTime: formatTime(startTime),
+    durationSeconds: scenario.spec.durationMs / 1000,
+    controllerFlags: describeControllerConfig(config),
+    hpas: hpas.map((hpa) => {
+      const ref = hpa.spec.scaleTargetRef;
+      const namespace = hpa.metadata.namespace ?? "default";
+      return {
+        hpa: `${namespace}/${hpa.metadata.name}`,
+        target: `${namespace}/${ref.kind}/${ref.name}`,
+        minReplicas: hpa.spec.minReplicas ?? 1,
+        maxReplicas: hpa.spec.maxReplicas,
+        metrics: (hpa.spec.metrics ?? []).map(describeMetric),
+        scaleDownWindowSeconds:
+          hpa.spec.behavior?.scaleDown?.stabilizationWindowSeconds ??
+          config.downscaleStabilizationWindowMs / 1000,
+      };
+    }),
+  };
+}
+
+function describeMetric(
+  metric: NonNullable<HorizontalPodAutoscaler["spec"]["metrics"]>[number],
+): string {
+  const source =
+    metric.resource ?? metric.containerResource ?? metric.pods ?? metric.object ?? metric.external;
+  const name =
+    metric.resource?.name ??
+    metric.containerResource?.name ??
+    metric.pods?.metric.name ??
+    metric.object?.metric.name ??
+    metric.external?.metric.name ??
+    "";
+  const target = source?.target;
+  const value =
+    target?.type === "Utilization"
+      ? `${target.averageUtilization}%`
+      : String(target?.averageValue ?? target?.value ?? "");
+  return `${metric.type} ${name} ${target?.type ?? ""} ${value}`.replace(/\s+/g, " ").trim();
+}
+
+export async function runSimulation(options: RunOptions): Promise<RunResult> {
+  const { scenario } = options;
+  const spec = scenario.spec;
+  const startTime = options.startTime ?? DEFAULT_START_TIME;
+  const endTime = startTime + spec.durationMs;
+  const config = controllerConfigFor(scenario);
+  const cluster = new EmbeddedCluster({ spec, startTime });
+  for (const object of scenario.objects) cluster.create(object);
+  let now = startTime;
+  const listHpas = () =>
+    cluster.store.list("HorizontalPodAutoscaler") as unknown as readonly HorizontalPodAutoscaler[];
+  const controller = new HorizontalController({
+    ports: { ...cluster.ports(), clock: { now: () => now } },
+    config,
+    listHpas,
+  });
+  controller.observe(now);
+
+  const start = startRecord(scenario, startTime, config, listHpas());
+  const measures = new MeasureCollector(start);
+  const emit = async (record: SimulationRecord) => {
+    measures.add(record);
+    const pending = options.emit?.(record);
+    if (pending) await pending;
+  };
+  await emit(start);
+
+  const events = [...spec.events].sort((a, b) => a.atMs - b.atMs);
+  let nextEvent = 0;
+  const resolution = spec.cluster.metricsResolutionMs;
+  let nextSample = startTime;
+  const seconds = (t: number) => (t - startTime) / 1000;
+  let lastProgress = 0;
+
+  let stalled = 0;
+  while (true) {
+    const eventAt =
+      nextEvent < events.length ? startTime + events[nextEvent]!.atMs : Number.POSITIVE_INFINITY;
+    const t = Math.min(eventAt, controller.nextDue(), nextSample, cluster.nextDueTime());
+    if (t > endTime || !Number.isFinite(t)) break;
+    // Time must move: the cluster reporting the same due time over and over is a bug, not a hang.
+    stalled = t === now ? stalled + 1 : 0;
+    if (stalled > 10_000) throw new Error(`simulation stalled at t=${(t - startTime) / 1000}s`);
+    now = t;
+    cluster.advanceTo(t);
+    let eventsApplied = false;
+    while (nextEvent < events.length && startTime + events[nextEvent]!.atMs <= t) {
+      eventsApplied = true;
+      const event = events[nextEvent++]!;
+      if (event.type === "restartController") controller.restart(t);
+      else cluster.applyEvent(event);
+      await emit({ type: "event", t: seconds(t), event: event.type, detail: describeEvent(event) });
+    }
+    // Only scenario events change the set of HPAs.
+    if (eventsApplied) controller.observe(t);
+    if (controller.nextDue() <= t) {
+      for (const report of await controller.syncDue()) {
+        const r = report.result;
+        await emit({
+          type: "sync",
+          t: seconds(t),
+          hpa: report.key,
+          currentReplicas: r.trace.currentReplicas,
+          desiredReplicas: r.desiredReplicas,
+          scaled: r.scaleUpdated,
+          conditions: r.status.conditions ?? [],
+          events: r.events,
+          error: r.error ?? report.statusError,
+          trace: r.trace,
+        });
+      }
+    }
+    if (nextSample <= t) {
+      for (const workload of spec.workloads) {
+        const snapshot = cluster.snapshot(workload.target);
+        await emit({
+          type: "sample",
+          t: seconds(t),
+          workload: workloadKey(workload.target),
+          ...snapshot,
+          capacityRps: workload.usage.capacityRps,
+        });
+      }
+      nextSample += resolution;
+    }
+    if (options.progress && t - lastProgress >= spec.durationMs / 100) {
+      lastProgress = t;
+      options.progress((t - startTime) / spec.durationMs);
+    }
+  }
+  options.progress?.(1);
+  const summary = measures.summary();
+  const pending = options.emit?.(summary);
+  if (pending) await pending;
+  return { start, summary };
+}

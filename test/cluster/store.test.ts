@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { ObjectStore, StoreError, type WatchEvent } from "../../src/cluster/store.js";
+import type { KubeObject } from "../../src/sim/scenario-types.js";
+import { T0 } from "./builders.js";
+
+function deploy(name: string, replicas = 1): KubeObject {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: "default" },
+    spec: { replicas },
+  };
+}
+
+function storeAt(now = T0) {
+  return new ObjectStore({ now: () => now });
+}
+
+describe("ObjectStore", () => {
+  test("create assigns uid, resourceVersion, creationTimestamp (second precision) and generation 1", () => {
+    const store = storeAt(T0 + 1500);
+    const created = store.create(deploy("web"));
+    assert.equal(created.metadata.generation, 1);
+    assert.equal(created.metadata.creationTimestamp, "2026-01-01T12:00:01Z");
+    assert.match(
+      created.metadata.uid ?? "",
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    assert.equal(created.metadata.resourceVersion, store.resourceVersion());
+    assert.equal(store.get("Deployment", "default", "web"), created);
+  });
+
+  test("a second create of the same name is AlreadyExists with the API server's message", () => {
+    const store = storeAt();
+    store.create(deploy("web"));
+    assert.throws(
+      () => store.create(deploy("web")),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.reason === "AlreadyExists" &&
+        error.code === 409 &&
+        error.message === 'deployments.apps "web" already exists',
+    );
+  });
+
+  test("resourceVersions increase with every write, across kinds", () => {
+    const store = storeAt();
+    const versions: number[] = [];
+    versions.push(Number(store.create(deploy("a")).metadata.resourceVersion));
+    versions.push(
+      Number(
+        store.create({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" } }).metadata
+          .resourceVersion,
+      ),
+    );
+    versions.push(Number(store.update(deploy("a", 2)).metadata.resourceVersion));
+    versions.push(
+      Number(
+        store.updateStatus("Deployment", "default", "a", { replicas: 2 }).metadata.resourceVersion,
+      ),
+    );
+    versions.push(Number(store.delete("Pod", "default", "p")!.metadata.resourceVersion));
+    for (let i = 1; i < versions.length; i++)
+      assert.ok(versions[i]! > versions[i - 1]!, `${versions}`);
+  });
+
+  test("update with a stale resourceVersion is a Conflict; without one it replaces", () => {
+    const store = storeAt();
+    const first = store.create(deploy("web"));
+    store.update({ ...deploy("web", 2) });
+    assert.throws(
+      () => store.update({ ...deploy("web", 3), metadata: { ...first.metadata } }),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.reason === "Conflict" &&
+        error.message ===
+          'Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again',
+    );
+    assert.equal(
+      (store.get("Deployment", "default", "web")!.spec as { replicas: number }).replicas,
+      2,
+    );
+  });
+
+  const generationCases = [
+    { name: "spec changed", spec: { replicas: 5 }, labels: undefined, expectedGeneration: 2 },
+    {
+      name: "only labels changed",
+      spec: { replicas: 1 },
+      labels: { a: "b" },
+      expectedGeneration: 1,
+    },
+    {
+      name: "equal spec, new object",
+      spec: { replicas: 1 },
+      labels: undefined,
+      expectedGeneration: 1,
+    },
+  ];
+  for (const c of generationCases) {
+    test(`generation after update: ${c.name}`, () => {
+      const store = storeAt();
+      const created = store.create(deploy("web"));
+      const updated = store.update({
+        ...created,
+        metadata: { ...created.metadata, ...(c.labels ? { labels: c.labels } : {}) },
+        spec: c.spec,
+      });
+      assert.equal(updated.metadata.generation, c.expectedGeneration);
+      assert.equal(updated.metadata.uid, created.metadata.uid);
+      assert.equal(updated.metadata.creationTimestamp, created.metadata.creationTimestamp);
+    });
+  }
+
+  test("updateStatus keeps spec and generation; NotFound for a missing object", () => {
+    const store = storeAt();
+    store.create(deploy("web", 3));
+    const updated = store.updateStatus("Deployment", "default", "web", { replicas: 3 });
+    assert.deepEqual(updated.spec, { replicas: 3 });
+    assert.deepEqual(updated.status, { replicas: 3 });
+    assert.equal(updated.metadata.generation, 1);
+    assert.throws(
+      () => store.updateStatus("HorizontalPodAutoscaler", "default", "nope", {}),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.code === 404 &&
+        error.message === 'horizontalpodautoscalers.autoscaling "nope" not found',
+    );
+  });
+
+  test("watchers see ADDED, MODIFIED and DELETED (with the final object) synchronously", () => {
+    const store = storeAt();
+    const seen: WatchEvent[] = [];
+    const stop = store.watch((event) => seen.push(event));
+    store.create(deploy("web"));
+    store.updateStatus("Deployment", "default", "web", { replicas: 1 });
+    const deleted = store.delete("Deployment", "default", "web");
+    stop();
+    store.create(deploy("other"));
+    assert.deepEqual(
+      seen.map((e) => e.type),
+      ["ADDED", "MODIFIED", "DELETED"],
+    );
+    assert.deepEqual(seen[2]!.object.status, { replicas: 1 });
+    assert.equal(seen[2]!.object, deleted);
+    assert.equal(
+      seen[2]!.object.metadata.resourceVersion,
+      String(Number(seen[1]!.object.metadata.resourceVersion) + 1),
+    );
+    assert.equal(store.get("Deployment", "default", "web"), undefined);
+  });
+
+  test("list is sorted by namespace and name, and the same array until the kind changes", () => {
+    const store = storeAt();
+    store.create({ ...deploy("b"), metadata: { name: "b", namespace: "z" } });
+    store.create(deploy("c"));
+    store.create(deploy("a"));
+    const all = store.list("Deployment");
+    assert.deepEqual(
+      all.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      ["default/a", "default/c", "z/b"],
+    );
+    assert.equal(store.list("Deployment"), all);
+    assert.deepEqual(
+      store.list("Deployment", "default").map((o) => o.metadata.name),
+      ["a", "c"],
+    );
+    store.create({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" } });
+    assert.equal(store.list("Deployment"), all, "another kind's write keeps the cache");
+    store.delete("Deployment", "default", "a");
+    assert.deepEqual(
+      store.list("Deployment").map((o) => o.metadata.name),
+      ["c", "b"],
+    );
+  });
+
+  test("changesSince replays the events after a resourceVersion", () => {
+    const store = storeAt();
+    const start = store.resourceVersion();
+    store.create(deploy("a"));
+    const middle = store.resourceVersion();
+    store.create(deploy("b"));
+    assert.deepEqual(
+      (store.changesSince(start) as WatchEvent[]).map((e) => e.object.metadata.name),
+      ["a", "b"],
+    );
+    assert.deepEqual(
+      (store.changesSince(middle) as WatchEvent[]).map((e) => e.object.metadata.name),
+      ["b"],
+    );
+    assert.equal(store.changesSince("x"), "Expired");
+  });
+
+  test("property: every write's resourceVersion is larger than all before it", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            op: fc.constantFrom("create", "update", "status", "delete"),
+            name: fc.constantFrom("a", "b", "c"),
+          }),
+          {
+            maxLength: 40,
+          },
+        ),
+        (ops) => {
+          const store = storeAt();
+          let last = Number(store.resourceVersion());
+          for (const { op, name } of ops) {
+            const exists = store.get("Deployment", "default", name) !== undefined;
+            let written: KubeObject | undefined;
+            if (op === "create" && !exists) written = store.create(deploy(name));
+            else if (op === "update" && exists) written = store.update(deploy(name, 2));
+            else if (op === "status" && exists)
+              written = store.updateStatus("Deployment", "default", name, {});
+            else if (op === "delete") written = store.delete("Deployment", "default", name);
+            if (!written) continue;
+            const rv = Number(written.metadata.resourceVersion);
+            if (!(rv > last)) return false;
+            last = rv;
+          }
+          return Number(store.resourceVersion()) === last;
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,227 @@
+// Whole simulations in virtual time: exact trajectories, determinism, comparisons, readiness
+// rules under a rolling update, controller restarts, bad input, reports and assertions.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { type SimulateOptions, simulateCommand } from "../../src/cli/simulate.js";
+import { runSimulation } from "../../src/sim/runner.js";
+import { loadScenarioFile, parseScenario } from "../../src/sim/scenario.js";
+import type { SampleRecord, SimulationRecord, SyncRecord } from "../../src/sim/timeline.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const example = (name: string) => join(root, "examples", name);
+const scratch = mkdtempSync(join(tmpdir(), "horizon-sim-"));
+
+function load(file: string, sets: string[] = []) {
+  const loaded = loadScenarioFile(file, { sets });
+  assert.ok(loaded.ok, loaded.ok ? "" : JSON.stringify(loaded.errors));
+  return loaded.scenario;
+}
+
+async function run(file: string, sets: string[] = []) {
+  const records: SimulationRecord[] = [];
+  const result = await runSimulation({
+    scenario: load(file, sets),
+    emit: (record) => {
+      records.push(record);
+      return undefined;
+    },
+  });
+  const actions = result.summary.hpas[0]!.actions.map((a) => [a.t, a.from, a.to]);
+  return { records, result, actions };
+}
+
+async function cli(file: string, options: Partial<SimulateOptions>) {
+  let out = "";
+  const err: string[] = [];
+  const code = await simulateCommand(
+    file,
+    { set: [], compareSet: [], assert: [], output: "table", quiet: true, ...options },
+    {
+      out: (chunk) => {
+        out += chunk;
+        return undefined;
+      },
+      err: (line) => err.push(line),
+      interactive: false,
+    },
+  );
+  return { code, out, err: err.join("\n") };
+}
+
+describe("the documentation's scale-down policies example", () => {
+  it("steps 80 → 72 → 64 … once per 60 s, after the 300 s stabilization window", async () => {
+    const { actions } = await run(example("scale-down-policies.yaml"));
+    // First sync at 15 s seeds the history with 80; the window holds until 15 + 300 s. Each step
+    // takes the larger change of Pods 4 and Percent 10 (Max): 80·0.9 = 72, 72·0.9 = 64.8 → 64, ...
+    assert.deepEqual(actions.slice(0, 6), [
+      [315, 80, 72],
+      [375, 72, 64],
+      [435, 64, 57],
+      [495, 57, 51],
+      [555, 51, 45],
+      [615, 45, 40],
+    ]);
+    // Below 40 the Pods policy (−4) is the larger change; the minimum of 10 ends it.
+    assert.deepEqual(actions.slice(-2), [
+      [1035, 16, 12],
+      [1095, 12, 10],
+    ]);
+  });
+});
+
+describe("determinism", () => {
+  it("the same scenario and seed give byte-identical JSON", async () => {
+    const a = await cli(example("cpu-step.yaml"), { output: "json" });
+    const b = await cli(example("cpu-step.yaml"), { output: "json" });
+    assert.equal(a.code, 0, a.err);
+    assert.ok(a.out.length > 10_000);
+    assert.equal(a.out, b.out);
+  });
+
+  it("another seed changes the jitter", async () => {
+    const a = await cli(example("cpu-step.yaml"), { output: "json" });
+    const b = await cli(example("cpu-step.yaml"), { output: "json", seed: "2" });
+    assert.notEqual(a.out, b.out);
+  });
+});
+
+describe("--compare", () => {
+  it("both runs see identical traffic and differ only by what was changed", async () => {
+    const demand = (records: SimulationRecord[]) =>
+      records.filter((r): r is SampleRecord => r.type === "sample").map((r) => [r.t, r.demandRps]);
+    const a = await run(example("cpu-step.yaml"));
+    const b = await run(example("cpu-step.yaml"), ["hpa/web:spec.maxReplicas=2"]);
+    assert.deepEqual(demand(a.records), demand(b.records));
+    assert.ok(b.result.summary.hpas[0]!.highestReplicas <= 2);
+    assert.ok(a.result.summary.hpas[0]!.highestReplicas > 2);
+  });
+
+  it("prints both runs side by side with deltas", async () => {
+    const { code, out } = await cli(example("cpu-step.yaml"), {
+      compareSet: ["hpa/web:spec.maxReplicas=2"],
+    });
+    assert.equal(code, 0);
+    assert.match(out, /delta/);
+    assert.match(out, /highest replicas/);
+  });
+});
+
+describe("readiness rules under a rolling update", () => {
+  it("startup CPU bursts do not scale the HPA; without the CPU initialization period they do", async () => {
+    const upstream = await run(example("rolling-update.yaml"));
+    assert.deepEqual(upstream.actions, []);
+    // During the rollout the trace shows the new pods set aside as unready.
+    const syncs = upstream.records.filter(
+      (r): r is SyncRecord => r.type === "sync" && r.t > 600 && r.t < 900,
+    );
+    assert.ok(syncs.some((s) => (s.trace.metrics[0]?.calculation?.unreadyPods?.length ?? 0) > 0));
+    const noInitialization = await run(example("rolling-update.yaml"), [
+      "scenario:spec.controller.horizontal-pod-autoscaler-cpu-initialization-period=0s",
+    ]);
+    assert.ok(noInitialization.result.summary.hpas[0]!.scaleUps > 0);
+  });
+});
+
+describe("controller restart", () => {
+  const scenario = (events: string) => `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 10
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+---
+apiVersion: horizon.dev/v1alpha1
+kind: Scenario
+metadata: {name: restart}
+spec:
+  duration: 15m
+  workloads:
+    - target: Deployment/web
+      usage: {cpu: {base: 10m, perRps: 0}}
+      traffic: [{type: constant, rps: 0}]
+${events}`;
+
+  const actionsOf = async (text: string) => {
+    const parsed = parseScenario(text, { file: "restart.yaml", baseDir: scratch });
+    assert.ok(parsed.ok, parsed.ok ? "" : JSON.stringify(parsed.errors));
+    const result = await runSimulation({ scenario: parsed.scenario });
+    return result.summary.hpas[0]!.actions.map((a) => [a.t, a.from, a.to]);
+  };
+
+  it("loses the recommendation history, so the scale-down waits a whole window again", async () => {
+    // Without a restart: first sync at 15 s seeds 4; the 5 min window releases at 315 s.
+    assert.deepEqual(await actionsOf(scenario("")), [[315, 4, 1]]);
+    // Restart at 240 s: the next sync is one period later (255 s) and seeds a new history.
+    const restarted = await actionsOf(scenario("  events: [{at: 4m, type: restartController}]"));
+    assert.deepEqual(restarted, [[555, 4, 1]]);
+  });
+});
+
+describe("bad input", () => {
+  it("a bad scenario exits 2 naming file, line and column", async () => {
+    const file = join(scratch, "bad.yaml");
+    writeFileSync(
+      file,
+      `apiVersion: horizon.dev/v1alpha1
+kind: Scenario
+metadata: {name: bad}
+spec:
+  duration: ten minutes
+`,
+    );
+    const { code, err } = await cli(file, {});
+    assert.equal(code, 2);
+    assert.match(err, /bad\.yaml:5:\d+/);
+    assert.match(err, /duration/);
+  });
+
+  it("a bad --assert and a bad --output exit 2 before running", async () => {
+    assert.equal((await cli(example("cpu-step.yaml"), { assert: ["flaps=0"] })).code, 2);
+    const output = await cli(example("cpu-step.yaml"), { output: "yaml" });
+    assert.equal(output.code, 2);
+    assert.match(output.err, /--output/);
+  });
+});
+
+describe("--assert and --report", () => {
+  it("sets exit code 1 when an assertion fails, 0 when all hold", async () => {
+    const failing = await cli(example("cpu-step.yaml"), { assert: ["maxReplicas<=2"] });
+    assert.equal(failing.code, 1);
+    assert.match(failing.err, /FAIL/);
+    const passing = await cli(example("cpu-step.yaml"), {
+      assert: ["maxReplicas<=10", "flaps==0"],
+    });
+    assert.equal(passing.code, 0, passing.err);
+  });
+
+  it("writes a self-contained report with the charts and every action's trace", async () => {
+    const file = join(scratch, "report.html");
+    const { code, err } = await cli(example("cpu-step.yaml"), { report: file });
+    assert.equal(code, 0, err);
+    const html = readFileSync(file, "utf8");
+    assert.match(html, /^<!DOCTYPE html>/i);
+    assert.ok((html.match(/<svg/g) ?? []).length >= 3);
+    assert.ok(!/(src|href)=["']https?:/.test(html));
+    const { result } = await run(example("cpu-step.yaml"));
+    for (const action of result.summary.hpas[0]!.actions)
+      assert.match(html, new RegExp(`${action.from} → ${action.to}`));
+    assert.match(html, /horizon\.dev\/decision-trace\/v1/);
+  });
+});
