@@ -169,15 +169,16 @@ export async function simulateCommand(
   let second: Awaited<ReturnType<typeof runOne>> | null = null;
   if (other) second = await runOne(other, `${other.spec.name} (compare)`, false);
 
+  const line = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);
   if (options.output === "table") {
     if (second) {
       const labels: [string, string] = [
         file,
         options.compare ?? `${file} with ${options.compareSet.join(", ")}`,
       ];
-      await io.out(formatComparison(first.result, second.result, labels));
+      await io.out(line(formatComparison(first.result, second.result, labels)));
     } else {
-      await io.out(formatSummaryTable(first.result.summary, first.result.start));
+      await io.out(line(formatSummaryTable(first.result.summary, first.result.start)));
     }
   }
   if (options.report && first.report) {

@@ -94,7 +94,7 @@ function lookupKind(ref: CrossVersionObjectReference): Lookup {
 
 export function createScalePort(cluster: EmbeddedCluster): ScaleTargetPort {
   return {
-    async getScale(namespace, ref): Promise<PortResult<ScaleView>> {
+    getScale(namespace, ref): PortResult<ScaleView> {
       const kind = lookupKind(ref);
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const object = cluster.store.get(kind.kind, namespace, ref.name);
@@ -103,7 +103,7 @@ export function createScalePort(cluster: EmbeddedCluster): ScaleTargetPort {
       }
       return { ok: true, value: scaleOf(object) };
     },
-    async updateScale(namespace, ref, replicas): Promise<PortResult<void>> {
+    updateScale(namespace, ref, replicas): PortResult<void> {
       const kind = lookupKind(ref);
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
@@ -184,11 +184,11 @@ export function createPorts(cluster: EmbeddedCluster): Omit<ControllerPorts, "cl
     scale: createScalePort(cluster),
     pods: { listPods: (namespace, selector) => cluster.listPods(namespace, selector) },
     metrics: {
-      observe: async (namespace, spec, podSelector) =>
+      observe: (namespace, spec, podSelector) =>
         cluster.metrics.observe(namespace, spec, podSelector),
     },
     status: {
-      async updateStatus(hpa, status: HorizontalPodAutoscalerStatus): Promise<PortResult<void>> {
+      updateStatus(hpa, status: HorizontalPodAutoscalerStatus): PortResult<void> {
         try {
           cluster.store.updateStatus(
             "HorizontalPodAutoscaler",

@@ -28,7 +28,21 @@ export class HorizontalController {
   /** The earliest of `due`, recomputed only after it changed. */
   private earliest: number | null = null;
 
+  /** The last HPA list seen and its index: listers return the same list until it changes. */
+  private indexed: {
+    list: readonly HorizontalPodAutoscaler[];
+    byKey: Map<string, HorizontalPodAutoscaler>;
+  } | null = null;
+
   constructor(private readonly options: HorizontalControllerOptions) {}
+
+  private hpasByKey(): Map<string, HorizontalPodAutoscaler> {
+    const list = this.options.listHpas();
+    if (this.indexed?.list !== list) {
+      this.indexed = { list, byKey: new Map(list.map((hpa) => [hpaKey(hpa), hpa])) };
+    }
+    return this.indexed.byKey;
+  }
 
   /**
    * Reconciles the HPA set with what is scheduled: new HPAs are due one sync period from now,
@@ -67,7 +81,7 @@ export class HorizontalController {
   async syncDue(): Promise<SyncReport[]> {
     const now = this.options.ports.clock.now();
     const reports: SyncReport[] = [];
-    const byKey = new Map(this.options.listHpas().map((hpa) => [hpaKey(hpa), hpa]));
+    const byKey = this.hpasByKey();
     const dueKeys = [...this.due.entries()]
       .filter(([, at]) => at <= now)
       .map(([key]) => key)

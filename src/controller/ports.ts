@@ -12,6 +12,12 @@ import type { Selector } from "../core/selector.js";
 import type { MetricObservation } from "../core/sources/types.js";
 import type { SyncEvent } from "../core/sync.js";
 
+/**
+ * A port answers with a value or a promise of one: in-process adapters answer at once (the
+ * simulator's hot path then pays for no promise), HTTP adapters asynchronously.
+ */
+export type Awaitable<T> = T | Promise<T>;
+
 /** Expected failures are results, not exceptions (Kubernetes API errors carry their Status). */
 export type PortResult<T> = { ok: true; value: T } | { ok: false; error: string; status?: number };
 
@@ -26,13 +32,13 @@ export interface ScaleView {
 
 /** The scale subresource of whatever `scaleTargetRef` names. */
 export interface ScaleTargetPort {
-  getScale(namespace: string, ref: CrossVersionObjectReference): Promise<PortResult<ScaleView>>;
+  getScale(namespace: string, ref: CrossVersionObjectReference): Awaitable<PortResult<ScaleView>>;
   /** Sets spec.replicas; retries on conflict are the adapter's job, as upstream's RetryOnConflict. */
   updateScale(
     namespace: string,
     ref: CrossVersionObjectReference,
     replicas: number,
-  ): Promise<PortResult<void>>;
+  ): Awaitable<PortResult<void>>;
 }
 
 /** Pods as the controller's informer holds them (parsed once per change). Lists are immutable snapshots: a changed pod set comes as a new array. */
@@ -42,7 +48,7 @@ export interface PodsPort {
 
 /** One observation per metric spec, as the metrics APIs answer for it. */
 export interface MetricsPort {
-  observe(namespace: string, spec: MetricSpec, podSelector: Selector): Promise<MetricObservation>;
+  observe(namespace: string, spec: MetricSpec, podSelector: Selector): Awaitable<MetricObservation>;
 }
 
 export interface HpaStatusPort {
@@ -50,7 +56,7 @@ export interface HpaStatusPort {
   updateStatus(
     hpa: HorizontalPodAutoscaler,
     status: HorizontalPodAutoscalerStatus,
-  ): Promise<PortResult<void>>;
+  ): Awaitable<PortResult<void>>;
 }
 
 export interface EventsPort {

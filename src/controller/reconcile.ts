@@ -17,8 +17,16 @@ import {
 } from "../core/sync.js";
 import type { ControllerPorts } from "./ports.js";
 
+const keys = new WeakMap<HorizontalPodAutoscaler, string>();
+
+/** `namespace/name`, computed once per HPA object (objects are replaced, never mutated). */
 export function hpaKey(hpa: HorizontalPodAutoscaler): string {
-  return `${hpa.metadata.namespace ?? "default"}/${hpa.metadata.name ?? ""}`;
+  let key = keys.get(hpa);
+  if (key === undefined) {
+    key = `${hpa.metadata.namespace ?? "default"}/${hpa.metadata.name ?? ""}`;
+    keys.set(hpa, key);
+  }
+  return key;
 }
 
 /**
@@ -165,7 +173,8 @@ export async function reconcileHpa(
   const key = hpaKey(hpa);
   const namespace = hpa.metadata.namespace ?? "default";
   const now = ports.clock.now();
-  const scaleRead = await ports.scale.getScale(namespace, hpa.spec.scaleTargetRef);
+  const scaleAnswer = ports.scale.getScale(namespace, hpa.spec.scaleTargetRef);
+  const scaleRead = scaleAnswer instanceof Promise ? await scaleAnswer : scaleAnswer;
   const scale: ScaleObservation = scaleRead.ok
     ? {
         ok: true,
@@ -185,9 +194,10 @@ export async function reconcileHpa(
       pods = ports.pods.listPods(namespace, parsed.selector);
       selectingHpas = memory.hpasSelecting(namespace, pods);
       const specs = hpa.spec.metrics ?? [];
-      observations = await Promise.all(
-        specs.map((spec) => ports.metrics.observe(namespace, spec, parsed.selector)),
-      );
+      const answers = specs.map((spec) => ports.metrics.observe(namespace, spec, parsed.selector));
+      observations = answers.some((a) => a instanceof Promise)
+        ? await Promise.all(answers)
+        : (answers as MetricObservation[]);
     }
   }
 
@@ -203,11 +213,12 @@ export async function reconcileHpa(
   });
   let outcome: RescaleOutcome | null = null;
   if (decision.rescale) {
-    const update = await ports.scale.updateScale(
+    const answer = ports.scale.updateScale(
       namespace,
       hpa.spec.scaleTargetRef,
       decision.desiredReplicas,
     );
+    const update = answer instanceof Promise ? await answer : answer;
     outcome = update.ok ? { ok: true } : { ok: false, error: update.error };
   }
   const result = completeSync(decision, outcome);
@@ -215,7 +226,8 @@ export async function reconcileHpa(
   for (const event of result.events) ports.events.record(hpa, event, now);
   let statusError: string | null = null;
   if (result.statusChanged) {
-    const written = await ports.status.updateStatus(hpa, result.status);
+    const answer = ports.status.updateStatus(hpa, result.status);
+    const written = answer instanceof Promise ? await answer : answer;
     if (!written.ok) {
       statusError = `failed to update status for ${hpa.metadata.name}: ${written.error}`;
       ports.events.record(

@@ -14,6 +14,14 @@ export interface PodSample {
 
 export type PodSamples = Map<string, PodSample>;
 
+const NONE: string[] = [];
+
+function append(list: string[], name: string): string[] {
+  if (list === NONE) return [name];
+  list.push(name);
+  return list;
+}
+
 export interface PodGroups {
   readyPodCount: number;
   unready: string[];
@@ -80,19 +88,20 @@ export function groupPods(
   settings: ReadinessSettings,
   now: number,
 ): PodGroups {
-  const groups: PodGroups = { readyPodCount: 0, unready: [], missing: [], ignored: [] };
+  // Most syncs find no unready, missing or ignored pod: share one empty list until one is found.
+  const groups: PodGroups = { readyPodCount: 0, unready: NONE, missing: NONE, ignored: NONE };
   for (const pod of pods) {
     if (pod.deleting || pod.phase === "Failed") {
-      groups.ignored.push(pod.name);
+      groups.ignored = append(groups.ignored, pod.name);
       continue;
     }
     if (pod.phase === "Pending") {
-      groups.unready.push(pod.name);
+      groups.unready = append(groups.unready, pod.name);
       continue;
     }
     const sample = samples.get(pod.name);
     if (!sample) {
-      groups.missing.push(pod.name);
+      groups.missing = append(groups.missing, pod.name);
       continue;
     }
     if (resource === "cpu") {
@@ -108,7 +117,7 @@ export function groupPods(
           pod.startTime + settings.initialReadinessDelayMs > ready.lastTransitionTime;
       }
       if (unready) {
-        groups.unready.push(pod.name);
+        groups.unready = append(groups.unready, pod.name);
         continue;
       }
     }

@@ -142,10 +142,18 @@ export function calculateResource(
   };
 }
 
+const describedTargets = new WeakMap<MetricTarget, { type: string; value: string }>();
+
+/** The target as the trace shows it ("50%", "500m"), computed once per spec object. */
 export function describeTarget(target: MetricTarget): { type: string; value: string } {
-  if (target.type === "Utilization")
-    return { type: "Utilization", value: `${target.averageUtilization}%` };
-  if (target.type === "AverageValue")
-    return { type: "AverageValue", value: String(target.averageValue) };
-  return { type: String(target.type), value: String(target.value) };
+  let described = describedTargets.get(target);
+  if (!described) {
+    if (target.type === "Utilization")
+      described = { type: "Utilization", value: `${target.averageUtilization}%` };
+    else if (target.type === "AverageValue")
+      described = { type: "AverageValue", value: String(target.averageValue) };
+    else described = { type: String(target.type), value: String(target.value) };
+    describedTargets.set(target, described);
+  }
+  return described;
 }
