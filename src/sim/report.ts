@@ -704,7 +704,7 @@ svg .grid{stroke:#e6e8ee;stroke-width:1}svg .frame{fill:none;stroke:#aab}svg .se
 svg text{font-size:11px;fill:#556}svg .ylab{text-anchor:end;dominant-baseline:middle}svg .xlab{text-anchor:middle}svg .rowlab{text-anchor:end;dominant-baseline:middle}
 svg .event{stroke:#9b5de5;stroke-width:1.2;stroke-dasharray:3 3}svg .event.b{stroke:#f15bb5}
 svg .action.up{fill:#2a9d3f}svg .action.down{fill:#d1495b}svg .action.b{opacity:.6}
-svg .seg.True{fill:#2a9d3f}svg .seg.False{fill:#d1495b}svg .seg.Unknown{fill:#999}svg .tick{stroke-width:2}svg .tick.Normal{stroke:#00798c}svg .tick.Warning{stroke:#d1495b}svg .tick.scenario{stroke:#9b5de5}
+svg .seg.True{fill:#2a9d3f}svg .seg.False{fill:#d1495b}svg .seg.Unknown{fill:#999}svg .seg.limitedFalse{fill:#2a9d3f}svg .seg.limitedTrue{fill:#e9a03b}svg .tick{stroke-width:2}svg .tick.Normal{stroke:#00798c}svg .tick.Warning{stroke:#d1495b}svg .tick.scenario{stroke:#9b5de5}
 details{border:1px solid #d6d9e0;border-radius:4px;margin:4px 0;padding:2px 8px}details[open]{background:#fafbfd}summary{cursor:pointer}
 details ul{margin:6px 0;padding-left:20px}pre{overflow:auto;background:#f4f5f8;padding:8px;font-size:12px;max-height:480px}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:12px}.muted{color:#667}.tools button{margin-right:6px}
@@ -862,7 +862,8 @@ function renderHpa(name: string, runs: Run[], xMax: number): string {
         segments: changes.map((c, k) => ({
           from: c.t,
           to: changes[k + 1]?.t ?? end,
-          cls: c.status,
+          // Green is the healthy state: True for AbleToScale/ScalingActive, False for ScalingLimited.
+          cls: type === "ScalingLimited" ? `limited${c.status}` : c.status,
           title: `${type}=${c.status} ${c.reason} from ${formatSeconds(c.t)}: ${c.message}`,
         })),
         ticks: [],
