@@ -103,5 +103,11 @@ program
     process.exitCode = validateCommand(files, options);
   });
 
+// `horizon simulate ... -o json | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 program.showHelpAfterError();
 await program.parseAsync(process.argv);
