@@ -169,21 +169,21 @@ export async function simulateCommand(
   let second: Awaited<ReturnType<typeof runOne>> | null = null;
   if (other) second = await runOne(other, `${other.spec.name} (compare)`, false);
 
+  const compareLabels: [string, string] = [
+    file,
+    options.compare ?? `${file} with ${options.compareSet.join(", ")}`,
+  ];
   const line = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);
   if (options.output === "table") {
     if (second) {
-      const labels: [string, string] = [
-        file,
-        options.compare ?? `${file} with ${options.compareSet.join(", ")}`,
-      ];
-      await io.out(line(formatComparison(first.result, second.result, labels)));
+      await io.out(line(formatComparison(first.result, second.result, compareLabels)));
     } else {
       await io.out(line(formatSummaryTable(first.result.summary, first.result.start)));
     }
   }
   if (options.report && first.report) {
     const report = first.report as ReportBuilder;
-    if (second?.report) report.addComparison?.(second.report, second.result.summary);
+    if (second?.report) report.addComparison(second.report, second.result.summary, compareLabels);
     writeFileSync(options.report, report.html(first.result.summary));
     io.err(`Report written to ${options.report}`);
   }

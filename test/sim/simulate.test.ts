@@ -99,6 +99,18 @@ describe("--compare", () => {
     assert.ok(a.result.summary.hpas[0]!.highestReplicas > 2);
   });
 
+  it("puts both runs in one report", async () => {
+    const file = join(scratch, "compare.html");
+    const { code } = await cli(example("cpu-step.yaml"), {
+      compareSet: ["hpa/web:spec.maxReplicas=2"],
+      report: file,
+    });
+    assert.equal(code, 0);
+    const html = readFileSync(file, "utf8");
+    assert.match(html, /hpa\/web:spec\.maxReplicas=2/);
+    assert.match(html, /1 → 2/, "the compared run's own action");
+  });
+
   it("prints both runs side by side with deltas", async () => {
     const { code, out } = await cli(example("cpu-step.yaml"), {
       compareSet: ["hpa/web:spec.maxReplicas=2"],
