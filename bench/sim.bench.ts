@@ -35,11 +35,11 @@ spec:
   metrics:
     - type: Resource
       resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}`);
-    // A diurnal load per app, phase-shifted so the apps do not all peak together.
+    // A diurnal load per app in four phase groups: at the daily peaks the HPAs reach their 20-pod maximum.
     workloads.push(`    - target: Deployment/${name}
       usage: {cpu: {base: 10m, perRps: 2m}, capacityRps: 100}
       traffic:
-        - {type: diurnal, base: ${600 + (i % 7) * 50}, amplitude: ${300 + (i % 5) * 40}, phase: ${i % 24}h}`);
+        - {type: diurnal, base: ${800 + (i % 7) * 50}, amplitude: ${400 + (i % 5) * 40}, phase: ${i % 4}h}`);
   }
   docs.push(`apiVersion: horizon.dev/v1alpha1
 kind: Scenario
