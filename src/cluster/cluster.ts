@@ -5,6 +5,7 @@
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import type { HorizontalPodAutoscaler, LabelSelector } from "../api/types.js";
 import type { ControllerPorts } from "../controller/ports.js";
+import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
 import { type Selector, selectorMatches } from "../core/selector.js";
 import type {
@@ -52,7 +53,7 @@ import {
   scaleDownOld,
   type VictimInfo,
 } from "./rollout.js";
-import { jsonEqual, ObjectStore, type WatchEvent } from "./store.js";
+import { ObjectStore, type WatchEvent } from "./store.js";
 import { rfc3339, truncateToSecond } from "./time.js";
 import { trafficAt } from "./traffic.js";
 import { cpuModel, cpuModelUniform, servedPerPod } from "./usage.js";

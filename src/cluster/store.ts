@@ -2,6 +2,7 @@
 // global, increasing resourceVersion, generation bumps on spec changes, a status subresource,
 // and synchronous watch notifications. Objects are immutable once stored: writers store new
 // objects and readers never mutate, so nothing is deep-copied or serialized on the hot path.
+import { jsonEqual } from "../core/json.js";
 import type { KubeObject } from "../sim/scenario-types.js";
 import { isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
@@ -42,25 +43,6 @@ export function notFoundMessage(kind: string, name: string, apiVersion?: string)
 
 export function conflictMessage(kind: string, name: string, apiVersion?: string): string {
   return `Operation cannot be fulfilled on ${resourceOf(kind, apiVersion)} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
-}
-
-/** Structural equality of JSON values (for "did the spec change"). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!jsonEqual(ra[k], rb[k])) return false;
-  return true;
 }
 
 interface KindTable {

@@ -8,9 +8,10 @@ import type {
   HorizontalPodAutoscalerStatus,
   MetricStatus,
 } from "../api/types.js";
-import { formatTime, jsonEqual, setCondition } from "./conditions.js";
+import { formatTime, setCondition } from "./conditions.js";
 import type { ControllerConfig } from "./config.js";
 import type { HpaHistory } from "./history.js";
+import { jsonEqual } from "./json.js";
 import {
   clampLegacy,
   clampWithBehavior,
