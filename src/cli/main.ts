@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { runConformance } from "../conformance/runner.js";
 import { printDemo, runDemo } from "./demo.js";
 import { type SimulateOptions, simulateCommand } from "./simulate.js";
+import { registerUpCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
 
 const program = new Command()
@@ -102,6 +103,8 @@ program
   .action((files: string[], options: { featureGates?: string }) => {
     process.exitCode = validateCommand(files, options);
   });
+
+registerUpCommand(program);
 
 // `horizon simulate ... -o json | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

@@ -87,9 +87,10 @@ export const DEFAULT_LIFECYCLE: PodLifecycleModel = {
   failureProbability: 0,
 };
 
+/** Workloads no scenario models (created by clients of `horizon up`) idle at a small baseline. */
 export const DEFAULT_USAGE: UsageModel = {
-  cpu: { baseMilli: 0, milliPerRps: 0, limitMilli: null },
-  memory: { baseBytes: 0, bytesPerRps: 0 },
+  cpu: { baseMilli: 5, milliPerRps: 1, limitMilli: null },
+  memory: { baseBytes: 32 * 1024 * 1024, bytesPerRps: 0 },
   capacityRps: null,
   jitter: 0,
 };
@@ -185,6 +186,14 @@ export class EmbeddedCluster {
       if (this.metrics.nextScrapeAt <= next) this.metrics.scrape(this.metrics.nextScrapeAt);
     }
     if (t > this.now) this.now = t;
+  }
+
+  /**
+   * Lets the workload controllers react now to writes others made through the store (the API
+   * server's clients), instead of at the next due timer.
+   */
+  reconcile(): void {
+    this.#reconcile();
   }
 
   /** The next virtual time at which something is due, or Infinity. */

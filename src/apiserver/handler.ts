@@ -1,0 +1,1147 @@
+// The API server handler core: a fetch-style function from ApiRequest to ApiResponse over the
+// embedded cluster's store. Routing, auth, content negotiation, the verbs (get, list, watch,
+// create, update, patch, delete), the scale and status subresources, and the HPA's per-request
+// conversion (stored once as autoscaling/v2; v1 reads and writes go through src/api/conversion).
+
+import { parse as parseYaml } from "yaml";
+import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../api/conversion.js";
+import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
+import { FeatureGates } from "../api/featuregates.js";
+import type { HorizontalPodAutoscaler } from "../api/types.js";
+import {
+  dropDisabledHorizontalPodAutoscalerFields,
+  type FieldError,
+  validateHorizontalPodAutoscaler,
+  validateHorizontalPodAutoscalerStatusUpdate,
+  validateObjectMeta,
+} from "../api/validation.js";
+import type { EmbeddedCluster } from "../cluster/cluster.js";
+import { applyWorkloadDefaults } from "../cluster/defaults.js";
+import { scaleOf } from "../cluster/ports.js";
+import { StoreError } from "../cluster/store.js";
+import { rfc3339 } from "../cluster/time.js";
+import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
+import type { KubeObject } from "../sim/scenario-types.js";
+import { handleDiscovery } from "./discovery.js";
+import {
+  type ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  deleteSuccess,
+  errorResponse,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  unauthorized,
+  unsupportedMediaType,
+  unsupportedPatchType,
+} from "./errors.js";
+import { handleMetricsApi } from "./metrics-api.js";
+import { jsonMergePatch, jsonPatch, type PatchResult, strategicMergePatch } from "./patch.js";
+import {
+  apiVersionOf,
+  findResource,
+  parseResourcePath,
+  RESOURCES,
+  type RequestTarget,
+  type ResourceInfo,
+} from "./resources.js";
+import { isTableRequest, TABLE_CONTENT_TYPE, toTable } from "./tables.js";
+import type { ApiRequest, ApiResponse } from "./types.js";
+import { startWatch } from "./watch.js";
+
+/** The sibling modules (discovery, tables, metrics APIs); injectable so tests can stub them. */
+export interface ApiExtensions {
+  handleDiscovery(req: ApiRequest): ApiResponse | null;
+  toTable(
+    kind: string,
+    objects: KubeObject[],
+    options: {
+      includeObject?: "None" | "Object" | "Metadata";
+      listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+    },
+  ): object;
+  isTableRequest(accept: string): boolean;
+  handleMetricsApi(
+    req: ApiRequest,
+    cluster: EmbeddedCluster,
+  ): Promise<ApiResponse> | ApiResponse | null;
+}
+
+export interface ApiHandlerOptions {
+  cluster: EmbeddedCluster;
+  featureGates?: FeatureGates;
+  /** Bearer token every request must carry (none: no authentication). */
+  token?: string;
+  extensions?: Partial<ApiExtensions>;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (upstream: about a minute). */
+  bookmarkIntervalMs?: number;
+  /** Watch length without timeoutSeconds (upstream: --min-request-timeout, 1800 s). */
+  defaultWatchTimeoutSeconds?: number;
+}
+
+type Handler = (req: ApiRequest) => Promise<ApiResponse>;
+type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const METRICS_GROUPS = ["metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"];
+/** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
+const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const NODE_NAME = "horizon-node";
+
+function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+function fail<T>(error: ApiError): Result<T> {
+  return { ok: false, error };
+}
+
+export function createApiHandler(options: ApiHandlerOptions): Handler {
+  const server = new ApiServer(options);
+  server.extensions = {
+    handleDiscovery,
+    toTable,
+    isTableRequest,
+    handleMetricsApi,
+    ...options.extensions,
+  };
+  return async (req) => {
+    try {
+      return await server.handle(req);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return errorResponse({
+        status: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `Internal error occurred: ${message}`,
+          reason: "InternalError",
+          code: 500,
+        },
+      });
+    }
+  };
+}
+
+interface Ctx {
+  req: ApiRequest;
+  target: RequestTarget;
+  info: ResourceInfo;
+  namespace: string;
+  apiVersion: string;
+  dryRun: boolean;
+  warnings: string[];
+}
+
+class ApiServer {
+  readonly cluster: EmbeddedCluster;
+  readonly gates: FeatureGates;
+  readonly token: string | undefined;
+  readonly bookmarkIntervalMs: number;
+  readonly watchTimeout: number;
+  extensions: Partial<ApiExtensions> = {};
+  #nameCounter = 0;
+
+  constructor(options: ApiHandlerOptions) {
+    this.cluster = options.cluster;
+    this.gates = options.featureGates ?? FeatureGates.defaults();
+    this.token = options.token;
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    this.watchTimeout = options.defaultWatchTimeoutSeconds ?? 1800;
+    const store = this.cluster.store;
+    for (const name of SYSTEM_NAMESPACES) {
+      if (!store.get("Namespace", "", name)) {
+        store.create({
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name, labels: { "kubernetes.io/metadata.name": name } },
+          spec: { finalizers: ["kubernetes"] },
+          status: { phase: "Active" },
+        });
+      }
+    }
+  }
+
+  async handle(req: ApiRequest): Promise<ApiResponse> {
+    if (this.token !== undefined) {
+      const auth = req.headers.authorization ?? "";
+      if (auth !== `Bearer ${this.token}`) return errorResponse(unauthorized());
+    }
+    const discovery = this.extensions.handleDiscovery?.(req);
+    if (discovery) return discovery;
+    const segments = req.path.split("/");
+    if (segments[1] === "apis" && METRICS_GROUPS.includes(segments[2] ?? "")) {
+      const metrics = await this.extensions.handleMetricsApi?.(req, this.cluster);
+      return metrics ?? errorResponse(pathNotFound());
+    }
+    const target = parseResourcePath(req.path);
+    if (!target) return errorResponse(pathNotFound());
+    const info = findResource(target.group, target.version, target.resource);
+    if (!info) return errorResponse(pathNotFound());
+    if (info.namespaced === false && target.namespace !== undefined) {
+      return errorResponse(pathNotFound());
+    }
+    if (info.namespaced && target.name !== undefined && target.namespace === undefined) {
+      return errorResponse(pathNotFound());
+    }
+    if (
+      target.subresource !== undefined &&
+      !info.subresources.includes(target.subresource as "status")
+    ) {
+      return errorResponse(pathNotFound());
+    }
+    const ctx: Ctx = {
+      req,
+      target,
+      info,
+      namespace: target.namespace ?? "",
+      apiVersion: apiVersionOf(info.group, target.version),
+      dryRun: req.query.getAll("dryRun").includes("All"),
+      warnings: [],
+    };
+    const result = await this.dispatch(ctx);
+    if (ctx.warnings.length > 0) {
+      const warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
+      result.headers = { ...(result.headers ?? {}), warning };
+    }
+    return result;
+  }
+
+  async dispatch(ctx: Ctx): Promise<ApiResponse> {
+    const { req, target, info } = ctx;
+    const method = req.method.toUpperCase();
+    const watch =
+      target.watchPath || req.query.get("watch") === "true" || req.query.get("watch") === "1";
+    if (info.readOnly && method !== "GET")
+      return errorResponse(methodNotAllowed(info, target.name));
+    if (target.name === undefined) {
+      if (method === "GET") return watch ? this.watch(ctx) : this.list(ctx);
+      if (method === "POST") return this.respond(this.create(ctx));
+      return errorResponse(methodNotAllowed(info));
+    }
+    if (watch && method === "GET") {
+      // A watch on one object: the same as a field selector on its name.
+      const query = new URLSearchParams(req.query);
+      const field = query.get("fieldSelector");
+      query.set("fieldSelector", `metadata.name=${target.name}${field ? `,${field}` : ""}`);
+      const { name: _name, ...collection } = target;
+      return this.watch({ ...ctx, req: { ...req, query }, target: collection });
+    }
+    if (target.subresource === "scale") return this.scale(ctx, method);
+    switch (method) {
+      case "GET":
+        return this.get(ctx);
+      case "PUT":
+        return this.respond(this.update(ctx));
+      case "PATCH":
+        return this.respond(this.patch(ctx));
+      case "DELETE":
+        return this.respond(this.delete(ctx));
+      default:
+        return errorResponse(methodNotAllowed(info, target.name));
+    }
+  }
+
+  respond(result: Result<{ status: number; body: unknown }>): ApiResponse {
+    if (!result.ok) return errorResponse(result.error);
+    return { status: result.value.status, headers: { ...JSON_HEADERS }, body: result.value.body };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading
+
+  /** Stored objects of the resource in the request's namespace (all namespaces when none). */
+  objects(ctx: Ctx): readonly KubeObject[] {
+    if (ctx.info.kind === "Node") return this.nodes();
+    const ns = ctx.info.namespaced ? ctx.target.namespace : undefined;
+    return this.cluster.store.list(ctx.info.kind, ns);
+  }
+
+  lookup(ctx: Ctx, name: string): KubeObject | undefined {
+    if (ctx.info.kind === "Node") return this.nodes().find((n) => n.metadata.name === name);
+    return this.cluster.store.get(ctx.info.kind, ctx.namespace, name);
+  }
+
+  /** The Node list: stored Nodes, or one node carrying the simulated cluster's capacity. */
+  nodes(): readonly KubeObject[] {
+    const stored = this.cluster.store.list("Node");
+    if (stored.length > 0) return stored;
+    const capacity = {
+      cpu: "64",
+      memory: "256Gi",
+      pods: String(this.cluster.spec.cluster.capacityPods ?? 110),
+    };
+    const since = rfc3339(this.cluster.startTime);
+    return [
+      {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: {
+          name: NODE_NAME,
+          uid: "00000000-0000-0000-0000-000000000001",
+          resourceVersion: "1",
+          creationTimestamp: since,
+          labels: {
+            "kubernetes.io/hostname": NODE_NAME,
+            "kubernetes.io/os": "linux",
+            "kubernetes.io/arch": "amd64",
+          },
+        },
+        spec: {},
+        status: {
+          capacity,
+          allocatable: capacity,
+          conditions: [
+            {
+              type: "Ready",
+              status: "True",
+              reason: "KubeletReady",
+              message: "kubelet is posting ready status",
+              lastHeartbeatTime: since,
+              lastTransitionTime: since,
+            },
+          ],
+          nodeInfo: { kubeletVersion: "v1.34.0", operatingSystem: "linux", architecture: "amd64" },
+        },
+      },
+    ];
+  }
+
+  /** The object as served in the request's version. */
+  present(ctx: Ctx, object: KubeObject): KubeObject {
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      return writeHorizontalPodAutoscaler(
+        object as unknown as HorizontalPodAutoscaler,
+        ctx.apiVersion as "autoscaling/v1" | "autoscaling/v2",
+      ) as KubeObject;
+    }
+    return { ...object, apiVersion: ctx.apiVersion, kind: ctx.info.kind };
+  }
+
+  isTable(ctx: Ctx): boolean {
+    const accept = ctx.req.headers.accept ?? "";
+    const check = this.extensions.isTableRequest;
+    return this.extensions.toTable !== undefined && check?.(accept) === true;
+  }
+
+  table(ctx: Ctx, objects: KubeObject[], listMeta?: Record<string, unknown>): ApiResponse {
+    const include = ctx.req.query.get("includeObject") as "None" | "Object" | "Metadata" | null;
+    // A list Table carries the list's resourceVersion: `kubectl get -w` watches from it.
+    const body = this.extensions.toTable!(ctx.info.kind, objects, {
+      ...(include ? { includeObject: include } : {}),
+      ...(listMeta ? { listMeta } : {}),
+    });
+    return { status: 200, headers: { ...JSON_HEADERS }, body };
+  }
+
+  get(ctx: Ctx): ApiResponse {
+    const name = ctx.target.name!;
+    const object = this.lookup(ctx, name);
+    if (!object) return errorResponse(notFound(ctx.info, name));
+    if (ctx.target.subresource === undefined && this.isTable(ctx)) return this.table(ctx, [object]);
+    return { status: 200, headers: { ...JSON_HEADERS }, body: this.present(ctx, object) };
+  }
+
+  /** The filter of a list or watch: namespace, label and field selectors. */
+  filter(ctx: Ctx): Result<(object: KubeObject) => boolean> {
+    const labelText = ctx.req.query.get("labelSelector") ?? "";
+    let labels: Selector | null = null;
+    if (labelText.trim() !== "") {
+      const parsed = parseSelector(labelText);
+      if (!parsed.ok) return fail(badRequest(`unable to parse requirement: ${parsed.error}`));
+      labels = parsed.selector;
+    }
+    const fields = parseFieldSelector(ctx.info.kind, ctx.req.query.get("fieldSelector") ?? "");
+    if (!fields.ok) return fields;
+    const namespace = ctx.info.namespaced ? ctx.target.namespace : undefined;
+    return ok((object: KubeObject) => {
+      if (namespace !== undefined && (object.metadata.namespace ?? "") !== namespace) return false;
+      if (labels && !selectorMatches(labels, object.metadata.labels ?? {})) return false;
+      return fields.value.every((term) => {
+        const actual = fieldValue(object, term.field);
+        return term.equal ? actual === term.value : actual !== term.value;
+      });
+    });
+  }
+
+  list(ctx: Ctx): ApiResponse {
+    const filter = this.filter(ctx);
+    if (!filter.ok) return errorResponse(filter.error);
+    const rv = this.cluster.store.resourceVersion();
+    let items = this.objects(ctx).filter(filter.value);
+    const limitText = ctx.req.query.get("limit");
+    const continueText = ctx.req.query.get("continue");
+    const metadata: Record<string, unknown> = { resourceVersion: rv };
+    if (continueText) {
+      const start = decodeContinue(continueText);
+      if (start === null) {
+        return errorResponse(
+          badRequest(
+            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+          ),
+        );
+      }
+      items = items.filter((o) => objectKey(o) > start);
+    }
+    const limit = limitText ? Number(limitText) : 0;
+    if (Number.isInteger(limit) && limit > 0 && items.length > limit) {
+      const remaining = items.length - limit;
+      items = items.slice(0, limit);
+      metadata.continue = encodeContinue(rv, objectKey(items[items.length - 1]!));
+      // Upstream counts the rest only when no selector filters the list.
+      if (!ctx.req.query.get("labelSelector") && !ctx.req.query.get("fieldSelector")) {
+        metadata.remainingItemCount = remaining;
+      }
+    }
+    if (this.isTable(ctx)) return this.table(ctx, items, metadata);
+    const body = {
+      kind: `${ctx.info.kind}List`,
+      apiVersion: ctx.apiVersion,
+      metadata,
+      // Items of a typed list carry no kind/apiVersion of their own.
+      items: items.map((o) => {
+        const { kind: _k, apiVersion: _a, ...rest } = this.present(ctx, o);
+        return rest;
+      }),
+    };
+    return { status: 200, headers: { ...JSON_HEADERS }, body };
+  }
+
+  watch(ctx: Ctx): ApiResponse {
+    const filter = this.filter(ctx);
+    if (!filter.ok) return errorResponse(filter.error);
+    const timeout = Number(ctx.req.query.get("timeoutSeconds") ?? "");
+    const allow = ctx.req.query.get("allowWatchBookmarks");
+    // `kubectl get -w` asks for Tables: each event then carries a one-row Table.
+    const asTable = this.isTable(ctx);
+    const include = ctx.req.query.get("includeObject") as "None" | "Object" | "Metadata" | null;
+    return startWatch({
+      store: this.cluster.store,
+      kind: ctx.info.kind,
+      matches: filter.value,
+      present: asTable
+        ? (object) =>
+            this.extensions.toTable!(
+              ctx.info.kind,
+              [object],
+              include ? { includeObject: include } : {},
+            )
+        : (object) => this.present(ctx, object),
+      contentType: asTable ? TABLE_CONTENT_TYPE : "application/json",
+      apiVersion: ctx.apiVersion,
+      resourceVersion: ctx.req.query.get("resourceVersion") ?? "",
+      allowBookmarks: allow === "true" || allow === "1",
+      timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : this.watchTimeout,
+      bookmarkIntervalMs: this.bookmarkIntervalMs,
+      initial: () => this.objects(ctx).filter(filter.value),
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Decoding request bodies
+
+  /** The request body as JSON (or YAML): 415 for other media types, 400 when malformed. */
+  decodeBody(
+    ctx: Ctx,
+    allowed: readonly string[] = ["application/json", "application/yaml"],
+  ): Result<unknown> {
+    const contentType = (ctx.req.headers["content-type"] ?? "application/json")
+      .split(";")[0]!
+      .trim()
+      .toLowerCase();
+    if (
+      !allowed.includes(contentType) &&
+      !(contentType === "" && allowed.includes("application/json"))
+    ) {
+      if (ctx.req.method.toUpperCase() === "PATCH") return fail(unsupportedPatchType(contentType));
+      return fail(unsupportedMediaType(contentType));
+    }
+    const text = ctx.req.body?.toString("utf8") ?? "";
+    try {
+      if (contentType === "application/yaml" || contentType === "application/apply-patch+yaml") {
+        return ok(parseYaml(text));
+      }
+      return ok(JSON.parse(text));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return fail(badRequest(`couldn't get version/kind; json parse error: ${message}`));
+    }
+  }
+
+  /**
+   * A decoded body as an object of the request's resource in the stored version: type and
+   * version checks, unknown fields (Strict: 400, Warn: warnings), HPA conversion to v2.
+   */
+  toStored(ctx: Ctx, body: unknown): Result<KubeObject> {
+    if (!isRecord(body)) {
+      return fail(
+        badRequest(`the object provided is unrecognized (must be of type ${ctx.info.kind})`),
+      );
+    }
+    const object: Record<string, unknown> = { ...body };
+    object.apiVersion ??= ctx.apiVersion;
+    object.kind ??= ctx.info.kind;
+    if (object.kind !== ctx.info.kind || object.apiVersion !== ctx.apiVersion) {
+      return fail(
+        badRequest(
+          `the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${ctx.apiVersion})`,
+        ),
+      );
+    }
+    if (!isRecord(object.metadata)) object.metadata = {};
+    const unknown = unknownFields(ctx.info.kind, ctx.target.version, object);
+    if (unknown.length > 0) {
+      const mode = ctx.req.query.get("fieldValidation") ?? "Warn";
+      const texts = unknown.map((f) => `unknown field ${JSON.stringify(f)}`);
+      if (mode === "Strict") {
+        return fail(
+          badRequest(
+            `${ctx.info.kind} in version ${JSON.stringify(ctx.target.version)} cannot be handled as a ${ctx.info.kind}: strict decoding error: ${texts.join(", ")}`,
+          ),
+        );
+      }
+      if (mode === "Warn") ctx.warnings.push(...texts);
+      for (const path of unknown) dropPath(object, path);
+    }
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      const read = readHorizontalPodAutoscaler(object);
+      if (!read.ok) return fail(badRequest(read.error));
+      ctx.warnings.push(...read.value.warnings);
+      return ok(read.value.hpa as unknown as KubeObject);
+    }
+    return ok(object as unknown as KubeObject);
+  }
+
+  /** Namespace of the body against the URL's (upstream: 400 when they differ). */
+  placeNamespace(ctx: Ctx, object: KubeObject): Result<KubeObject> {
+    if (!ctx.info.namespaced) {
+      const { namespace: _ns, ...metadata } = object.metadata;
+      return ok({ ...object, metadata: metadata as KubeObject["metadata"] });
+    }
+    const given = object.metadata.namespace;
+    if (given && given !== ctx.namespace) {
+      return fail(
+        badRequest(
+          "the namespace of the provided object does not match the namespace sent on the request",
+        ),
+      );
+    }
+    return ok({ ...object, metadata: { ...object.metadata, namespace: ctx.namespace } });
+  }
+
+  storeError(ctx: Ctx, err: unknown, name: string): ApiError {
+    if (err instanceof StoreError) {
+      if (err.reason === "AlreadyExists") return alreadyExists(ctx.info, name);
+      if (err.reason === "NotFound") return notFound(ctx.info, name);
+      return conflict(ctx.info, name);
+    }
+    throw err;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writing
+
+  create(ctx: Ctx, decoded?: unknown): Result<{ status: number; body: unknown }> {
+    let body = decoded;
+    if (body === undefined) {
+      const parsed = this.decodeBody(ctx);
+      if (!parsed.ok) return parsed;
+      body = parsed.value;
+    }
+    const stored = this.toStored(ctx, body);
+    if (!stored.ok) return stored;
+    const placed = this.placeNamespace(ctx, stored.value);
+    if (!placed.ok) return placed;
+    let object = placed.value;
+    if (ctx.info.namespaced && !this.cluster.store.get("Namespace", "", ctx.namespace)) {
+      const namespaces = RESOURCES.find((r) => r.kind === "Namespace")!;
+      return fail(notFound(namespaces, ctx.namespace));
+    }
+    // The name is generated before validation, as the registry's BeforeCreate does.
+    const metadata = { ...object.metadata };
+    delete metadata.resourceVersion;
+    if (!metadata.name && typeof metadata.generateName === "string" && metadata.generateName) {
+      metadata.name = this.generateName(ctx, metadata.generateName);
+    }
+    object = { ...object, metadata };
+    const prepared = this.prepareCreate(ctx, object);
+    if (!prepared.ok) return prepared;
+    object = prepared.value;
+    const name = object.metadata.name ?? "";
+    if (this.lookup(ctx, name)) return fail(alreadyExists(ctx.info, name));
+    if (ctx.dryRun) {
+      return ok({
+        status: 201,
+        body: this.present(ctx, {
+          ...object,
+          metadata: { ...object.metadata, creationTimestamp: rfc3339(this.cluster.now) },
+        }),
+      });
+    }
+    try {
+      const created = this.cluster.store.create(object);
+      return ok({ status: 201, body: this.present(ctx, created) });
+    } catch (err) {
+      return fail(this.storeError(ctx, err, name));
+    }
+  }
+
+  generateName(ctx: Ctx, prefix: string): string {
+    // Upstream: 5 random characters from an alphabet without vowels or look-alikes.
+    const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+    for (;;) {
+      let suffix = "";
+      let n = ++this.#nameCounter * 7919 + Math.floor(Math.random() * 1e6);
+      for (let i = 0; i < 5; i++) {
+        suffix += alphabet[n % alphabet.length];
+        n = Math.floor(n / alphabet.length) + i * 31;
+      }
+      const name = `${prefix}${suffix}`;
+      if (!this.lookup(ctx, name)) return name;
+    }
+  }
+
+  /** Strategy of a create: status reset, defaults, validation (422). */
+  prepareCreate(ctx: Ctx, object: KubeObject): Result<KubeObject> {
+    const name = object.metadata.name ?? "";
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      let hpa = object as unknown as HorizontalPodAutoscaler;
+      hpa = dropDisabledHorizontalPodAutoscalerFields(hpa, undefined, this.gates);
+      hpa = setDefaultsHorizontalPodAutoscaler(hpa);
+      // PrepareForCreate clears the status: only the controller writes it.
+      hpa.status = { desiredReplicas: 0 } as HorizontalPodAutoscaler["status"];
+      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates: this.gates });
+      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+      return ok(hpa as unknown as KubeObject);
+    }
+    const errors = metaErrors(ctx, object);
+    if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+    let out = applyWorkloadDefaults(object);
+    if (
+      ["Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"].includes(ctx.info.kind)
+    ) {
+      const { status: _s, ...rest } = out;
+      out = rest as KubeObject;
+    }
+    return ok(out);
+  }
+
+  update(ctx: Ctx, decoded?: unknown): Result<{ status: number; body: unknown }> {
+    let body = decoded;
+    if (body === undefined) {
+      const parsed = this.decodeBody(ctx);
+      if (!parsed.ok) return parsed;
+      body = parsed.value;
+    }
+    const stored = this.toStored(ctx, body);
+    if (!stored.ok) return stored;
+    const placed = this.placeNamespace(ctx, stored.value);
+    if (!placed.ok) return placed;
+    const object = placed.value;
+    const name = ctx.target.name!;
+    if (object.metadata.name !== name) {
+      return fail(
+        badRequest(
+          `the name of the object (${object.metadata.name ?? ""}) does not match the name on the URL (${name})`,
+        ),
+      );
+    }
+    const current = this.lookup(ctx, name);
+    if (!current) return fail(notFound(ctx.info, name));
+    const expected = object.metadata.resourceVersion;
+    if (expected && expected !== current.metadata.resourceVersion) {
+      return fail(conflict(ctx.info, name));
+    }
+    const prepared =
+      ctx.target.subresource === "status"
+        ? this.prepareStatusUpdate(ctx, object, current)
+        : this.prepareUpdate(ctx, object, current);
+    if (!prepared.ok) return prepared;
+    if (ctx.dryRun) return ok({ status: 200, body: this.present(ctx, prepared.value) });
+    try {
+      const written =
+        ctx.target.subresource === "status"
+          ? this.cluster.store.updateStatus(
+              ctx.info.kind,
+              ctx.namespace,
+              name,
+              prepared.value.status,
+            )
+          : this.cluster.store.update(prepared.value);
+      return ok({ status: 200, body: this.present(ctx, written) });
+    } catch (err) {
+      return fail(this.storeError(ctx, err, name));
+    }
+  }
+
+  /** Strategy of a spec update: the status subresource's fields stay as stored. */
+  prepareUpdate(ctx: Ctx, object: KubeObject, current: KubeObject): Result<KubeObject> {
+    const name = current.metadata.name;
+    let next: KubeObject = {
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: current.metadata.resourceVersion },
+    };
+    if (ctx.info.subresources.includes("status")) {
+      next = { ...next, status: current.status };
+      if (current.status === undefined) delete next.status;
+    }
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      const old = current as unknown as HorizontalPodAutoscaler;
+      let hpa = next as unknown as HorizontalPodAutoscaler;
+      hpa = dropDisabledHorizontalPodAutoscalerFields(hpa, old, this.gates);
+      hpa = setDefaultsHorizontalPodAutoscaler(hpa);
+      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates: this.gates, old });
+      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+      return ok(hpa as unknown as KubeObject);
+    }
+    return ok(applyWorkloadDefaults(next));
+  }
+
+  /** Strategy of a status update: only status changes. */
+  prepareStatusUpdate(ctx: Ctx, object: KubeObject, current: KubeObject): Result<KubeObject> {
+    const next: KubeObject = { ...current, status: object.status };
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      const errors = validateHorizontalPodAutoscalerStatusUpdate(
+        next as unknown as HorizontalPodAutoscaler,
+        current as unknown as HorizontalPodAutoscaler,
+      );
+      if (errors.length > 0) return fail(invalid(ctx.info, current.metadata.name, errors));
+    }
+    return ok(next);
+  }
+
+  /** The current object as the request's version sees it, patched by the request body. */
+  applyPatch(ctx: Ctx, current: unknown): Result<{ patched: unknown; apply: boolean }> {
+    const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    const body = this.decodeBody(ctx, [contentType]);
+    let result: PatchResult;
+    switch (contentType) {
+      case "application/merge-patch+json":
+        if (!body.ok) return body;
+        result = { ok: true, value: jsonMergePatch(current, body.value) };
+        break;
+      case "application/json-patch+json":
+        if (!body.ok) return body;
+        result = jsonPatch(current, body.value);
+        break;
+      case "application/strategic-merge-patch+json":
+        if (!body.ok) return body;
+        result = strategicMergePatch(current, body.value);
+        break;
+      case "application/apply-patch+yaml":
+        if (!body.ok) return body;
+        // Server-side apply without managedFields (a later slice): the applied configuration
+        // is merged over the live object, with merge keys as in a strategic merge patch.
+        result = strategicMergePatch(current, body.value);
+        break;
+      default:
+        return fail(unsupportedPatchType(contentType));
+    }
+    if (!result.ok) {
+      return fail(
+        result.code === 400
+          ? badRequest(result.error)
+          : {
+              status: {
+                kind: "Status",
+                apiVersion: "v1",
+                metadata: {},
+                status: "Failure",
+                message: result.error,
+                reason: "Invalid",
+                code: 422,
+              },
+            },
+      );
+    }
+    return ok({ patched: result.value, apply: contentType === "application/apply-patch+yaml" });
+  }
+
+  patch(ctx: Ctx): Result<{ status: number; body: unknown }> {
+    const name = ctx.target.name!;
+    const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    const isApply = contentType === "application/apply-patch+yaml";
+    if (isApply && !ctx.req.query.get("fieldManager")) {
+      return fail(
+        invalid({ resource: "patchoptions", group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+          {
+            type: "FieldValueRequired",
+            field: "fieldManager",
+            detail: "is required for apply patch",
+          },
+        ]),
+      );
+    }
+    const current = this.lookup(ctx, name);
+    if (!current) {
+      if (isApply && ctx.target.subresource === undefined) {
+        // Server-side apply creates a missing object (201).
+        const body = this.decodeBody(ctx, [contentType]);
+        if (!body.ok) return body;
+        const applied = isRecord(body.value) ? { ...body.value } : body.value;
+        if (isRecord(applied) && isRecord(applied.metadata))
+          applied.metadata = { ...applied.metadata, name };
+        return this.create(ctx, applied);
+      }
+      return fail(notFound(ctx.info, name));
+    }
+    const patched = this.applyPatch(ctx, this.present(ctx, current));
+    if (!patched.ok) return patched;
+    return this.update(ctx, patched.value.patched);
+  }
+
+  delete(ctx: Ctx): Result<{ status: number; body: unknown }> {
+    const name = ctx.target.name!;
+    const current = this.lookup(ctx, name);
+    if (!current) return fail(notFound(ctx.info, name));
+    const text = ctx.req.body?.toString("utf8").trim() ?? "";
+    if (text !== "") {
+      let options: unknown;
+      try {
+        options = JSON.parse(text);
+      } catch (err) {
+        return fail(
+          badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`),
+        );
+      }
+      const pre = isRecord(options) && isRecord(options.preconditions) ? options.preconditions : {};
+      if (typeof pre.uid === "string" && pre.uid !== current.metadata.uid) {
+        return fail(
+          conflict(
+            ctx.info,
+            name,
+            `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ""}`,
+          ),
+        );
+      }
+      if (
+        typeof pre.resourceVersion === "string" &&
+        pre.resourceVersion !== current.metadata.resourceVersion
+      ) {
+        return fail(
+          conflict(
+            ctx.info,
+            name,
+            `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ""}`,
+          ),
+        );
+      }
+      if (isRecord(options) && Array.isArray(options.dryRun) && options.dryRun.includes("All"))
+        ctx.dryRun = true;
+    }
+    const final = ctx.dryRun
+      ? current
+      : (this.cluster.store.delete(ctx.info.kind, ctx.namespace, name) ?? current);
+    const body = ctx.info.returnsDeletedObject
+      ? this.present(ctx, final)
+      : deleteSuccess(ctx.info, name, current.metadata.uid);
+    return ok({ status: 200, body });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The scale subresource (autoscaling/v1 Scale)
+
+  scaleObject(object: KubeObject): Record<string, unknown> {
+    const view = scaleOf(object);
+    const metadata: Record<string, unknown> = {
+      name: object.metadata.name,
+      namespace: object.metadata.namespace,
+      uid: object.metadata.uid,
+      resourceVersion: object.metadata.resourceVersion,
+      creationTimestamp: object.metadata.creationTimestamp,
+    };
+    const status: Record<string, unknown> = { replicas: view.statusReplicas };
+    if (view.selector !== "" && view.selector !== "<none>") status.selector = view.selector;
+    return {
+      kind: "Scale",
+      apiVersion: "autoscaling/v1",
+      metadata,
+      spec: { replicas: view.specReplicas },
+      status,
+    };
+  }
+
+  scale(ctx: Ctx, method: string): ApiResponse {
+    const name = ctx.target.name!;
+    const current = this.lookup(ctx, name);
+    if (method !== "GET" && method !== "PUT" && method !== "PATCH") {
+      return errorResponse(methodNotAllowed(ctx.info, name));
+    }
+    if (!current) return errorResponse(notFound(ctx.info, name));
+    const scale = this.scaleObject(current);
+    if (method === "GET") return { status: 200, headers: { ...JSON_HEADERS }, body: scale };
+    let next: unknown;
+    if (method === "PUT") {
+      const body = this.decodeBody(ctx);
+      if (!body.ok) return errorResponse(body.error);
+      next = body.value;
+    } else {
+      const patched = this.applyPatch(ctx, scale);
+      if (!patched.ok) return errorResponse(patched.error);
+      next = patched.value.patched;
+    }
+    const scaleNames = { resource: "scales", group: "autoscaling", kind: "Scale" };
+    const spec = isRecord(next) && isRecord(next.spec) ? next.spec : {};
+    const meta = isRecord(next) && isRecord(next.metadata) ? next.metadata : {};
+    const replicas = spec.replicas ?? 0;
+    if (typeof replicas !== "number" || !Number.isInteger(replicas)) {
+      return errorResponse(
+        badRequest(
+          `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`,
+        ),
+      );
+    }
+    if (replicas < 0) {
+      return errorResponse(
+        invalid(scaleNames, name, [
+          {
+            type: "FieldValueInvalid",
+            field: "spec.replicas",
+            badValue: replicas,
+            detail: "must be greater than or equal to 0",
+          },
+        ]),
+      );
+    }
+    const expected = meta.resourceVersion;
+    if (
+      typeof expected === "string" &&
+      expected !== "" &&
+      expected !== current.metadata.resourceVersion
+    ) {
+      return errorResponse(conflict(ctx.info, name));
+    }
+    if (ctx.dryRun) {
+      return { status: 200, headers: { ...JSON_HEADERS }, body: { ...scale, spec: { replicas } } };
+    }
+    const updated = this.cluster.scaleWorkload(ctx.namespace, ctx.info.kind, name, replicas);
+    if (!updated) return errorResponse(notFound(ctx.info, name));
+    return { status: 200, headers: { ...JSON_HEADERS }, body: this.scaleObject(updated) };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function objectKey(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
+}
+
+/** Opaque continue token: the list's resourceVersion and the key the next page starts after. */
+function encodeContinue(rv: string, start: string): string {
+  return Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv: Number(rv), start })).toString(
+    "base64url",
+  );
+}
+
+function decodeContinue(token: string): string | null {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
+    if (isRecord(parsed) && parsed.v === "meta.k8s.io/v1" && typeof parsed.start === "string") {
+      return parsed.start;
+    }
+  } catch {
+    // fall through
+  }
+  return null;
+}
+
+/** Metadata validation of kinds other than the HPA (name required, DNS subdomain names). */
+function metaErrors(ctx: Ctx, object: KubeObject): FieldError[] {
+  const errors = validateObjectMeta(object.metadata as never);
+  // Cluster-scoped objects have no namespace to require.
+  return ctx.info.namespaced ? errors : errors.filter((e) => e.field !== "metadata.namespace");
+}
+
+// Field selectors: the fields each kind supports (upstream's per-kind field label conversion).
+const COMMON_FIELDS = ["metadata.name", "metadata.namespace"];
+const KIND_FIELDS: Record<string, string[]> = {
+  Event: [
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+  ],
+  Pod: [
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ],
+  Namespace: ["status.phase"],
+  ReplicaSet: ["status.replicas"],
+  ReplicationController: ["status.replicas"],
+  Node: ["spec.unschedulable"],
+};
+
+interface FieldTerm {
+  field: string;
+  value: string;
+  equal: boolean;
+}
+
+function parseFieldSelector(kind: string, text: string): Result<FieldTerm[]> {
+  const terms: FieldTerm[] = [];
+  for (const raw of text.split(",")) {
+    const term = raw.trim();
+    if (term === "") continue;
+    const match = /^([^=!]+)(!=|==|=)(.*)$/.exec(term);
+    if (!match) return fail(badRequest(`invalid selector: '${text}'; can't understand '${term}'`));
+    const field = match[1]!.trim();
+    if (!COMMON_FIELDS.includes(field) && !(KIND_FIELDS[kind] ?? []).includes(field)) {
+      return fail(badRequest(`field label not supported: ${field}`));
+    }
+    terms.push({ field, value: match[3]!.trim(), equal: match[2] !== "!=" });
+  }
+  return ok(terms);
+}
+
+function fieldValue(object: KubeObject, field: string): string {
+  if (field === "source") {
+    const source = (object as unknown as { source?: { component?: string } }).source;
+    return source?.component ?? "";
+  }
+  let cur: unknown = object;
+  for (const part of field.split(".")) cur = isRecord(cur) ? cur[part] : undefined;
+  if (cur === undefined || cur === null) return "";
+  return String(cur);
+}
+
+// Unknown-field detection (fieldValidation): the HPA's schema in both served versions.
+type Schema = "any" | { [field: string]: Schema } | [Schema];
+const OBJECT_META: Schema = Object.fromEntries(
+  [
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+  ].map((f) => [f, "any" as Schema]),
+);
+const REF: Schema = { kind: "any", name: "any", apiVersion: "any" };
+const TARGET: Schema = {
+  type: "any",
+  value: "any",
+  averageValue: "any",
+  averageUtilization: "any",
+};
+const IDENTIFIER: Schema = { name: "any", selector: "any" };
+const RULES: Schema = {
+  stabilizationWindowSeconds: "any",
+  selectPolicy: "any",
+  policies: [{ type: "any", value: "any", periodSeconds: "any" }],
+  tolerance: "any",
+};
+const HPA_V2: Schema = {
+  apiVersion: "any",
+  kind: "any",
+  metadata: OBJECT_META,
+  spec: {
+    scaleTargetRef: REF,
+    minReplicas: "any",
+    maxReplicas: "any",
+    metrics: [
+      {
+        type: "any",
+        object: { describedObject: REF, target: TARGET, metric: IDENTIFIER },
+        pods: { metric: IDENTIFIER, target: TARGET },
+        resource: { name: "any", target: TARGET },
+        containerResource: { name: "any", target: TARGET, container: "any" },
+        external: { metric: IDENTIFIER, target: TARGET },
+      },
+    ],
+    behavior: { scaleUp: RULES, scaleDown: RULES },
+  },
+  status: "any",
+};
+const HPA_V1: Schema = {
+  apiVersion: "any",
+  kind: "any",
+  metadata: OBJECT_META,
+  spec: {
+    scaleTargetRef: REF,
+    minReplicas: "any",
+    maxReplicas: "any",
+    targetCPUUtilizationPercentage: "any",
+  },
+  status: "any",
+};
+const GENERIC: Schema = {
+  apiVersion: "any",
+  kind: "any",
+  metadata: OBJECT_META,
+  spec: "any",
+  status: "any",
+};
+
+function schemaFor(kind: string, version: string): Schema | null {
+  if (kind === "HorizontalPodAutoscaler") return version === "v1" ? HPA_V1 : HPA_V2;
+  // Events and others have more top-level fields than spec/status: only metadata is checked.
+  if (kind === "Event" || kind === "Lease") return null;
+  return GENERIC;
+}
+
+function unknownFields(kind: string, version: string, object: unknown): string[] {
+  const schema = schemaFor(kind, version);
+  if (!schema) return [];
+  const out: string[] = [];
+  walk(object, schema, "", out);
+  return out;
+}
+
+function walk(value: unknown, schema: Schema, path: string, out: string[]): void {
+  if (schema === "any" || value === null || value === undefined) return;
+  if (Array.isArray(schema)) {
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, schema[0], `${path}[${i}]`, out);
+    }
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    const sub = schema[key];
+    if (sub === undefined) out.push(childPath);
+    else walk(child, sub, childPath, out);
+  }
+}
+
+/** Removes an unknown field (Warn/Ignore drop it, as the decoder does). */
+function dropPath(object: Record<string, unknown>, path: string): void {
+  const parts = path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== "");
+  let cur: unknown = object;
+  for (const part of parts.slice(0, -1)) {
+    cur = Array.isArray(cur) ? cur[Number(part)] : isRecord(cur) ? cur[part] : undefined;
+  }
+  const last = parts[parts.length - 1]!;
+  if (isRecord(cur)) delete cur[last];
+}

@@ -1,0 +1,60 @@
+// The kubeconfig `horizon up` writes: one cluster, one user with a bearer token, one context.
+// Over plain HTTP it carries `insecure-skip-tls-verify: true`, because @kubernetes/client-node
+// 1.x refuses http:// servers without it (kubectl accepts it either way).
+import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { stringify } from "yaml";
+
+export interface KubeconfigOptions {
+  /** e.g. https://127.0.0.1:6443 */
+  server: string;
+  /** PEM of the CA that signed the server's certificate (https only). */
+  caCert?: string;
+  /** Bearer token; absent = an empty user. */
+  token?: string;
+  /** Skip server certificate verification (always set for http://). */
+  insecureSkipTlsVerify?: boolean;
+  /** Name of the cluster, user and context (default "horizon"). */
+  name?: string;
+}
+
+/** The kubeconfig document (clientcmd v1 `Config`) as a plain object. */
+export function kubeconfigObject(options: KubeconfigOptions): Record<string, unknown> {
+  const name = options.name ?? "horizon";
+  const cluster: Record<string, unknown> = { server: options.server };
+  if (options.caCert !== undefined && !options.insecureSkipTlsVerify) {
+    cluster["certificate-authority-data"] = Buffer.from(options.caCert, "utf8").toString("base64");
+  }
+  if (options.insecureSkipTlsVerify || options.server.startsWith("http://")) {
+    cluster["insecure-skip-tls-verify"] = true;
+  }
+  const user: Record<string, unknown> = {};
+  if (options.token !== undefined) user.token = options.token;
+  return {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name, cluster }],
+    users: [{ name, user }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: "default" } }],
+    "current-context": name,
+    preferences: {},
+  };
+}
+
+export function renderKubeconfig(options: KubeconfigOptions): string {
+  // No folding: long base64 values stay on one line.
+  return stringify(kubeconfigObject(options), { lineWidth: 0 });
+}
+
+/**
+ * Writes a kubeconfig with mode 0600 (it holds a credential): written to a temp file created
+ * 0600 and renamed over the target, so the token is never readable by others, even briefly.
+ */
+export async function writeKubeconfig(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, text, { mode: 0o600 });
+  // The umask cannot widen 0600, but an existing temp file keeps its old mode: set it.
+  await chmod(temp, 0o600);
+  await rename(temp, path);
+}

@@ -1,0 +1,176 @@
+// The resources the API server serves, and the parsing of a request path into
+// group/version/resource/namespace/name/subresource (k8s.io/apiserver RequestInfoFactory).
+import type { ResourceNames } from "./errors.js";
+
+export type Subresource = "status" | "scale";
+
+export interface ResourceInfo extends ResourceNames {
+  /** Versions served, preferred first. */
+  versions: readonly string[];
+  namespaced: boolean;
+  subresources: readonly Subresource[];
+  /** Node: a view of the simulated capacity, not writable. */
+  readOnly?: boolean;
+  /** Upstream returns the deleted object (ReturnDeletedObject) instead of a Success Status. */
+  returnsDeletedObject?: boolean;
+  shortNames?: readonly string[];
+  singular: string;
+  verbs: readonly string[];
+}
+
+const RW = ["create", "delete", "get", "list", "patch", "update", "watch"] as const;
+
+export const RESOURCES: readonly ResourceInfo[] = [
+  core("namespaces", "Namespace", false, ["status"], { shortNames: ["ns"], returns: true }),
+  core("pods", "Pod", true, ["status"], { shortNames: ["po"], returns: true }),
+  core("services", "Service", true, ["status"], { shortNames: ["svc"], returns: true }),
+  core("events", "Event", true, [], { shortNames: ["ev"] }),
+  {
+    ...core("nodes", "Node", false, ["status"], { shortNames: ["no"] }),
+    readOnly: true,
+    verbs: ["get", "list", "watch"],
+  },
+  core("replicationcontrollers", "ReplicationController", true, ["scale", "status"], {
+    shortNames: ["rc"],
+  }),
+  apps("deployments", "Deployment", ["deploy"]),
+  apps("replicasets", "ReplicaSet", ["rs"]),
+  apps("statefulsets", "StatefulSet", ["sts"]),
+  {
+    resource: "horizontalpodautoscalers",
+    singular: "horizontalpodautoscaler",
+    group: "autoscaling",
+    kind: "HorizontalPodAutoscaler",
+    versions: ["v2", "v1"],
+    namespaced: true,
+    subresources: ["status"],
+    shortNames: ["hpa"],
+    verbs: RW,
+  },
+  {
+    resource: "leases",
+    singular: "lease",
+    group: "coordination.k8s.io",
+    kind: "Lease",
+    versions: ["v1"],
+    namespaced: true,
+    subresources: [],
+    verbs: RW,
+  },
+];
+
+function core(
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  subresources: Subresource[],
+  extra: { shortNames?: string[]; returns?: boolean },
+): ResourceInfo {
+  const info: ResourceInfo = {
+    resource,
+    singular: kind.toLowerCase(),
+    group: "",
+    kind,
+    versions: ["v1"],
+    namespaced,
+    subresources,
+    verbs: RW,
+  };
+  if (extra.shortNames) info.shortNames = extra.shortNames;
+  if (extra.returns) info.returnsDeletedObject = true;
+  return info;
+}
+
+function apps(resource: string, kind: string, shortNames: string[]): ResourceInfo {
+  return {
+    resource,
+    singular: kind.toLowerCase(),
+    group: "apps",
+    kind,
+    versions: ["v1"],
+    namespaced: true,
+    subresources: ["scale", "status"],
+    shortNames,
+    verbs: RW,
+  };
+}
+
+const BY_GROUP_RESOURCE = new Map(RESOURCES.map((r) => [`${r.group}/${r.resource}`, r]));
+
+export function findResource(group: string, version: string, resource: string) {
+  const info = BY_GROUP_RESOURCE.get(`${group}/${resource}`);
+  return info?.versions.includes(version) ? info : undefined;
+}
+
+export function resourceOfKind(kind: string): ResourceInfo | undefined {
+  return RESOURCES.find((r) => r.kind === kind);
+}
+
+/** `apps/v1`, `v1`. */
+export function apiVersionOf(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+export interface RequestTarget {
+  group: string;
+  version: string;
+  /** The plural resource name as written in the path. */
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  /** A `/watch/` path (deprecated upstream, still served). */
+  watchPath: boolean;
+}
+
+/**
+ * Splits `/api/v1/...` or `/apis/GROUP/VERSION/...` into its parts; null when the path is not
+ * a resource path (discovery, unknown prefix). Segments are percent-decoded one by one.
+ */
+export function parseResourcePath(path: string): RequestTarget | null {
+  let segments: string[];
+  try {
+    segments = path
+      .split("/")
+      .filter((s) => s !== "")
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    return null;
+  }
+  let group: string;
+  let version: string;
+  if (segments[0] === "api" && segments.length >= 3) {
+    group = "";
+    version = segments[1]!;
+    segments = segments.slice(2);
+  } else if (segments[0] === "apis" && segments.length >= 4) {
+    group = segments[1]!;
+    version = segments[2]!;
+    segments = segments.slice(3);
+  } else {
+    return null;
+  }
+  let watchPath = false;
+  if (segments[0] === "watch") {
+    watchPath = true;
+    segments = segments.slice(1);
+  }
+  let namespace: string | undefined;
+  // `namespaces/NS/RESOURCE...` is namespaced; `namespaces/NS` alone is the Namespace object.
+  // `namespaces/NS/status` and `/finalize` are subresources of the Namespace itself.
+  if (
+    segments[0] === "namespaces" &&
+    segments.length >= 3 &&
+    segments[2] !== "status" &&
+    segments[2] !== "finalize"
+  ) {
+    namespace = segments[1];
+    segments = segments.slice(2);
+  }
+  if (segments.length === 0 || segments.length > 3) return null;
+  const target: RequestTarget = { group, version, resource: segments[0]!, watchPath };
+  if (namespace !== undefined) target.namespace = namespace;
+  if (segments[1] !== undefined) target.name = segments[1];
+  if (segments[2] !== undefined) target.subresource = segments[2];
+  return target;
+}

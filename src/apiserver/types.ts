@@ -1,0 +1,23 @@
+// Shared request/response shapes of the API server handler core: a fetch-style handler that
+// tests drive in-process and that `http.ts` binds to sockets.
+
+/** One HTTP request as the handler sees it (path already split from the query). */
+export interface ApiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  body?: Buffer;
+}
+
+/** A JSON body, a raw body, or a watch stream (one JSON line per event). */
+export type ApiResponse =
+  | { status: number; headers?: Record<string, string>; body: unknown /* JSON-serialized */ }
+  | { status: number; headers?: Record<string, string>; raw: Buffer | string }
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      stream: AsyncIterable<string>;
+      close(): void;
+    };

@@ -1,0 +1,432 @@
+// `horizon up`: the embedded cluster on the real clock behind a Kubernetes-compatible API
+// server, with Horizon's HPA controller running in-process, and a kubeconfig so that kubectl
+// and @kubernetes/client-node work against it unchanged (k3s-style: one command, one file).
+// Exit codes: 0 stopped cleanly (Ctrl-C / SIGTERM), 1 startup failed, 2 bad input.
+import { randomBytes } from "node:crypto";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { FeatureGates } from "../api/featuregates.js";
+import { createApiHandler } from "../apiserver/handler.js";
+import { serveHttp } from "../apiserver/http.js";
+import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
+import { certificateHosts, generateServingCertificate } from "../apiserver/tls.js";
+import type { ApiRequest } from "../apiserver/types.js";
+import { EmbeddedCluster } from "../cluster/cluster.js";
+import { RealtimeDriver } from "../cluster/realtime.js";
+import type { SyncReport } from "../controller/controller.js";
+import type { ControllerConfig } from "../core/config.js";
+import { formatDuration, parseDuration } from "../core/duration.js";
+import { controllerConfigFor } from "../sim/runner.js";
+import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
+import type { Scenario } from "../sim/scenario-types.js";
+
+/** kube-apiserver's secure port. */
+export const DEFAULT_PORT = 6443;
+export const DEFAULT_ADDRESS = "127.0.0.1";
+
+export function defaultKubeconfigPath(): string {
+  return join(homedir(), ".horizon", "kubeconfig");
+}
+
+/** An empty cluster: no objects, no workload models, every Scenario default (SCENARIO_DEFAULTS). */
+export function emptyScenario(): Scenario {
+  return {
+    spec: {
+      name: "horizon-up",
+      durationMs: SCENARIO_DEFAULTS.durationMs,
+      seed: SCENARIO_DEFAULTS.seed,
+      controllerFlags: {},
+      featureGates: {},
+      cluster: { capacityPods: null, metricsResolutionMs: SCENARIO_DEFAULTS.metricsResolutionMs },
+      workloads: [],
+      metrics: { pods: [], object: [], external: [] },
+      events: [],
+    },
+    objects: [],
+    sources: new Map(),
+    warnings: [],
+  };
+}
+
+export interface StartUpOptions {
+  /** A parsed scenario (tests, or the CLI after loading the file); default: an empty cluster. */
+  scenario?: Scenario;
+  /** 0 = an ephemeral port. Default 6443. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  address?: string;
+  /** Where to write the kubeconfig (mode 0600); null writes none. Default ~/.horizon/kubeconfig. */
+  kubeconfigOut?: string | null;
+  /** Plain HTTP instead of HTTPS (the kubeconfig then says insecure-skip-tls-verify). */
+  insecureHttp?: boolean;
+  /** Run Horizon's controller in-process (default true). */
+  controller?: boolean;
+  /** Overrides the scenario's horizontal-pod-autoscaler-sync-period. */
+  syncPeriodMs?: number;
+  /** The bearer token clients must send over HTTPS; default: 32 random bytes. */
+  token?: string;
+  /** Epoch ms of the cluster's start (default Date.now()). */
+  startTime?: number;
+  /** Receives progress lines (controller decisions, loop errors). */
+  log?: (line: string) => void;
+}
+
+export interface RunningUp {
+  /** https://127.0.0.1:PORT (or http://). */
+  url: string;
+  port: number;
+  /** null over plain HTTP (no authentication). */
+  token: string | null;
+  /** The kubeconfig text, whether or not it was written. */
+  kubeconfig: string;
+  kubeconfigPath: string | null;
+  /** PEM of the CA clients must trust (null over plain HTTP). */
+  caCert: string | null;
+  cluster: EmbeddedCluster;
+  driver: RealtimeDriver;
+  controllerConfig: ControllerConfig | null;
+  /** Stops the controller loop and the server. */
+  close(): Promise<void>;
+}
+
+export type StartUpResult = { ok: true; value: RunningUp } | { ok: false; error: string };
+
+function isLoopback(address: string): boolean {
+  return address === "localhost" || address === "::1" || address.startsWith("127.");
+}
+
+/** Host part of a URL for an address clients can dial (a wildcard bind is dialled on loopback). */
+export function dialHost(address: string): string {
+  if (address === "0.0.0.0" || address === "::" || address === "") return "127.0.0.1";
+  return address.includes(":") ? `[${address}]` : address;
+}
+
+/** Starts everything `horizon up` runs; failures to start (port in use, no openssl) are data. */
+export async function startUp(options: StartUpOptions = {}): Promise<StartUpResult> {
+  const scenario = options.scenario ?? emptyScenario();
+  const address = options.address ?? DEFAULT_ADDRESS;
+  // kubectl (clientcmd) sends user credentials only over TLS (kubernetes/kubectl#744), so a
+  // plain-HTTP server cannot demand a token: like kube-apiserver's old insecure port, it
+  // serves without authentication.
+  const token = options.insecureHttp
+    ? null
+    : (options.token ?? randomBytes(32).toString("base64url"));
+  const log = options.log ?? (() => {});
+
+  let controllerConfig: ControllerConfig | null = null;
+  if (options.controller !== false) {
+    try {
+      controllerConfig = controllerConfigFor(scenario);
+    } catch (error) {
+      return { ok: false, error: `controllerFlags: ${(error as Error).message}` };
+    }
+    if (options.syncPeriodMs !== undefined) {
+      if (!(options.syncPeriodMs > 0))
+        return { ok: false, error: "--sync-period: must be positive" };
+      controllerConfig.syncPeriodMs = options.syncPeriodMs;
+    }
+  }
+
+  let tls: { key: string; cert: string } | undefined;
+  let caCert: string | null = null;
+  if (!options.insecureHttp) {
+    const generated = await generateServingCertificate({ hosts: certificateHosts(address) });
+    if (!generated.ok) {
+      return {
+        ok: false,
+        error: `${generated.error} (the openssl binary makes the serving certificate; --insecure-http needs none)`,
+      };
+    }
+    tls = { key: generated.value.key, cert: generated.value.cert };
+    caCert = generated.value.caCert;
+  }
+
+  const cluster = new EmbeddedCluster({
+    spec: scenario.spec,
+    startTime: options.startTime ?? Date.now(),
+  });
+  for (const object of scenario.objects) cluster.create(object);
+
+  const previousWarnings = new Map<string, Set<string>>();
+  const driver = new RealtimeDriver({
+    cluster,
+    controllerConfig,
+    events: scenario.spec.events,
+    onSync: (report) => {
+      for (const line of describeSync(report, previousWarnings)) log(line);
+    },
+    onEvent: (event) => log(`${clockTime()} scenario event: ${event.type}`),
+    onError: (error) => log(`${clockTime()} error: ${(error as Error).stack ?? String(error)}`),
+  });
+
+  const api = createApiHandler({
+    cluster,
+    featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
+    ...(token !== null ? { token } : {}),
+  });
+  // What a request reads or writes is as of now, not as of the loop's last tick.
+  const handler = (request: ApiRequest) => {
+    driver.catchUp();
+    return api(request);
+  };
+
+  let server: { port: number; close(): Promise<void> | void };
+  try {
+    server = await serveHttp(handler, {
+      port: options.port ?? DEFAULT_PORT,
+      address,
+      ...(tls ? { tls } : {}),
+    });
+  } catch (error) {
+    return { ok: false, error: `cannot listen on ${address}: ${(error as Error).message}` };
+  }
+  driver.start();
+
+  const url = `${tls ? "https" : "http"}://${dialHost(address)}:${server.port}`;
+  const kubeconfig = renderKubeconfig({
+    server: url,
+    ...(token !== null ? { token } : {}),
+    ...(caCert !== null ? { caCert } : {}),
+    insecureSkipTlsVerify: !tls,
+  });
+  const kubeconfigPath =
+    options.kubeconfigOut === null
+      ? null
+      : resolve(options.kubeconfigOut ?? defaultKubeconfigPath());
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await driver.stop();
+    await server.close();
+  };
+  if (kubeconfigPath !== null) {
+    try {
+      await writeKubeconfig(kubeconfigPath, kubeconfig);
+    } catch (error) {
+      await close();
+      return { ok: false, error: `cannot write the kubeconfig: ${(error as Error).message}` };
+    }
+  }
+  return {
+    ok: true,
+    value: {
+      url,
+      port: server.port,
+      token,
+      kubeconfig,
+      kubeconfigPath,
+      caCert,
+      cluster,
+      driver,
+      controllerConfig,
+      close,
+    },
+  };
+}
+
+function clockTime(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+/**
+ * One line per event of a sync, except warnings the HPA's previous sync also had: a failing
+ * HPA repeats them every period (upstream's event recorder aggregates them into a count).
+ */
+export function describeSync(
+  report: SyncReport,
+  previousWarnings: Map<string, Set<string>>,
+  time: string = clockTime(),
+): string[] {
+  const lines: string[] = [];
+  const before = previousWarnings.get(report.key) ?? new Set<string>();
+  const now = new Set<string>();
+  for (const event of report.result.events) {
+    const text = `${event.type} ${event.reason}: ${event.message}`;
+    if (event.type === "Warning") {
+      now.add(text);
+      if (before.has(text)) continue;
+    }
+    lines.push(`${time} hpa ${report.key}: ${text}`);
+  }
+  previousWarnings.set(report.key, now);
+  return lines;
+}
+
+export interface UpCommandOptions {
+  inMemory?: boolean;
+  dataDir?: string;
+  port: string;
+  address: string;
+  kubeconfigOut?: string;
+  insecureHttp?: boolean;
+  /** commander's negatable `--no-controller`. */
+  controller: boolean;
+  syncPeriod?: string;
+}
+
+export interface UpIO {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Checks the flags and turns them into StartUpOptions (without the scenario). */
+export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions> {
+  if (options.dataDir !== undefined) {
+    return {
+      ok: false,
+      error:
+        "--data-dir is not implemented yet: this version keeps objects in memory only; use --in-memory (the default)",
+    };
+  }
+  if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
+    return {
+      ok: false,
+      error: `--port: must be an integer from 0 to 65535 (0 picks a free port), got "${options.port}"`,
+    };
+  }
+  const out: StartUpOptions = {
+    port: Number(options.port),
+    address: options.address,
+    insecureHttp: Boolean(options.insecureHttp),
+    controller: options.controller,
+  };
+  if (options.kubeconfigOut !== undefined) out.kubeconfigOut = options.kubeconfigOut;
+  if (options.syncPeriod !== undefined) {
+    if (!options.controller)
+      return { ok: false, error: "--sync-period: has no effect with --no-controller" };
+    const parsed = parseDuration(options.syncPeriod);
+    if (!parsed.ok) return { ok: false, error: `--sync-period: ${parsed.error}` };
+    if (parsed.ms <= 0) return { ok: false, error: "--sync-period: must be positive" };
+    out.syncPeriodMs = parsed.ms;
+  }
+  return { ok: true, value: out };
+}
+
+/** How to point kubectl at the server. */
+export function usageBanner(running: RunningUp, options: StartUpOptions, source: string): string[] {
+  const lines = [
+    `Horizon API server (Kubernetes v1.34 API) listening on ${running.url}`,
+    `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
+    running.controllerConfig
+      ? `  controller: Horizon's HPA controller, in-process, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
+      : "  controller: none (--no-controller): run `horizon controller --kubeconfig ...` or another controller against it",
+  ];
+  if (options.insecureHttp) {
+    lines.push(
+      "  transport: plain HTTP (--insecure-http): no TLS and NO authentication (kubectl sends no credentials over HTTP)",
+    );
+    if (!isLoopback(options.address ?? DEFAULT_ADDRESS)) {
+      lines.push(
+        `  WARNING: --address ${options.address} exposes an unauthenticated API beyond this machine`,
+      );
+    }
+  }
+  if (running.kubeconfigPath !== null) {
+    lines.push(
+      "",
+      `Kubeconfig written to ${running.kubeconfigPath} (mode 0600). Point kubectl at it:`,
+      "",
+      `  export KUBECONFIG=${running.kubeconfigPath}`,
+      "  kubectl get hpa",
+      "",
+    );
+  }
+  lines.push("Press Ctrl-C to stop.");
+  return lines;
+}
+
+/** Runs `horizon up` until SIGINT/SIGTERM; resolves with the exit code. */
+export async function upCommand(
+  scenarioFile: string | undefined,
+  options: UpCommandOptions,
+  io: UpIO,
+): Promise<number> {
+  const parsed = parseUpOptions(options);
+  if (!parsed.ok) {
+    io.err(`error: ${parsed.error}`);
+    return 2;
+  }
+  const startOptions = parsed.value;
+  let source = "empty";
+  if (scenarioFile !== undefined) {
+    const loaded = loadScenarioFile(scenarioFile);
+    if (!loaded.ok) {
+      for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
+      return 2;
+    }
+    for (const warning of loaded.scenario.warnings) io.err(`Warning: ${warning}`);
+    startOptions.scenario = loaded.scenario;
+    source = `scenario ${scenarioFile} (${loaded.scenario.objects.length} objects)`;
+  }
+  startOptions.log = io.out;
+  const started = await startUp(startOptions);
+  if (!started.ok) {
+    io.err(`error: ${started.error}`);
+    return 1;
+  }
+  const running = started.value;
+  for (const line of usageBanner(running, startOptions, source)) io.out(line);
+
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // A second Ctrl-C while shutting down: give up waiting.
+        io.err(`${signal} again: exiting at once`);
+        process.exit(1);
+      }
+      stopping = true;
+      io.err(`${signal}: stopping the controller and the API server...`);
+      running.close().then(
+        () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          io.err("stopped");
+          done(0);
+        },
+        (error: unknown) => {
+          io.err(`error while stopping: ${(error as Error).message}`);
+          done(1);
+        },
+      );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/** Adds `horizon up` to the program (wired in main.ts). */
+export function registerUpCommand(program: Command): void {
+  program
+    .command("up")
+    .description(
+      "Run the embedded cluster on the real clock behind a Kubernetes API server, with Horizon's HPA controller, and write a kubeconfig for kubectl",
+    )
+    .argument("[scenario]", "scenario YAML file (manifests + Scenario); default: an empty cluster")
+    .option("--in-memory", "keep objects in memory only (the default; nothing survives a restart)")
+    .option("--data-dir <dir>", "durable store directory (not implemented yet)")
+    .option("--port <port>", "port to serve on (0 picks a free one)", String(DEFAULT_PORT))
+    .option("--address <address>", "address to bind", DEFAULT_ADDRESS)
+    .option(
+      "--kubeconfig-out <file>",
+      `where to write the kubeconfig (default ${defaultKubeconfigPath()})`,
+    )
+    .option("--insecure-http", "serve plain HTTP instead of HTTPS with a generated CA")
+    .option("--no-controller", "do not run Horizon's controller (run your own against the server)")
+    .option("--sync-period <duration>", "the controller's sync period, e.g. 15s (default 15s)")
+    .action(async (scenario: string | undefined, options: UpCommandOptions) => {
+      if (options.dataDir !== undefined && options.inMemory) {
+        program.error("error: --data-dir and --in-memory cannot be used together", {
+          exitCode: 2,
+        });
+      }
+      process.exitCode = await upCommand(scenario, options, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
+    });
+}
