@@ -3,8 +3,9 @@
 // aggregated discovery apidiscovery.k8s.io v2 and v2beta1, chosen by the Accept header), and
 // ../shared/reference/kubectl-protocol.md §1–§3 (what each kubectl version asks for).
 //
-// The resource catalogue lives here too: the handler routes requests by RESOURCES.
+// The per-version view of the handler's resource catalogue (resources.ts) is built here.
 import { createHash } from "node:crypto";
+import { RESOURCES as SERVED } from "./resources.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
 export interface ResourceInfo {
@@ -24,153 +25,10 @@ export interface ResourceInfo {
   categories?: string[];
 }
 
-const RW = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
-/** Namespaces have no deletecollection upstream. */
-const RW_NO_COLLECTION = ["create", "delete", "get", "list", "patch", "update", "watch"];
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
 
-export const RESOURCES: ResourceInfo[] = [
-  // core/v1
-  {
-    group: "",
-    version: "v1",
-    resource: "namespaces",
-    kind: "Namespace",
-    namespaced: false,
-    verbs: RW_NO_COLLECTION,
-    shortNames: ["ns"],
-    subresources: ["status"],
-    singular: "namespace",
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "pods",
-    kind: "Pod",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["po"],
-    subresources: ["status"],
-    singular: "pod",
-    categories: ["all"],
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "services",
-    kind: "Service",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["svc"],
-    subresources: ["status"],
-    singular: "service",
-    categories: ["all"],
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "events",
-    kind: "Event",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["ev"],
-    singular: "event",
-  },
-  {
-    // A read-only view of the simulated capacity.
-    group: "",
-    version: "v1",
-    resource: "nodes",
-    kind: "Node",
-    namespaced: false,
-    verbs: ["get", "list", "watch"],
-    shortNames: ["no"],
-    singular: "node",
-  },
-  {
-    group: "",
-    version: "v1",
-    resource: "replicationcontrollers",
-    kind: "ReplicationController",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["rc"],
-    subresources: ["scale", "status"],
-    singular: "replicationcontroller",
-    categories: ["all"],
-  },
-  // apps/v1
-  {
-    group: "apps",
-    version: "v1",
-    resource: "deployments",
-    kind: "Deployment",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["deploy"],
-    subresources: ["scale", "status"],
-    singular: "deployment",
-    categories: ["all"],
-  },
-  {
-    group: "apps",
-    version: "v1",
-    resource: "replicasets",
-    kind: "ReplicaSet",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["rs"],
-    subresources: ["scale", "status"],
-    singular: "replicaset",
-    categories: ["all"],
-  },
-  {
-    group: "apps",
-    version: "v1",
-    resource: "statefulsets",
-    kind: "StatefulSet",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["sts"],
-    subresources: ["scale", "status"],
-    singular: "statefulset",
-    categories: ["all"],
-  },
-  // autoscaling: v2 first (the preferred version)
-  {
-    group: "autoscaling",
-    version: "v2",
-    resource: "horizontalpodautoscalers",
-    kind: "HorizontalPodAutoscaler",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["hpa"],
-    subresources: ["status"],
-    singular: "horizontalpodautoscaler",
-    categories: ["all"],
-  },
-  {
-    group: "autoscaling",
-    version: "v1",
-    resource: "horizontalpodautoscalers",
-    kind: "HorizontalPodAutoscaler",
-    namespaced: true,
-    verbs: RW,
-    shortNames: ["hpa"],
-    subresources: ["status"],
-    singular: "horizontalpodautoscaler",
-    categories: ["all"],
-  },
-  {
-    group: "coordination.k8s.io",
-    version: "v1",
-    resource: "leases",
-    kind: "Lease",
-    namespaced: true,
-    verbs: RW,
-    singular: "lease",
-  },
-  // metrics.k8s.io (metrics-server's resources: get and list only, no singular names)
+// metrics-server's resources: get and list only, no singular names.
+const METRICS_RESOURCES: ResourceInfo[] = [
   {
     group: "metrics.k8s.io",
     version: "v1beta1",
@@ -189,6 +47,27 @@ export const RESOURCES: ResourceInfo[] = [
     verbs: ["get", "list"],
     singular: "",
   },
+];
+
+/** One entry per served group-version-resource, from the handler's catalogue (preferred version first). */
+export const RESOURCES: ResourceInfo[] = [
+  ...SERVED.flatMap((r) =>
+    r.versions.map(
+      (version): ResourceInfo => ({
+        group: r.group,
+        version,
+        resource: r.resource,
+        kind: r.kind,
+        namespaced: r.namespaced,
+        verbs: [...r.verbs],
+        ...(r.shortNames ? { shortNames: [...r.shortNames] } : {}),
+        ...(r.subresources.length > 0 ? { subresources: [...r.subresources] } : {}),
+        singular: r.singular,
+        ...(r.categories ? { categories: [...r.categories] } : {}),
+      }),
+    ),
+  ),
+  ...METRICS_RESOURCES,
 ];
 
 /**

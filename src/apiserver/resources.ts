@@ -16,14 +16,16 @@ export interface ResourceInfo extends ResourceNames {
   shortNames?: readonly string[];
   singular: string;
   verbs: readonly string[];
+  /** Discovery categories; "all" is what `kubectl get all` expands. */
+  categories?: readonly string[];
 }
 
 const RW = ["create", "delete", "get", "list", "patch", "update", "watch"] as const;
 
 export const RESOURCES: readonly ResourceInfo[] = [
   core("namespaces", "Namespace", false, ["status"], { shortNames: ["ns"], returns: true }),
-  core("pods", "Pod", true, ["status"], { shortNames: ["po"], returns: true }),
-  core("services", "Service", true, ["status"], { shortNames: ["svc"], returns: true }),
+  core("pods", "Pod", true, ["status"], { shortNames: ["po"], returns: true, all: true }),
+  core("services", "Service", true, ["status"], { shortNames: ["svc"], returns: true, all: true }),
   core("events", "Event", true, [], { shortNames: ["ev"] }),
   {
     ...core("nodes", "Node", false, ["status"], { shortNames: ["no"] }),
@@ -32,6 +34,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   },
   core("replicationcontrollers", "ReplicationController", true, ["scale", "status"], {
     shortNames: ["rc"],
+    all: true,
   }),
   apps("deployments", "Deployment", ["deploy"]),
   apps("replicasets", "ReplicaSet", ["rs"]),
@@ -46,6 +49,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
     subresources: ["status"],
     shortNames: ["hpa"],
     verbs: RW,
+    categories: ["all"],
   },
   {
     resource: "leases",
@@ -64,7 +68,7 @@ function core(
   kind: string,
   namespaced: boolean,
   subresources: Subresource[],
-  extra: { shortNames?: string[]; returns?: boolean },
+  extra: { shortNames?: string[]; returns?: boolean; all?: boolean },
 ): ResourceInfo {
   const info: ResourceInfo = {
     resource,
@@ -78,6 +82,7 @@ function core(
   };
   if (extra.shortNames) info.shortNames = extra.shortNames;
   if (extra.returns) info.returnsDeletedObject = true;
+  if (extra.all) info.categories = ["all"];
   return info;
 }
 
@@ -92,6 +97,7 @@ function apps(resource: string, kind: string, shortNames: string[]): ResourceInf
     subresources: ["scale", "status"],
     shortNames,
     verbs: RW,
+    categories: ["all"],
   };
 }
 
