@@ -156,7 +156,7 @@ export function unsupportedMediaType(contentType: string): ApiError {
   return failure(
     415,
     "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (protobuf request bodies are not supported yet; got "${contentType}")`,
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got "${contentType}")`,
   );
 }
 

@@ -40,6 +40,7 @@ import {
 } from "./errors.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { jsonMergePatch, jsonPatch, type PatchResult, strategicMergePatch } from "./patch.js";
+import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "./protobuf.js";
 import {
   apiVersionOf,
   findResource,
@@ -444,10 +445,13 @@ class ApiServer {
   // -------------------------------------------------------------------------------------------
   // Decoding request bodies
 
-  /** The request body as JSON (or YAML): 415 for other media types, 400 when malformed. */
+  /**
+   * The request body as JSON, YAML or Kubernetes protobuf (kubectl ≥ 1.32's typed clients send
+   * protobuf with no fallback): 415 for other media types, 400 when malformed.
+   */
   decodeBody(
     ctx: Ctx,
-    allowed: readonly string[] = ["application/json", "application/yaml"],
+    allowed: readonly string[] = ["application/json", "application/yaml", PROTOBUF_CONTENT_TYPE],
   ): Result<unknown> {
     const contentType = (ctx.req.headers["content-type"] ?? "application/json")
       .split(";")[0]!
@@ -459,6 +463,10 @@ class ApiServer {
     ) {
       if (ctx.req.method.toUpperCase() === "PATCH") return fail(unsupportedPatchType(contentType));
       return fail(unsupportedMediaType(contentType));
+    }
+    if (contentType === PROTOBUF_CONTENT_TYPE) {
+      const decoded = decodeProtobufObject(ctx.req.body ?? Buffer.alloc(0), ctx.info.kind);
+      return decoded.ok ? ok(decoded.value) : fail(badRequest(decoded.error));
     }
     const text = ctx.req.body?.toString("utf8") ?? "";
     try {

@@ -13,7 +13,9 @@ import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
 import { certificateHosts, generateServingCertificate } from "../apiserver/tls.js";
 import type { ApiRequest } from "../apiserver/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
+import { type DataDir, openDataDir, restartSimulatedRuntime } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
+import { ObjectStore } from "../cluster/store.js";
 import type { SyncReport } from "../controller/controller.js";
 import type { ControllerConfig } from "../core/config.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
@@ -70,6 +72,11 @@ export interface StartUpOptions {
   startTime?: number;
   /** Receives progress lines (controller decisions, loop errors). */
   log?: (line: string) => void;
+  /**
+   * The durable store's directory (objects and the resourceVersion counter survive kill -9 and
+   * restart); default: in memory. The scenario's objects seed a fresh directory only.
+   */
+  dataDir?: string;
 }
 
 export interface RunningUp {
@@ -86,6 +93,8 @@ export interface RunningUp {
   cluster: EmbeddedCluster;
   driver: RealtimeDriver;
   controllerConfig: ControllerConfig | null;
+  /** The open data directory (null in memory). */
+  dataDir: DataDir | null;
   /** Stops the controller loop and the server. */
   close(): Promise<void>;
 }
@@ -100,6 +109,42 @@ function isLoopback(address: string): boolean {
 export function dialHost(address: string): string {
   if (address === "0.0.0.0" || address === "::" || address === "") return "127.0.0.1";
   return address.includes(":") ? `[${address}]` : address;
+}
+
+/**
+ * The embedded cluster on an in-memory store, or on one restored from (and journaled to) a
+ * data directory. The scenario's objects are created in memory and in a fresh directory only:
+ * a restarted server keeps what its clients changed or deleted.
+ */
+function buildCluster(
+  scenario: Scenario,
+  startTime: number,
+  dir: string | undefined,
+): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null }> {
+  if (dir === undefined) {
+    const cluster = new EmbeddedCluster({ spec: scenario.spec, startTime });
+    for (const object of scenario.objects) cluster.create(object);
+    return { ok: true, value: { cluster, dataDir: null } };
+  }
+  const opened = openDataDir(dir);
+  if (!opened.ok) return opened;
+  const dataDir = opened.value;
+  try {
+    // The store runs on the cluster's clock, which exists only once the cluster does.
+    let cluster: EmbeddedCluster | undefined;
+    const store = new ObjectStore({
+      now: () => cluster?.now ?? startTime,
+      journal: dataDir.journal,
+      initial: dataDir.state(),
+    });
+    restartSimulatedRuntime(store);
+    cluster = new EmbeddedCluster({ spec: scenario.spec, startTime, store });
+    if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
+    return { ok: true, value: { cluster, dataDir } };
+  } catch (error) {
+    dataDir.close();
+    return { ok: false, error: `--data-dir ${dir}: ${(error as Error).message}` };
+  }
 }
 
 /** Starts everything `horizon up` runs; failures to start (port in use, no openssl) are data. */
@@ -142,11 +187,9 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     caCert = generated.value.caCert;
   }
 
-  const cluster = new EmbeddedCluster({
-    spec: scenario.spec,
-    startTime: options.startTime ?? Date.now(),
-  });
-  for (const object of scenario.objects) cluster.create(object);
+  const built = buildCluster(scenario, options.startTime ?? Date.now(), options.dataDir);
+  if (!built.ok) return built;
+  const { cluster, dataDir } = built.value;
 
   const previousWarnings = new Map<string, Set<string>>();
   const driver = new RealtimeDriver({
@@ -179,6 +222,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       ...(tls ? { tls } : {}),
     });
   } catch (error) {
+    dataDir?.close();
     return { ok: false, error: `cannot listen on ${address}: ${(error as Error).message}` };
   }
   driver.start();
@@ -200,6 +244,8 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     closed = true;
     await driver.stop();
     await server.close();
+    // Last: a clean stop compacts the journal and releases the directory's lock.
+    dataDir?.close();
   };
   if (kubeconfigPath !== null) {
     try {
@@ -221,6 +267,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       cluster,
       driver,
       controllerConfig,
+      dataDir,
       close,
     },
   };
@@ -275,13 +322,10 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Checks the flags and turns them into StartUpOptions (without the scenario). */
 export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions> {
-  if (options.dataDir !== undefined) {
-    return {
-      ok: false,
-      error:
-        "--data-dir is not implemented yet: this version keeps objects in memory only; use --in-memory (the default)",
-    };
+  if (options.dataDir !== undefined && options.inMemory) {
+    return { ok: false, error: "--data-dir and --in-memory cannot be used together" };
   }
+  if (options.dataDir === "") return { ok: false, error: "--data-dir: must name a directory" };
   if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
     return {
       ok: false,
@@ -295,6 +339,7 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     controller: options.controller,
   };
   if (options.kubeconfigOut !== undefined) out.kubeconfigOut = options.kubeconfigOut;
+  if (options.dataDir !== undefined) out.dataDir = resolve(options.dataDir);
   if (options.syncPeriod !== undefined) {
     if (!options.controller)
       return { ok: false, error: "--sync-period: has no effect with --no-controller" };
@@ -310,7 +355,9 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
 export function usageBanner(running: RunningUp, options: StartUpOptions, source: string): string[] {
   const lines = [
     `Horizon API server (Kubernetes v1.34 API) listening on ${running.url}`,
-    `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
+    running.dataDir
+      ? `  cluster: ${source}; store: ${running.dataDir.dir} (durable; resourceVersion ${running.dataDir.resourceVersion()} at start)`
+      : `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
     running.controllerConfig
       ? `  controller: Horizon's HPA controller, in-process, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
       : "  controller: none (--no-controller): run `horizon controller --kubeconfig ...` or another controller against it",
@@ -408,7 +455,10 @@ export function registerUpCommand(program: Command): void {
     )
     .argument("[scenario]", "scenario YAML file (manifests + Scenario); default: an empty cluster")
     .option("--in-memory", "keep objects in memory only (the default; nothing survives a restart)")
-    .option("--data-dir <dir>", "durable store directory (not implemented yet)")
+    .option(
+      "--data-dir <dir>",
+      "keep objects and the resourceVersion counter in DIR (created if missing): every acknowledged write is fsynced to a journal there and survives kill -9 and restart; one server per DIR; a scenario's objects seed a fresh DIR only",
+    )
     .option("--port <port>", "port to serve on (0 picks a free one)", String(DEFAULT_PORT))
     .option("--address <address>", "address to bind", DEFAULT_ADDRESS)
     .option(

@@ -62,6 +62,11 @@ export interface ClusterOptions {
   spec: ScenarioSpec;
   /** Epoch ms of virtual t = 0. */
   startTime: number;
+  /**
+   * A store to run on instead of a new empty one (`horizon up --data-dir` restores one from
+   * disk); the workload controllers take up the objects it already holds.
+   */
+  store?: ObjectStore;
 }
 
 /** What the timeline samples record for one workload at the current time. */
@@ -157,9 +162,14 @@ export class EmbeddedCluster {
     this.spec = options.spec;
     this.startTime = options.startTime;
     this.now = options.startTime;
-    this.store = new ObjectStore({ now: () => this.now });
+    this.store = options.store ?? new ObjectStore({ now: () => this.now });
     this.metrics = new MetricsPipeline(this);
     this.store.watch((event) => this.#onStoreEvent(event));
+    if (options.store) {
+      for (const object of [...this.store.objects()]) {
+        this.#onStoreEvent({ type: "ADDED", object });
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------

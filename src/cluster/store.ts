@@ -15,6 +15,39 @@ export interface WatchEvent {
   object: KubeObject;
 }
 
+/**
+ * One acknowledged change, handed to the journal before the store applies it (the durable
+ * store of `horizon up --data-dir`). `incarnation` (creates only) keeps uids unique across
+ * restarts: the uid of a re-created name is derived from how often the name was created.
+ */
+export interface StoreChange {
+  rv: number;
+  type: WatchEventType;
+  /** The stored object; for DELETED the final object at the deletion's resourceVersion. */
+  object: KubeObject;
+  incarnation?: number;
+}
+
+/** What a durable store loads at startup. */
+export interface StoreState {
+  /** The newest resourceVersion handed out. */
+  resourceVersion: number;
+  objects: Iterable<KubeObject>;
+  /** How often each `kind/namespace/name` was created. */
+  incarnations?: Iterable<readonly [string, number]>;
+}
+
+export interface StoreOptions {
+  now?: () => number;
+  /**
+   * Called synchronously on every write before it is applied or acknowledged; when it
+   * throws (disk full), the write fails and the store is unchanged.
+   */
+  journal?: (change: StoreChange) => void;
+  /** Objects and the counter to start from; loaded without watch events or version bumps. */
+  initial?: StoreState;
+}
+
 export type StoreErrorReason = "AlreadyExists" | "Conflict" | "NotFound";
 
 /** A Kubernetes API error of the store (mapped to a Status object by the API server). */
@@ -65,8 +98,33 @@ export class ObjectStore {
   #compacted = 0;
   #nameCounter = 0;
 
-  constructor(options: { now?: () => number } = {}) {
+  readonly #journal: ((change: StoreChange) => void) | undefined;
+
+  constructor(options: StoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#journal = options.journal;
+    const initial = options.initial;
+    if (initial) {
+      for (const object of initial.objects) {
+        const namespace = isClusterScoped(object.kind)
+          ? ""
+          : (object.metadata.namespace ?? "default");
+        this.#put(object.kind, namespace, object.metadata.name, object);
+      }
+      for (const [identity, count] of initial.incarnations ?? []) {
+        this.#incarnations.set(identity, count);
+      }
+      this.#rv = Math.max(this.#rv, initial.resourceVersion);
+      // No history survives a restart: older watches get 410 and relist, as after etcd compaction.
+      this.#compacted = this.#rv;
+    }
+  }
+
+  /** Every stored object (any kind), in no particular order. */
+  *objects(): IterableIterator<KubeObject> {
+    for (const table of this.#kinds.values()) {
+      for (const objects of table.byNamespace.values()) yield* objects.values();
+    }
   }
 
   resourceVersion(): string {
@@ -127,8 +185,7 @@ export class ObjectStore {
     }
     const identity = `${kind}/${namespace}/${name}`;
     const incarnation = (this.#incarnations.get(identity) ?? 0) + 1;
-    this.#incarnations.set(identity, incarnation);
-    const rv = ++this.#rv;
+    const rv = this.#rv + 1;
     const metadata: KubeObject["metadata"] = {
       ...object.metadata,
       name,
@@ -140,6 +197,9 @@ export class ObjectStore {
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
     const stored: KubeObject = { ...object, metadata };
+    this.#journal?.({ rv, type: "ADDED", object: stored, incarnation });
+    this.#incarnations.set(identity, incarnation);
+    this.#rv = rv;
     this.#put(kind, namespace, name, stored);
     this.#emit(rv, { type: "ADDED", object: stored });
     return stored;
@@ -168,7 +228,7 @@ export class ObjectStore {
         conflictMessage(kind, name, object.apiVersion),
       );
     }
-    const rv = ++this.#rv;
+    const rv = this.#rv + 1;
     const generation = current.metadata.generation ?? 1;
     const metadata: KubeObject["metadata"] = {
       ...object.metadata,
@@ -180,6 +240,7 @@ export class ObjectStore {
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
     const stored: KubeObject = { ...object, metadata };
+    this.#commit(rv, "MODIFIED", stored);
     this.#put(kind, namespace, name, stored);
     this.#emit(rv, { type: "MODIFIED", object: stored });
     return stored;
@@ -189,12 +250,13 @@ export class ObjectStore {
   updateStatus(kind: string, namespace: string, name: string, status: unknown): KubeObject {
     const ns = isClusterScoped(kind) ? "" : namespace;
     const current = this.#existing(kind, ns, name);
-    const rv = ++this.#rv;
+    const rv = this.#rv + 1;
     const stored: KubeObject = {
       ...current,
       metadata: { ...current.metadata, resourceVersion: String(rv) },
       status,
     };
+    this.#commit(rv, "MODIFIED", stored);
     this.#put(kind, ns, name, stored);
     this.#emit(rv, { type: "MODIFIED", object: stored });
     return stored;
@@ -206,14 +268,15 @@ export class ObjectStore {
     const table = this.#kinds.get(kind);
     const current = table?.byNamespace.get(ns)?.get(name);
     if (!table || !current) return undefined;
-    table.byNamespace.get(ns)!.delete(name);
-    table.all = null;
-    table.lists.delete(ns);
-    const rv = ++this.#rv;
+    const rv = this.#rv + 1;
     const final: KubeObject = {
       ...current,
       metadata: { ...current.metadata, resourceVersion: String(rv) },
     };
+    this.#commit(rv, "DELETED", final);
+    table.byNamespace.get(ns)!.delete(name);
+    table.all = null;
+    table.lists.delete(ns);
     this.#emit(rv, { type: "DELETED", object: final });
     return final;
   }
@@ -251,6 +314,12 @@ export class ObjectStore {
       );
     }
     return current;
+  }
+
+  /** Journals a change (it may throw: then nothing changed) and takes its resourceVersion. */
+  #commit(rv: number, type: WatchEventType, object: KubeObject): void {
+    this.#journal?.({ rv, type, object });
+    this.#rv = rv;
   }
 
   #put(kind: string, namespace: string, name: string, object: KubeObject): void {

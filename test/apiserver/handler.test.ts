@@ -112,9 +112,16 @@ describe("Status errors", () => {
       reason: "BadRequest",
     },
     {
-      name: "protobuf body is UnsupportedMediaType for now",
+      name: "truncated protobuf body is BadRequest",
       run: (c: ReturnType<typeof setup>["call"]) =>
         c("POST", HPA_V2, "k8s\0", { "content-type": "application/vnd.kubernetes.protobuf" }),
+      status: 400,
+      reason: "BadRequest",
+    },
+    {
+      name: "an unknown media type is UnsupportedMediaType",
+      run: (c: ReturnType<typeof setup>["call"]) =>
+        c("POST", HPA_V2, "<hpa/>", { "content-type": "application/xml" }),
       status: 415,
       reason: "UnsupportedMediaType",
     },

@@ -425,9 +425,77 @@ function describeKubectl(binary: KubectlBinary): void {
 }
 
 describe("kubectl autoscale (protobuf request bodies, kubectl ≥ 1.32)", () => {
-  it("kubectl.1.33 autoscale deployment", {
-    skip: "protobuf request bodies (kubectl 1.32+ autoscale) are a later slice of issue 4",
-  }, () => {});
+  const binary = search.binaries.find((b) => b.name === "kubectl.1.33");
+  let server: TestServer;
+  let ctx: KubectlContext;
+  before(async () => {
+    server = await startTestServer({ insecureHttp: true });
+    if (binary) ctx = server.context(binary);
+  });
+  after(async () => {
+    await server?.up.close();
+  });
+  const need = (t: { skip(message: string): void }): boolean => {
+    if (binary) return true;
+    if (kubectlRequired()) assert.fail(`CI=true and kubectl.1.33 is missing: ${missingReason}`);
+    t.skip(`kubectl.1.33 missing: ${missingReason}`);
+    return false;
+  };
+
+  it("create namespace and create deployment POST protobuf and succeed", async (t) => {
+    if (!need(t)) return;
+    assert.equal(
+      ok(await kubectl(ctx, ["create", "namespace", "team-a"]), "create namespace").trim(),
+      "namespace/team-a created",
+    );
+    const created = await kubectl(ctx, [
+      "create",
+      "deployment",
+      "web",
+      "--image=nginx",
+      "--replicas=2",
+      "-n",
+      "team-a",
+    ]);
+    assert.equal(ok(created, "create deployment").trim(), "deployment.apps/web created");
+    const image = await kubectl(ctx, [
+      "get",
+      "deployment",
+      "web",
+      "-n",
+      "team-a",
+      "-o",
+      "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image}",
+    ]);
+    assert.equal(ok(image, "get deployment"), "2 nginx");
+  });
+
+  it("autoscale deployment (autoscaling/v2 in protobuf), then get hpa shows it", async (t) => {
+    if (!need(t)) return;
+    const out = await kubectl(ctx, [
+      "autoscale",
+      "deployment",
+      "web",
+      "-n",
+      "team-a",
+      "--cpu-percent=80",
+      "--min=2",
+      "--max=5",
+    ]);
+    assert.equal(ok(out, "autoscale").trim(), "horizontalpodautoscaler.autoscaling/web autoscaled");
+    const rows = tableRows(ok(await kubectl(ctx, ["get", "hpa", "-n", "team-a"]), "get hpa"));
+    assert.deepEqual(rows[0], [
+      "NAME",
+      "REFERENCE",
+      "TARGETS",
+      "MINPODS",
+      "MAXPODS",
+      "REPLICAS",
+      "AGE",
+    ]);
+    assert.deepEqual(rows[1]?.slice(0, 5), ["web", "Deployment/web", rows[1]?.[2], "2", "5"]);
+    assert.match(rows[1]?.[2] ?? "", /^cpu: .*\/80%$/);
+  });
 });
 
 describe("horizon up --insecure-http", () => {
@@ -583,9 +651,9 @@ describe("horizon up flags", () => {
   const base: UpCommandOptions = { port: "6443", address: "127.0.0.1", controller: true };
   const cases = [
     {
-      name: "--data-dir is refused until durable storage exists",
-      flags: { dataDir: "/tmp/x" },
-      error: /^--data-dir is not implemented yet/,
+      name: "--data-dir and --in-memory together",
+      flags: { dataDir: "/tmp/x", inMemory: true },
+      error: /^--data-dir and --in-memory cannot be used together$/,
     },
     { name: "--port must be a port number", flags: { port: "70000" }, error: /^--port: / },
     { name: "--port rejects words", flags: { port: "http" }, error: /^--port: / },
@@ -781,11 +849,6 @@ describe("horizon up as a process", () => {
   });
 
   const refusals = [
-    {
-      name: "--data-dir: not implemented yet, exit 2",
-      args: ["--data-dir", join(dir, "data")],
-      stderr: /^error: --data-dir is not implemented yet/m,
-    },
     {
       name: "--data-dir with --in-memory: exit 2",
       args: ["--data-dir", join(dir, "data"), "--in-memory"],
