@@ -63,6 +63,16 @@ export interface EventsPort {
   record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void;
 }
 
+/**
+ * The HPAs the controller manages, as an informer holds them (autoscaling/v2, converted by the
+ * server). `list()` returns the same array until the set changes.
+ */
+export interface HpaSource {
+  list(): readonly HorizontalPodAutoscaler[];
+  /** Called after every add, update (`hpa` is the new object) or delete (`hpa` is null). */
+  subscribe(listener: (key: string, hpa: HorizontalPodAutoscaler | null) => void): () => void;
+}
+
 export interface Clock {
   /** Epoch milliseconds. */
   now(): number;
