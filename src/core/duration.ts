@@ -17,9 +17,11 @@ export type ParsedDuration = { ok: true; ms: number } | { ok: false; error: stri
 /** Parses Go duration syntax. A bare "0" is allowed, as in Go. */
 export function parseDuration(text: string): ParsedDuration {
   const input = text.trim();
-  const bad = (): ParsedDuration => ({
+  const hint = " (expected e.g. 15s, 5m0s, 1h30m, 300ms)";
+  // Go's own words for each failure (time.ParseDuration), then a hint.
+  const bad = (what = `invalid duration "${text}"`): ParsedDuration => ({
     ok: false,
-    error: `time: invalid duration "${text}" (expected e.g. 15s, 5m0s, 1h30m, 300ms)`,
+    error: `time: ${what}${hint}`,
   });
   if (input === "") return bad();
   let rest = input;
@@ -31,11 +33,15 @@ export function parseDuration(text: string): ParsedDuration {
   if (rest === "0") return { ok: true, ms: 0 };
   if (rest === "") return bad();
   let total = 0;
-  const part = /^(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
+  const part = /^(\d+\.?\d*|\.\d+)([^\d.]*)/;
   while (rest.length > 0) {
     const match = part.exec(rest);
     if (!match) return bad();
-    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    const unit = match[2]!;
+    if (unit === "") return bad(`missing unit in duration "${text}"`);
+    const unitMs = UNIT_MS[unit];
+    if (unitMs === undefined) return bad(`unknown unit "${unit}" in duration "${text}"`);
+    total += Number(match[1]) * unitMs;
     rest = rest.slice(match[0].length);
   }
   return { ok: true, ms: sign * total };

@@ -23,11 +23,19 @@ describe("durations as Kubernetes prints and parses them", () => {
       assert.equal(formatDuration(c.ms), c.printed);
     });
   }
-  it("rejects a bare number with a message naming it", () => {
-    const parsed = parseDuration("15");
-    assert.ok(!parsed.ok);
-    assert.match(parsed.error, /"15"/);
-  });
+  const refused = [
+    { name: "a bare number", text: "15", error: 'time: missing unit in duration "15"' },
+    { name: "an unknown unit", text: "15x", error: 'time: unknown unit "x" in duration "15x"' },
+    { name: "a word", text: "fast", error: 'time: invalid duration "fast"' },
+    { name: "nothing", text: "", error: 'time: invalid duration ""' },
+  ];
+  for (const c of refused) {
+    it(`rejects ${c.name} in Go's words`, () => {
+      const parsed = parseDuration(c.text);
+      assert.ok(!parsed.ok);
+      assert.equal(parsed.error, `${c.error} (expected e.g. 15s, 5m0s, 1h30m, 300ms)`);
+    });
+  }
 });
 
 describe("controller config", () => {

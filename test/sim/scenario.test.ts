@@ -508,7 +508,7 @@ describe("errors", () => {
       name: "bad duration",
       text: scenario("  duration: 30 minutes\n"),
       errors: [
-        's.yaml:36:13: document 3 (Scenario/t): spec.duration: time: invalid duration "30 minutes" (expected e.g. 15s, 5m0s, 1h30m, 300ms)',
+        's.yaml:36:13: document 3 (Scenario/t): spec.duration: time: unknown unit " minutes" in duration "30 minutes" (expected e.g. 15s, 5m0s, 1h30m, 300ms)',
       ],
     },
     {

@@ -1,0 +1,167 @@
+// `horizon controller` flags: upstream names, defaults and errors naming the flag at fault.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  type ControllerCommandOptions,
+  parseControllerOptions,
+} from "../../src/cli/controller-options.js";
+
+describe("horizon controller flags", () => {
+  it("defaults are kube-controller-manager's", () => {
+    const parsed = parseControllerOptions({});
+    assert.ok(parsed.ok);
+    const config = parsed.value;
+    assert.equal(config.controller.syncPeriodMs, 15_000);
+    assert.equal(config.controller.tolerance, 0.1);
+    assert.equal(config.controller.downscaleStabilizationWindowMs, 300_000);
+    assert.equal(config.controller.cpuInitializationPeriodMs, 300_000);
+    assert.equal(config.controller.initialReadinessDelayMs, 30_000);
+    assert.equal(config.controller.concurrentSyncs, 5);
+    assert.equal(config.kubeApiQps, 20);
+    assert.equal(config.kubeApiBurst, 30);
+    assert.deepEqual(config.leaderElection, {
+      enabled: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      resourceName: "horizon-controller",
+      resourceNamespace: null,
+    });
+    assert.deepEqual(config.metricsBindAddress, { host: "127.0.0.1", port: 8085 });
+    assert.deepEqual(config.debugBindAddress, { host: "127.0.0.1", port: 8085 });
+    assert.equal(config.hpaSelector, "");
+  });
+
+  const accepted: {
+    name: string;
+    options: ControllerCommandOptions;
+    check: (c: Extract<ReturnType<typeof parseControllerOptions>, { ok: true }>["value"]) => void;
+  }[] = [
+    {
+      name: "HPA durations in Go syntax",
+      options: {
+        horizontalPodAutoscalerSyncPeriod: "1m30s",
+        horizontalPodAutoscalerDownscaleStabilization: "0s",
+      },
+      check: (c) => {
+        assert.equal(c.controller.syncPeriodMs, 90_000);
+        assert.equal(c.controller.downscaleStabilizationWindowMs, 0);
+      },
+    },
+    {
+      name: "--leader-elect=false turns election off",
+      options: { leaderElect: "false" },
+      check: (c) => assert.equal(c.leaderElection.enabled, false),
+    },
+    {
+      name: "a bare --leader-elect turns it on",
+      options: { leaderElect: true, leaderElectResourceNamespace: "horizon-system" },
+      check: (c) => {
+        assert.equal(c.leaderElection.enabled, true);
+        assert.equal(c.leaderElection.resourceNamespace, "horizon-system");
+      },
+    },
+    {
+      name: "a wildcard metrics address keeps /debug off unless asked",
+      options: { metricsBindAddress: "0.0.0.0:9000" },
+      check: (c) => {
+        assert.deepEqual(c.metricsBindAddress, { host: "0.0.0.0", port: 9000 });
+        assert.equal(c.debugBindAddress, null);
+      },
+    },
+    {
+      name: "--metrics-bind-address 0 disables the server",
+      options: { metricsBindAddress: "0" },
+      check: (c) => assert.equal(c.metricsBindAddress, null),
+    },
+    {
+      name: "a set-based --hpa-selector",
+      options: { hpaSelector: "team in (a,b),!legacy" },
+      check: (c) => assert.equal(c.hpaSelector, "team in (a,b),!legacy"),
+    },
+    {
+      name: "--feature-gates",
+      options: { featureGates: "HPAConfigurableTolerance=true" },
+      check: (c) =>
+        assert.equal(c.controller.featureGates.enabled("HPAConfigurableTolerance"), true),
+    },
+  ];
+  for (const c of accepted) {
+    it(`accepts ${c.name}`, () => {
+      const parsed = parseControllerOptions(c.options);
+      assert.ok(parsed.ok, parsed.ok ? "" : parsed.errors.join("; "));
+      c.check(parsed.value);
+    });
+  }
+
+  const refused: { name: string; options: ControllerCommandOptions; error: RegExp }[] = [
+    {
+      name: "a sync period that is not a duration",
+      options: { horizontalPodAutoscalerSyncPeriod: "15" },
+      error: /^--horizontal-pod-autoscaler-sync-period: time: missing unit in duration "15"/,
+    },
+    {
+      name: "a negative tolerance",
+      options: { horizontalPodAutoscalerTolerance: "-0.1" },
+      error: /^--horizontal-pod-autoscaler-tolerance: must not be negative$/,
+    },
+    {
+      name: "zero workers",
+      options: { concurrentHorizontalPodAutoscalerSyncs: "0" },
+      error: /^--concurrent-horizontal-pod-autoscaler-syncs: must be greater than 0$/,
+    },
+    {
+      name: "an unknown feature gate",
+      options: { featureGates: "Bogus=true" },
+      error: /^--feature-gates: .*Bogus/,
+    },
+    {
+      name: "qps zero",
+      options: { kubeApiQps: "0" },
+      error: /^--kube-api-qps: must be a number greater than 0, got "0"$/,
+    },
+    {
+      name: "a fractional burst",
+      options: { kubeApiBurst: "2.5" },
+      error: /^--kube-api-burst: must be an integer, got "2.5"$/,
+    },
+    {
+      name: "a malformed --hpa-selector",
+      options: { hpaSelector: "a in (" },
+      error: /^--hpa-selector: /,
+    },
+    {
+      name: "--leader-elect=maybe",
+      options: { leaderElect: "maybe" },
+      error: /^--leader-elect: must be true or false, got "maybe"$/,
+    },
+    {
+      name: "a lease no longer than the renew deadline",
+      options: { leaderElectLeaseDuration: "10s" },
+      error: /^--leader-elect-lease-duration: leaseDuration must be greater than renewDeadline$/,
+    },
+    {
+      name: "a renew deadline within the jittered retry period",
+      options: { leaderElectRenewDeadline: "2s", leaderElectLeaseDuration: "3s" },
+      error:
+        /^--leader-elect-renew-deadline: renewDeadline must be greater than retryPeriod\*JitterFactor$/,
+    },
+    {
+      name: "a bad bind address",
+      options: { metricsBindAddress: "8085" },
+      error: /^--metrics-bind-address: must be HOST:PORT \(or 0 to disable\), got "8085"$/,
+    },
+    { name: "-v words", options: { v: "high" }, error: /^-v: must be a non-negative integer/ },
+  ];
+  for (const c of refused) {
+    it(`refuses ${c.name}`, () => {
+      const parsed = parseControllerOptions(c.options);
+      assert.equal(parsed.ok, false);
+      if (parsed.ok) return;
+      assert.ok(
+        parsed.errors.some((e) => c.error.test(e)),
+        `no error matched ${c.error}: ${parsed.errors.join("; ")}`,
+      );
+    });
+  }
+});
