@@ -17,6 +17,20 @@ import {
 } from "../api/validation.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import { applyWorkloadDefaults } from "../cluster/defaults.js";
+import {
+  carryDeletionFields,
+  type DeleteOptions,
+  defaultGcPolicy,
+  deleteFromStore,
+  deletionUpdateErrors,
+  IMMORTAL_NAMESPACES,
+  markNamespace,
+  namespaceTerminating,
+  parseDeleteOptions,
+  prepareNamespaceCreate,
+  prepareNamespaceUpdate,
+  shouldDeleteDuringUpdate,
+} from "../cluster/gc.js";
 import { scaleOf } from "../cluster/ports.js";
 import { StoreError } from "../cluster/store.js";
 import { rfc3339 } from "../cluster/time.js";
@@ -38,7 +52,24 @@ import {
   unsupportedMediaType,
   unsupportedPatchType,
 } from "./errors.js";
+import { handleHealth, isPublicInfoRequest } from "./health.js";
+import {
+  conflictStatus,
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  type ManagedFieldsEntry,
+  schemaFor as managedSchemaFor,
+  managerFromUserAgent,
+  serverSideApply,
+  setOf,
+  trackScale,
+  trackUpdate,
+  type Versions,
+  validateFieldManager,
+} from "./managedfields.js";
 import { handleMetricsApi } from "./metrics-api.js";
+import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "./microtime.js";
 import { jsonMergePatch, jsonPatch, type PatchResult, strategicMergePatch } from "./patch.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "./protobuf.js";
 import {
@@ -136,6 +167,8 @@ interface Ctx {
   apiVersion: string;
   dryRun: boolean;
   warnings: string[];
+  /** managedFields already computed by server-side apply (src/apiserver/managedfields.ts). */
+  managed?: ManagedFieldsEntry[];
 }
 
 class ApiServer {
@@ -146,9 +179,12 @@ class ApiServer {
   readonly watchTimeout: number;
   extensions: Partial<ApiExtensions> = {};
   #nameCounter = 0;
+  /** Who writes through scale now: a /scale request's manager, else the in-process controller. */
+  #scaleManager = "kube-controller-manager";
 
   constructor(options: ApiHandlerOptions) {
     this.cluster = options.cluster;
+    this.cluster.scaleManagedFields = (current, replicas) => this.scaleOwnership(current, replicas);
     this.gates = options.featureGates ?? FeatureGates.defaults();
     this.token = options.token;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
@@ -169,9 +205,15 @@ class ApiServer {
 
   async handle(req: ApiRequest): Promise<ApiResponse> {
     if (this.token !== undefined) {
-      const auth = req.headers.authorization ?? "";
-      if (auth !== `Bearer ${this.token}`) return errorResponse(unauthorized());
+      const auth = req.headers.authorization;
+      // No credentials at all is the anonymous user, who may read the public info paths.
+      const anonymousPublic = auth === undefined && isPublicInfoRequest(req);
+      if (!anonymousPublic && auth !== `Bearer ${this.token}`) {
+        return errorResponse(unauthorized());
+      }
     }
+    const health = handleHealth(req);
+    if (health) return health;
     const discovery = this.extensions.handleDiscovery?.(req);
     if (discovery) return discovery;
     const segments = req.path.split("/");
@@ -215,6 +257,8 @@ class ApiServer {
   async dispatch(ctx: Ctx): Promise<ApiResponse> {
     const { req, target, info } = ctx;
     const method = req.method.toUpperCase();
+    const invalidManager = this.checkFieldManager(ctx, method);
+    if (invalidManager) return errorResponse(invalidManager);
     const watch =
       target.watchPath || req.query.get("watch") === "true" || req.query.get("watch") === "1";
     if (info.readOnly && method !== "GET")
@@ -222,6 +266,7 @@ class ApiServer {
     if (target.name === undefined) {
       if (method === "GET") return watch ? this.watch(ctx) : this.list(ctx);
       if (method === "POST") return this.respond(this.create(ctx));
+      if (method === "DELETE") return this.respond(this.deleteCollection(ctx));
       return errorResponse(methodNotAllowed(info));
     }
     if (watch && method === "GET") {
@@ -250,6 +295,169 @@ class ApiServer {
   respond(result: Result<{ status: number; body: unknown }>): ApiResponse {
     if (!result.ok) return errorResponse(result.error);
     return { status: result.value.status, headers: { ...JSON_HEADERS }, body: result.value.body };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Field ownership (metadata.managedFields; the model is src/apiserver/managedfields.ts)
+
+  /** `?fieldManager=` must be ≤ 128 bytes of printable characters (422 on the *Options kind). */
+  checkFieldManager(ctx: Ctx, method: string): ApiError | null {
+    const name = ctx.req.query.get("fieldManager");
+    const kind = { POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions" }[method];
+    if (name === null || kind === undefined) return null;
+    const errors = validateFieldManager(name);
+    if (errors.length === 0) return null;
+    const names = { resource: `${kind.toLowerCase()}s`, group: "meta.k8s.io", kind };
+    return invalid(names, "", errors);
+  }
+
+  /** The writer: `?fieldManager=`, else the User-Agent's program name (prefixFromUserAgent). */
+  managerName(ctx: Ctx): string {
+    return (
+      ctx.req.query.get("fieldManager") || managerFromUserAgent(ctx.req.headers["user-agent"] ?? "")
+    );
+  }
+
+  /** An object of the request's version seen in another served version (the HPA's v1⇄v2). */
+  versions(ctx: Ctx): Versions {
+    const kind = ctx.info.kind;
+    return (apiVersion) => {
+      const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+      if (group !== ctx.info.group) return undefined;
+      const schema = managedSchemaFor(kind, apiVersion);
+      if (apiVersion === ctx.apiVersion) return { schema, view: (o) => o };
+      if (kind !== "HorizontalPodAutoscaler") return undefined;
+      return {
+        schema,
+        view: (o) => {
+          const read = readHorizontalPodAutoscaler(o);
+          if (!read.ok) return o;
+          return writeHorizontalPodAutoscaler(
+            read.value.hpa,
+            apiVersion as "autoscaling/v1" | "autoscaling/v2",
+          );
+        },
+      };
+    };
+  }
+
+  /** Fields the endpoint's strategy resets: status on the main resource, spec on status. */
+  ignoredFields(ctx: Ctx) {
+    if (!ctx.info.subresources.includes("status")) return undefined;
+    return setOf([[ctx.target.subresource === "status" ? "f:spec" : "f:status"]]);
+  }
+
+  /**
+   * `next` with the managedFields of an Update by this request: from the request's own
+   * managedFields when it sets them (`[]` or `[{}]` resets), else from the live object's.
+   */
+  withManagedFields(ctx: Ctx, live: KubeObject | undefined, next: KubeObject): KubeObject {
+    let entries: ManagedFieldsEntry[];
+    if (ctx.managed) {
+      entries = ctx.managed;
+    } else {
+      const requested = next.metadata.managedFields;
+      const fromLive = () => {
+        const decoded = decodeManagedFields(live?.metadata.managedFields);
+        return decoded.ok ? decoded.value : [];
+      };
+      let managed: ReturnType<typeof fromLive>;
+      if (ctx.target.subresource !== undefined) managed = fromLive();
+      else if (isResetManagedFields(requested)) managed = [];
+      else {
+        const decoded = decodeManagedFields(requested);
+        managed = decoded.ok && decoded.value.length > 0 ? decoded.value : fromLive();
+      }
+      const tracked = trackUpdate(
+        live ? this.present(ctx, live) : undefined,
+        this.present(ctx, next),
+        managed,
+        {
+          manager: this.managerName(ctx),
+          apiVersion: ctx.apiVersion,
+          subresource: ctx.target.subresource ?? "",
+          now: rfc3339(this.cluster.now),
+          versions: this.versions(ctx),
+          ignored: this.ignoredFields(ctx),
+        },
+      );
+      entries = encodeManagedFields(tracked);
+    }
+    const metadata = { ...next.metadata };
+    if (entries.length > 0) metadata.managedFields = entries;
+    else delete metadata.managedFields;
+    return { ...next, metadata };
+  }
+
+  /** managedFields after spec.replicas is written through scale (upstream's ScaleHandler). */
+  scaleOwnership(current: KubeObject, replicas: number): unknown {
+    const decoded = decodeManagedFields(current.metadata.managedFields);
+    if (!decoded.ok || decoded.value.length === 0) return current.metadata.managedFields;
+    const spec = current.spec as { replicas?: number } | undefined;
+    const tracked = trackScale(decoded.value, (spec?.replicas ?? 1) !== replicas, {
+      manager: this.#scaleManager,
+      apiVersion: current.apiVersion,
+      now: rfc3339(this.cluster.now),
+    });
+    return encodeManagedFields(tracked);
+  }
+
+  /**
+   * Server-side apply (`application/apply-patch+yaml`): the applied configuration merged over
+   * the live object with field ownership; conflicts are 409 unless `force=true`.
+   */
+  serverApply(
+    ctx: Ctx,
+    current: KubeObject | undefined,
+  ): Result<{ status: number; body: unknown }> {
+    const body = this.decodeBody(ctx, ["application/apply-patch+yaml"]);
+    if (!body.ok) return body;
+    const config = body.value;
+    if (!isRecord(config)) {
+      return fail(badRequest("error decoding YAML: the applied configuration is not an object"));
+    }
+    const meta = isRecord(config.metadata) ? config.metadata : {};
+    if (meta.managedFields !== undefined && meta.managedFields !== null) {
+      return fail(badRequest("metadata.managedFields must be nil"));
+    }
+    if (typeof config.apiVersion === "string" && config.apiVersion !== ctx.apiVersion) {
+      return fail(
+        badRequest(
+          `Incorrect version specified in apply patch. Specified patch version: ${config.apiVersion}, expected: ${ctx.apiVersion}`,
+        ),
+      );
+    }
+    const live = current ? this.present(ctx, current) : undefined;
+    const decoded = decodeManagedFields(current?.metadata.managedFields);
+    const force = ctx.req.query.get("force") === "true";
+    const applied = serverSideApply(live, config, decoded.ok ? decoded.value : [], {
+      manager: this.managerName(ctx),
+      apiVersion: ctx.apiVersion,
+      subresource: ctx.target.subresource ?? "",
+      now: rfc3339(this.cluster.now),
+      versions: this.versions(ctx),
+      ignored: this.ignoredFields(ctx),
+      force,
+    });
+    if (!applied.ok) {
+      if ("conflicts" in applied) return fail({ status: conflictStatus(applied.conflicts) });
+      return fail(badRequest(`failed to create typed patch object: ${applied.error}`));
+    }
+    const entries = encodeManagedFields(applied.managers);
+    const merged = applied.object as Record<string, unknown>;
+    if (!current) {
+      const metadata = isRecord(merged.metadata) ? merged.metadata : {};
+      merged.metadata = { ...metadata, name: ctx.target.name };
+      return this.create({ ...ctx, managed: entries }, merged);
+    }
+    // Nothing changed, not even ownership: no write (the storage skips identical updates).
+    if (
+      !applied.changed &&
+      JSON.stringify(entries) === JSON.stringify(current.metadata.managedFields ?? [])
+    ) {
+      return ok({ status: 200, body: this.present(ctx, current) });
+    }
+    return this.update({ ...ctx, managed: entries }, merged);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -501,6 +709,11 @@ class ApiServer {
       );
     }
     if (!isRecord(object.metadata)) object.metadata = {};
+    // Time/MicroTime fields decode and re-encode as upstream's (a bad one fails the decode
+    // before unknown fields are looked at).
+    const times = normalizeTimes(ctx.info.kind, object);
+    if (!times.ok) return fail(timeDecodeFailure(this.decodeContext(ctx, body), times.error));
+    Object.assign(object, times.value);
     const unknown = unknownFields(ctx.info.kind, ctx.target.version, object);
     if (unknown.length > 0) {
       const mode = ctx.req.query.get("fieldValidation") ?? "Warn";
@@ -522,6 +735,21 @@ class ApiServer {
       return ok(read.value.hpa as unknown as KubeObject);
     }
     return ok(object as unknown as KubeObject);
+  }
+
+  /** What a decode error's Status depends on: the kind, version and, for a PATCH, the patch. */
+  decodeContext(ctx: Ctx, patched: unknown): TimeDecodeContext {
+    const context: TimeDecodeContext = { kind: ctx.info.kind, version: ctx.target.version };
+    if (ctx.req.method.toUpperCase() !== "PATCH") return context;
+    const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    let patchBody: unknown = null;
+    try {
+      patchBody = JSON.parse(ctx.req.body?.toString("utf8") ?? "");
+    } catch {
+      // Only a strategic merge patch's map is printed; the patch decoded before.
+    }
+    context.patch = { contentType, body: patchBody, patched };
+    return context;
   }
 
   /** Namespace of the body against the URL's (upstream: 400 when they differ). */
@@ -569,9 +797,23 @@ class ApiServer {
       const namespaces = RESOURCES.find((r) => r.kind === "Namespace")!;
       return fail(notFound(namespaces, ctx.namespace));
     }
-    // The name is generated before validation, as the registry's BeforeCreate does.
+    if (ctx.info.namespaced && namespaceTerminating(this.cluster.store, ctx.namespace)) {
+      // NamespaceLifecycle admission: named by the object's name, else its generateName.
+      const given = object.metadata.name || (object.metadata.generateName as string) || "Unknown";
+      const why = `unable to create new content in namespace ${ctx.namespace} because it is being terminated`;
+      const cause = {
+        reason: "NamespaceTerminating",
+        message: `namespace ${ctx.namespace} is being terminated`,
+        field: "metadata.namespace",
+      };
+      return fail(forbidden(ctx.info, given, why, [cause]));
+    }
+    // The name is generated before validation, as the registry's BeforeCreate does; a deletion
+    // mark never comes with a new object.
     const metadata = { ...object.metadata };
     delete metadata.resourceVersion;
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
     if (!metadata.name && typeof metadata.generateName === "string" && metadata.generateName) {
       metadata.name = this.generateName(ctx, metadata.generateName);
     }
@@ -580,7 +822,15 @@ class ApiServer {
     if (!prepared.ok) return prepared;
     object = prepared.value;
     const name = object.metadata.name ?? "";
-    if (this.lookup(ctx, name)) return fail(alreadyExists(ctx.info, name));
+    const existing = this.lookup(ctx, name);
+    if (existing) {
+      const error = alreadyExists(ctx.info, name);
+      // The generic registry's create says why the name is still taken.
+      if (existing.metadata.deletionTimestamp)
+        error.status.message = `object is being deleted: ${error.status.message}`;
+      return fail(error);
+    }
+    object = this.withManagedFields(ctx, undefined, object);
     if (ctx.dryRun) {
       return ok({
         status: 201,
@@ -635,6 +885,7 @@ class ApiServer {
       const { status: _s, ...rest } = out;
       out = rest as KubeObject;
     }
+    if (ctx.info.kind === "Namespace") out = prepareNamespaceCreate(out);
     return ok(out);
   }
 
@@ -664,22 +915,35 @@ class ApiServer {
     if (expected && expected !== current.metadata.resourceVersion) {
       return fail(conflict(ctx.info, name));
     }
+    // rest.BeforeUpdate: an update never removes or changes a deletion mark.
+    const carried = carryDeletionFields(object, current);
     const prepared =
       ctx.target.subresource === "status"
-        ? this.prepareStatusUpdate(ctx, object, current)
-        : this.prepareUpdate(ctx, object, current);
+        ? this.prepareStatusUpdate(ctx, carried, current)
+        : this.prepareUpdate(ctx, carried, current);
     if (!prepared.ok) return prepared;
-    if (ctx.dryRun) return ok({ status: 200, body: this.present(ctx, prepared.value) });
+    if (ctx.target.subresource !== "status" && ctx.info.kind !== "HorizontalPodAutoscaler") {
+      // (The HPA's validation already checks its metadata update.)
+      const errors = deletionUpdateErrors(prepared.value, current);
+      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+    }
+    const next = this.withManagedFields(ctx, current, prepared.value);
+    if (ctx.target.subresource !== "status" && shouldDeleteDuringUpdate(next, current)) {
+      // The update emptied the finalizers of a terminating object: it is deleted, and the
+      // answer is the object as the request left it.
+      if (!ctx.dryRun) this.cluster.store.delete(ctx.info.kind, ctx.namespace, name);
+      return ok({ status: 200, body: this.present(ctx, next) });
+    }
+    if (ctx.dryRun) return ok({ status: 200, body: this.present(ctx, next) });
+    // A status write that changes managedFields stores the metadata too.
+    const statusOnly =
+      ctx.target.subresource === "status" &&
+      JSON.stringify(next.metadata.managedFields) ===
+        JSON.stringify(current.metadata.managedFields);
     try {
-      const written =
-        ctx.target.subresource === "status"
-          ? this.cluster.store.updateStatus(
-              ctx.info.kind,
-              ctx.namespace,
-              name,
-              prepared.value.status,
-            )
-          : this.cluster.store.update(prepared.value);
+      const written = statusOnly
+        ? this.cluster.store.updateStatus(ctx.info.kind, ctx.namespace, name, next.status)
+        : this.cluster.store.update(next);
       return ok({ status: 200, body: this.present(ctx, written) });
     } catch (err) {
       return fail(this.storeError(ctx, err, name));
@@ -697,6 +961,7 @@ class ApiServer {
       next = { ...next, status: current.status };
       if (current.status === undefined) delete next.status;
     }
+    if (ctx.info.kind === "Namespace") next = prepareNamespaceUpdate(next, current);
     if (ctx.info.kind === "HorizontalPodAutoscaler") {
       const old = current as unknown as HorizontalPodAutoscaler;
       let hpa = next as unknown as HorizontalPodAutoscaler;
@@ -785,69 +1050,149 @@ class ApiServer {
       );
     }
     const current = this.lookup(ctx, name);
-    if (!current) {
-      if (isApply && ctx.target.subresource === undefined) {
-        // Server-side apply creates a missing object (201).
-        const body = this.decodeBody(ctx, [contentType]);
-        if (!body.ok) return body;
-        const applied = isRecord(body.value) ? { ...body.value } : body.value;
-        if (isRecord(applied) && isRecord(applied.metadata))
-          applied.metadata = { ...applied.metadata, name };
-        return this.create(ctx, applied);
-      }
-      return fail(notFound(ctx.info, name));
+    // Server-side apply (managedfields.ts); it creates a missing object (201).
+    if (isApply && (current || ctx.target.subresource === undefined)) {
+      return this.serverApply(ctx, current);
     }
+    if (!current) return fail(notFound(ctx.info, name));
     const patched = this.applyPatch(ctx, this.present(ctx, current));
     if (!patched.ok) return patched;
     return this.update(ctx, patched.value.patched);
   }
 
   delete(ctx: Ctx): Result<{ status: number; body: unknown }> {
+    // DeleteOptions are decoded and validated before the object is looked up.
+    const options = this.deleteOptions(ctx);
+    if (!options.ok) return options;
     const name = ctx.target.name!;
     const current = this.lookup(ctx, name);
     if (!current) return fail(notFound(ctx.info, name));
-    const text = ctx.req.body?.toString("utf8").trim() ?? "";
-    if (text !== "") {
-      let options: unknown;
-      try {
-        options = JSON.parse(text);
-      } catch (err) {
-        return fail(
-          badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`),
-        );
-      }
-      const pre = isRecord(options) && isRecord(options.preconditions) ? options.preconditions : {};
-      if (typeof pre.uid === "string" && pre.uid !== current.metadata.uid) {
-        return fail(
-          conflict(
-            ctx.info,
-            name,
-            `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ""}`,
-          ),
-        );
-      }
-      if (
-        typeof pre.resourceVersion === "string" &&
-        pre.resourceVersion !== current.metadata.resourceVersion
-      ) {
-        return fail(
-          conflict(
-            ctx.info,
-            name,
-            `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ""}`,
-          ),
-        );
-      }
-      if (isRecord(options) && Array.isArray(options.dryRun) && options.dryRun.includes("All"))
-        ctx.dryRun = true;
+    return this.deleteOne(ctx, current, options.value);
+  }
+
+  /** DeleteOptions from the body, or from the query when the body is empty (400 / 422). */
+  deleteOptions(ctx: Ctx): Result<DeleteOptions> {
+    const parsed = parseDeleteOptions(ctx.req.body?.toString("utf8") ?? "", ctx.req.query);
+    if (!parsed.ok) {
+      const error = parsed.error;
+      if (error.reason === "BadRequest") return fail(badRequest(error.message));
+      const names = { resource: "deleteoptions", group: "meta.k8s.io", kind: "DeleteOptions" };
+      return fail(invalid(names, "", error.errors));
     }
-    const final = ctx.dryRun
-      ? current
-      : (this.cluster.store.delete(ctx.info.kind, ctx.namespace, name) ?? current);
-    const body = ctx.info.returnsDeletedObject
-      ? this.present(ctx, final)
-      : deleteSuccess(ctx.info, name, current.metadata.uid);
-    return ok({ status: 200, body });
+    if (parsed.value.dryRun?.includes("All")) ctx.dryRun = true;
+    return ok(parsed.value);
+  }
+
+  /**
+   * The registry's delete (src/cluster/gc.ts): 200 with the object while it is only marked
+   * (finalizers, a pod's grace period, a namespace being emptied), else 200 with the deleted
+   * object or a Success Status per kind; 202 only for an unfinished delete that set the legacy
+   * `orphanDependents: false`, as the delete handler does.
+   */
+  deleteOne(
+    ctx: Ctx,
+    current: KubeObject,
+    options: DeleteOptions,
+  ): Result<{ status: number; body: unknown }> {
+    const name = current.metadata.name;
+    const kind = ctx.info.kind;
+    const pre = options.preconditions ?? {};
+    const now = this.cluster.now;
+    if (kind === "Namespace") {
+      // NamespaceLifecycle admission, then the namespace REST's own preconditions and mark.
+      if (IMMORTAL_NAMESPACES.has(name)) {
+        return fail(forbidden(ctx.info, name, "this namespace may not be deleted"));
+      }
+      const uid = current.metadata.uid ?? "";
+      if (pre.uid !== undefined && pre.uid !== uid) {
+        const why = `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`;
+        return fail(conflict(ctx.info, name, why));
+      }
+      const rv = current.metadata.resourceVersion ?? "";
+      if (pre.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        const why = `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`;
+        return fail(conflict(ctx.info, name, why));
+      }
+      const marked = markNamespace(current, options, now);
+      if (marked) {
+        const stored = ctx.dryRun
+          ? marked
+          : this.cluster.store.update({
+              ...marked,
+              metadata: { ...marked.metadata, resourceVersion: rv },
+            });
+        return ok({ status: 200, body: this.present(ctx, stored) });
+      }
+      const specFinalizers = (current.spec as { finalizers?: string[] } | undefined)?.finalizers;
+      if ((specFinalizers ?? []).length > 0) {
+        return ok({ status: 200, body: this.present(ctx, current) });
+      }
+    } else {
+      // rest.BeforeDelete's preconditions (the conflict names the Kind, not the resource).
+      const byKind = { resource: kind, group: ctx.info.group, kind };
+      const uid = current.metadata.uid ?? "";
+      if (pre.uid !== undefined && pre.uid !== uid) {
+        const why = `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`;
+        return fail(conflict(byKind, name, why));
+      }
+      const rv = current.metadata.resourceVersion ?? "";
+      if (pre.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        const why = `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`;
+        return fail(conflict(byKind, name, why));
+      }
+    }
+    const outcome = deleteFromStore(
+      this.cluster.store,
+      current,
+      options,
+      now,
+      defaultGcPolicy(kind, ctx.apiVersion),
+      ctx.dryRun,
+    );
+    const finished = outcome.deleted || outcome.pending;
+    const body =
+      !finished || ctx.info.returnsDeletedObject
+        ? this.present(ctx, outcome.object)
+        : deleteSuccess(ctx.info, name, outcome.object.metadata.uid);
+    const status = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
+    return ok({ status, body });
+  }
+
+  /**
+   * DELETE on a collection (deletecollection): the objects the label / field selectors list,
+   * each deleted with the same options; answers with the list as it was before.
+   */
+  deleteCollection(ctx: Ctx): Result<{ status: number; body: unknown }> {
+    if (
+      !ctx.info.verbs.includes("deletecollection") ||
+      (ctx.info.namespaced && ctx.target.namespace === undefined)
+    ) {
+      return fail(methodNotAllowed(ctx.info));
+    }
+    const options = this.deleteOptions(ctx);
+    if (!options.ok) return options;
+    const filter = this.filter(ctx);
+    if (!filter.ok) return filter;
+    const rv = this.cluster.store.resourceVersion();
+    const items = this.objects(ctx).filter(filter.value);
+    for (const item of items) {
+      const current = this.lookup(ctx, item.metadata.name);
+      if (!current) continue;
+      const result = this.deleteOne(ctx, current, { ...options.value });
+      if (!result.ok) return result;
+    }
+    return ok({
+      status: 200,
+      body: {
+        kind: `${ctx.info.kind}List`,
+        apiVersion: ctx.apiVersion,
+        metadata: { resourceVersion: rv },
+        items: items.map((o) => {
+          const { kind: _k, apiVersion: _a, ...rest } = this.present(ctx, o);
+          return rest;
+        }),
+      },
+    });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -926,7 +1271,11 @@ class ApiServer {
     if (ctx.dryRun) {
       return { status: 200, headers: { ...JSON_HEADERS }, body: { ...scale, spec: { replicas } } };
     }
+    // The request's manager owns spec.replicas after this write (scaleOwnership).
+    const inProcess = this.#scaleManager;
+    this.#scaleManager = this.managerName(ctx);
     const updated = this.cluster.scaleWorkload(ctx.namespace, ctx.info.kind, name, replicas);
+    this.#scaleManager = inProcess;
     if (!updated) return errorResponse(notFound(ctx.info, name));
     return { status: 200, headers: { ...JSON_HEADERS }, body: this.scaleObject(updated) };
   }
@@ -934,6 +1283,35 @@ class ApiServer {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/** NewForbidden: `pods "x" is forbidden: <why>` (403), with optional causes. */
+function forbidden(
+  r: ResourceInfo,
+  name: string,
+  why: string,
+  causes?: { reason: string; message: string; field: string }[],
+): ApiError {
+  const resource = r.group ? `${r.resource}.${r.group}` : r.resource;
+  const details: Record<string, unknown> = {};
+  if (name) details.name = name;
+  if (r.group) details.group = r.group;
+  details.kind = r.resource;
+  if (causes) details.causes = causes;
+  return {
+    status: {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: name
+        ? `${resource} "${name}" is forbidden: ${why}`
+        : `${resource} is forbidden: ${why}`,
+      reason: "Forbidden",
+      details,
+      code: 403,
+    },
+  };
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

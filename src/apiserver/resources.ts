@@ -20,10 +20,24 @@ export interface ResourceInfo extends ResourceNames {
   categories?: readonly string[];
 }
 
-const RW = ["create", "delete", "get", "list", "patch", "update", "watch"] as const;
+const RW = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+] as const;
+/** Namespaces have no deletecollection upstream (each one is deleted through its own REST). */
+const NAMESPACE_VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"] as const;
 
 export const RESOURCES: readonly ResourceInfo[] = [
-  core("namespaces", "Namespace", false, ["status"], { shortNames: ["ns"], returns: true }),
+  {
+    ...core("namespaces", "Namespace", false, ["status"], { shortNames: ["ns"], returns: true }),
+    verbs: NAMESPACE_VERBS,
+  },
   core("pods", "Pod", true, ["status"], { shortNames: ["po"], returns: true, all: true }),
   core("services", "Service", true, ["status"], { shortNames: ["svc"], returns: true, all: true }),
   core("events", "Event", true, [], { shortNames: ["ev"] }),

@@ -19,7 +19,14 @@ import type {
   WorkloadRef,
 } from "../sim/scenario-types.js";
 import { applyWorkloadDefaults } from "./defaults.js";
+import {
+  DEFAULT_POD_GRACE_SECONDS,
+  deleteFromStore,
+  GarbageCollector,
+  namespaceTerminating,
+} from "./gc.js";
 import { TimerHeap } from "./heap.js";
+import { ServiceLoads } from "./load.js";
 import { MetricsPipeline } from "./metrics.js";
 import {
   type PodOwner as Owner,
@@ -153,17 +160,25 @@ export class EmbeddedCluster {
   readonly #dirtyOwners = new Set<PodOwner>();
   readonly #incarnations = new Map<string, number>();
   readonly #waiting: PodRecord[] = [];
+  /** Pods others marked for deletion, whose status is still to be written. */
+  readonly #markedPods = new Set<PodRecord>();
   #bound = 0;
   #writing = 0;
   #reconciling = false;
   readonly metrics: MetricsPipeline;
+  /** The garbage collector and namespace controller (ownerReferences, finalizers, namespace deletion). */
+  readonly gc: GarbageCollector;
+  /** Load driven at Services (`horizon load`), added to the traffic of the workloads they select. */
+  readonly #loads: ServiceLoads;
 
   constructor(options: ClusterOptions) {
     this.spec = options.spec;
     this.startTime = options.startTime;
     this.now = options.startTime;
     this.store = options.store ?? new ObjectStore({ now: () => this.now });
+    this.#loads = new ServiceLoads(options.startTime);
     this.metrics = new MetricsPipeline(this);
+    this.gc = new GarbageCollector({ store: this.store, now: () => this.now });
     this.store.watch((event) => this.#onStoreEvent(event));
     if (options.store) {
       for (const object of [...this.store.objects()]) {
@@ -228,7 +243,10 @@ export class EmbeddedCluster {
         break;
       case "setTraffic": {
         const workload = this.#workloads.get(workloadKey(event.workload));
-        if (workload) workload.traffic = event.traffic;
+        if (workload) {
+          workload.traffic = event.traffic;
+          this.#applyLoads(workload);
+        }
         break;
       }
       case "scale":
@@ -339,6 +357,9 @@ export class EmbeddedCluster {
     return this.selectorEntry(namespace, selector).podViews();
   }
 
+  /** Set by the API server: metadata.managedFields after a write of spec.replicas through scale. */
+  scaleManagedFields: ((current: KubeObject, replicas: number) => unknown) | null = null;
+
   /** Sets spec.replicas of a scalable workload (scale subresource / kubectl scale). */
   scaleWorkload(
     namespace: string,
@@ -348,10 +369,16 @@ export class EmbeddedCluster {
   ): KubeObject | undefined {
     const current = this.store.get(kind, namespace, name);
     if (!current) return undefined;
+    // The API server's field ownership of spec.replicas (server-side apply's scale handler).
+    const managedFields = this.scaleManagedFields?.(current, replicas);
     const updated = this.#write(() =>
       this.store.update({
         ...current,
-        metadata: { ...current.metadata, resourceVersion: undefined },
+        metadata: {
+          ...current.metadata,
+          resourceVersion: undefined,
+          ...(managedFields !== undefined ? { managedFields } : {}),
+        },
         spec: { ...(current.spec as object), replicas },
       }),
     );
@@ -376,19 +403,34 @@ export class EmbeddedCluster {
       else if (event.type === "ADDED" && !existing) this.#adoptBarePod(object);
       else if (event.type === "MODIFIED" && existing) {
         existing.obj = object;
-        if (object.metadata.deletionTimestamp && existing.deletingAt === null) {
-          this.#deletePod(existing);
-        }
+        if (object.metadata.deletionTimestamp) this.#podMarked(existing, object);
+      }
+    } else if (object.kind === "Service") {
+      if (this.#loads.update(event.type, object)) {
+        for (const workload of this.#workloads.values()) this.#applyLoads(workload);
       }
     }
+  }
+
+  /** The workload's traffic: its own models plus the loads of the Services selecting its pods. */
+  #applyLoads(workload: Workload): void {
+    const template = (workload.obj.spec as { template?: { metadata?: { labels?: object } } })
+      ?.template;
+    const labels = (template?.metadata?.labels ?? {}) as Record<string, string>;
+    workload.traffic = this.#loads.withLoads(workload.traffic, workload.namespace, labels);
   }
 
   #workloadChanged(object: KubeObject): void {
     const kind = object.kind as Workload["kind"];
     const namespace = object.metadata.namespace ?? "default";
-    // ReplicaSets a Deployment owns are the Deployment's business.
-    if (kind === "ReplicaSet" && object.metadata.ownerReferences?.some((r) => r.controller)) {
-      const owner = this.#owners.get(`${namespace}/ReplicaSet/${object.metadata.name}`);
+    // ReplicaSets a Deployment owns (or owned, when orphaned) are the Deployment's records.
+    const played = this.#owners.get(`${namespace}/${kind}/${object.metadata.name}`);
+    if (
+      kind === "ReplicaSet" &&
+      (object.metadata.ownerReferences?.some((r) => r.controller) ||
+        played?.workload.kind === "Deployment")
+    ) {
+      const owner = played;
       if (owner) {
         owner.obj = object;
         this.#dirtyOwners.add(owner);
@@ -432,6 +474,7 @@ export class EmbeddedCluster {
       this.#dirtyOwners.add(owner);
     }
     this.#dirtyWorkloads.add(workload);
+    this.#applyLoads(workload);
   }
 
   #newWorkload(kind: Workload["kind"], namespace: string, object: KubeObject): Workload {
@@ -454,20 +497,24 @@ export class EmbeddedCluster {
     return workload;
   }
 
+  /**
+   * A workload left the store: its records go, but not its ReplicaSets or pods, which the
+   * garbage collector deletes through their ownerReferences (or keeps, when orphaned).
+   */
   #workloadDeleted(object: KubeObject): void {
     const namespace = object.metadata.namespace ?? "default";
     const key = `${namespace}/${object.kind}/${object.metadata.name}`;
+    const owner = this.#owners.get(key);
+    if (owner) {
+      this.#owners.delete(key);
+      this.#dirtyOwners.delete(owner);
+      const owners = owner.workload.owners;
+      if (owners.includes(owner)) owners.splice(owners.indexOf(owner), 1);
+      if (this.#workloads.get(owner.workload.key) === owner.workload)
+        this.#dirtyWorkloads.add(owner.workload);
+    }
     const workload = this.#workloads.get(key);
     if (!workload) return;
-    // Cascading deletion (background propagation): owned ReplicaSets and pods go too.
-    for (const owner of workload.owners) {
-      for (const pod of [...owner.pods]) this.#deletePod(pod);
-      if (owner.kind === "ReplicaSet" && workload.kind === "Deployment") {
-        this.#write(() => this.store.delete("ReplicaSet", namespace, owner.name));
-      }
-      this.#owners.delete(owner.key);
-      this.#dirtyOwners.delete(owner);
-    }
     this.#workloads.delete(key);
     this.#dirtyWorkloads.delete(workload);
   }
@@ -480,16 +527,22 @@ export class EmbeddedCluster {
     this.#reconciling = true;
     try {
       for (let round = 0; round < 100; round++) {
-        if (this.#dirtyWorkloads.size === 0 && this.#dirtyOwners.size === 0) break;
+        // The garbage collector's deletes and the pods' deletion marks come first.
+        this.gc.process();
+        this.#flushMarkedPods();
+        if (this.#dirtyWorkloads.size === 0 && this.#dirtyOwners.size === 0 && !this.gc.pending)
+          break;
         const workloads = [...this.#dirtyWorkloads];
         this.#dirtyWorkloads.clear();
         for (const workload of workloads) {
+          // A deleted Deployment's records may still be referenced by its (orphaned) ReplicaSets.
+          if (this.#workloads.get(workload.key) !== workload) continue;
           if (workload.kind === "Deployment") this.#reconcileDeployment(workload);
         }
         const owners = [...this.#dirtyOwners];
         this.#dirtyOwners.clear();
         for (const owner of owners) {
-          if (!this.#owners.has(owner.key)) continue;
+          if (this.#owners.get(owner.key) !== owner) continue;
           if (owner.kind === "StatefulSet") this.#reconcileStatefulSet(owner);
           else this.#reconcileReplicaSet(owner);
         }
@@ -520,6 +573,15 @@ export class EmbeddedCluster {
     // FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's.
     let newRs = workload.owners.find((o) => o.templateHash === workload.templateHash) ?? null;
     const olds = workload.owners.filter((o) => o !== newRs);
+    // A Deployment being deleted only has its status synced (syncStatusOnly); nothing new can
+    // be created in a terminating namespace.
+    if (
+      workload.obj.metadata.deletionTimestamp ||
+      namespaceTerminating(this.store, workload.namespace)
+    ) {
+      this.#writeDeploymentStatus(workload, newRs);
+      return;
+    }
 
     const scalingEvent = workload.owners.some((o) => {
       if (o.specReplicas === 0) return false;
@@ -624,8 +686,10 @@ export class EmbeddedCluster {
       matchLabels: { ...(spec.selector?.matchLabels ?? {}), [POD_TEMPLATE_HASH]: hash },
     };
     const rsTemplate = { ...template, metadata: { ...(template.metadata ?? {}), labels } };
-    workload.revision = Math.max(workload.revision, ...workload.owners.map(revisionOf)) + 1;
     const name = `${workload.name}-${hash}`;
+    const adopted = this.#adoptReplicaSet(workload, name);
+    if (adopted) return adopted;
+    workload.revision = Math.max(workload.revision, ...workload.owners.map(revisionOf)) + 1;
     const object = this.#write(() =>
       this.store.create({
         apiVersion: "apps/v1",
@@ -667,6 +731,39 @@ export class EmbeddedCluster {
     );
     workload.owners.push(owner);
     this.#owners.set(owner.key, owner);
+    this.#dirtyOwners.add(owner);
+    return owner;
+  }
+
+  /**
+   * A ReplicaSet of this template left by an orphaning delete joins the re-created Deployment
+   * (the ControllerRefManager's adoption) instead of a second one being created.
+   */
+  #adoptReplicaSet(workload: Workload, name: string): PodOwner | null {
+    const key = `${workload.namespace}/ReplicaSet/${name}`;
+    const owner = this.#owners.get(key);
+    const stored = this.store.get("ReplicaSet", workload.namespace, name);
+    if (!owner || !stored || stored.metadata.deletionTimestamp) return null;
+    const standalone = this.#workloads.get(key);
+    if (standalone && standalone !== workload) {
+      this.#workloads.delete(key);
+      this.#dirtyWorkloads.delete(standalone);
+    }
+    const ref = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      name: workload.name,
+      uid: workload.obj.metadata.uid ?? "",
+      controller: true,
+      blockOwnerDeletion: true,
+    } as NonNullable<KubeObject["metadata"]["ownerReferences"]>[number];
+    owner.obj = this.#write(() =>
+      this.store.update({
+        ...stored,
+        metadata: { ...stored.metadata, resourceVersion: undefined, ownerReferences: [ref] },
+      }),
+    );
+    if (!workload.owners.includes(owner)) workload.owners.push(owner);
     this.#dirtyOwners.add(owner);
     return owner;
   }
@@ -747,9 +844,12 @@ export class EmbeddedCluster {
   /** The ReplicaSet / ReplicationController controller: create or delete pods to match spec.replicas. */
   #reconcileReplicaSet(owner: PodOwner): void {
     const desired = owner.specReplicas;
-    const diff = owner.active - desired;
+    // One being deleted manages no replicas; a terminating namespace takes no new pods.
+    const deleting = owner.obj.metadata.deletionTimestamp !== undefined;
+    const diff = deleting ? 0 : owner.active - desired;
     if (diff < 0) {
-      for (let i = 0; i < -diff; i++) this.#createPod(owner, -1);
+      if (!namespaceTerminating(this.store, owner.namespace))
+        for (let i = 0; i < -diff; i++) this.#createPod(owner, -1);
     } else if (diff > 0) {
       const active = [...owner.pods].filter((p) => p.active);
       const now = this.now;
@@ -786,6 +886,10 @@ export class EmbeddedCluster {
     };
     const replicas = spec.replicas ?? 1;
     const parallel = spec.podManagementPolicy === "Parallel";
+    // A StatefulSet being deleted manages no pods; a terminating namespace takes no new ones.
+    const manage =
+      owner.obj.metadata.deletionTimestamp === undefined &&
+      !namespaceTerminating(this.store, owner.namespace);
     const byOrdinal = new Map<number, PodRecord>();
     for (const pod of owner.pods) {
       if (pod.stage === "failed") {
@@ -799,7 +903,7 @@ export class EmbeddedCluster {
     for (let ordinal = 0; ordinal < replicas; ordinal++) {
       const pod = byOrdinal.get(ordinal);
       if (!pod) {
-        if (healthy || parallel) this.#createPod(owner, ordinal);
+        if ((healthy || parallel) && manage) this.#createPod(owner, ordinal);
         healthy = false;
         if (!parallel) break;
         continue;
@@ -812,13 +916,15 @@ export class EmbeddedCluster {
     const condemned = [...byOrdinal.values()]
       .filter((p) => p.ordinal >= replicas)
       .sort((a, b) => b.ordinal - a.ordinal);
-    if (parallel) {
+    if (!manage) {
+      // Left to the garbage collector.
+    } else if (parallel) {
       for (const pod of condemned) if (pod.active) this.#deletePod(pod);
     } else if (condemned.length > 0 && healthy) {
       const terminating = condemned.some((p) => p.stage === "terminating");
       if (!terminating) this.#deletePod(condemned[0]!);
     }
-    if (condemned.length === 0 && healthy && spec.updateStrategy?.type !== "OnDelete") {
+    if (manage && condemned.length === 0 && healthy && spec.updateStrategy?.type !== "OnDelete") {
       const outdated = [...byOrdinal.values()]
         .filter((p) => p.ordinal < replicas && p.revision !== owner.templateHash)
         .sort((a, b) => b.ordinal - a.ordinal);
@@ -1081,9 +1187,9 @@ export class EmbeddedCluster {
   }
 
   /**
-   * Graceful deletion: an unbound or failed pod goes at once (as the API server deletes
-   * unscheduled pods); a bound one gets its deletionTimestamp, stops being ready and serving,
-   * and disappears after the termination grace period.
+   * A controller's graceful deletion (default DeleteOptions): an unbound or failed pod goes at
+   * once (as the API server deletes unscheduled pods); a bound one gets its deletionTimestamp,
+   * stops being ready and serving, and disappears after the termination grace period.
    */
   #deletePod(pod: PodRecord): void {
     if (pod.stage === "terminating" || pod.stage === "gone") return;
@@ -1092,19 +1198,96 @@ export class EmbeddedCluster {
       return;
     }
     const now = this.now;
-    pod.deletingAt = now;
-    if (pod.readyCondition?.status === "True") {
-      pod.readyCondition = { status: "False", time: truncateToSecond(now) };
-    }
+    const grace = this.#graceMs(pod);
+    pod.obj = {
+      ...pod.obj,
+      metadata: {
+        ...pod.obj.metadata,
+        deletionTimestamp: rfc3339(now + grace),
+        deletionGracePeriodSeconds: Math.round(grace / 1000),
+      },
+    };
+    this.#startTerminating(pod);
     this.#setStage(pod, "terminating");
-    const grace = pod.lifecycle.terminationGracePeriodMs;
     if (grace <= 0) this.#removePod(pod);
     else this.#schedulePodTimer(pod, now + grace);
   }
 
+  /**
+   * The grace a controller's delete gives: the scenario's model for the workloads it models
+   * (the pod template's terminationGracePeriodSeconds, or its own default), else the pod's
+   * terminationGracePeriodSeconds as the API server defaults it (30 s).
+   */
+  #graceMs(pod: PodRecord): number {
+    if (pod.lifecycle !== DEFAULT_LIFECYCLE) return pod.lifecycle.terminationGracePeriodMs;
+    const seconds = (pod.obj.spec as { terminationGracePeriodSeconds?: unknown } | undefined)
+      ?.terminationGracePeriodSeconds;
+    return typeof seconds === "number" && seconds >= 0
+      ? seconds * 1000
+      : DEFAULT_POD_GRACE_SECONDS * 1000;
+  }
+
+  #startTerminating(pod: PodRecord): void {
+    const now = this.now;
+    pod.deletingAt = now;
+    if (pod.readyCondition?.status === "True") {
+      pod.readyCondition = { status: "False", time: truncateToSecond(now) };
+    }
+  }
+
+  /**
+   * A client (or the garbage collector) marked a pod for deletion: it terminates until its
+   * deletionTimestamp, then the kubelet's final delete removes it. A zero grace period leaves
+   * the removal to the API server (or to whoever removes the pod's finalizers). The pod's
+   * status is written later (#flushMarkedPods): a store listener must not write.
+   */
+  #podMarked(pod: PodRecord, object: KubeObject): void {
+    if (pod.stage === "gone") return;
+    const first = pod.stage !== "terminating";
+    if (first) {
+      this.#startTerminating(pod);
+      this.#changeCounts(pod, () => {
+        pod.stage = "terminating";
+      });
+      pod.view = this.#buildView(pod);
+      for (const entry of pod.entries) entry.views = null;
+      if (pod.owner) this.#dirtyOwners.add(pod.owner);
+      this.#markedPods.add(pod);
+    }
+    const grace = object.metadata.deletionGracePeriodSeconds;
+    if (typeof grace === "number" && grace > 0) {
+      const deadline = Date.parse(object.metadata.deletionTimestamp ?? "");
+      const at = first ? this.now + grace * 1000 : Math.max(this.now, deadline);
+      this.#schedulePodTimer(pod, Number.isFinite(at) ? at : this.now);
+    } else {
+      pod.token++;
+    }
+  }
+
+  /** Writes the status of pods marked by others (not ready, containers stopping). */
+  #flushMarkedPods(): void {
+    if (this.#markedPods.size === 0) return;
+    const pods = [...this.#markedPods];
+    this.#markedPods.clear();
+    for (const pod of pods) {
+      if (pod.stage === "gone" || !this.store.get("Pod", pod.namespace, pod.name)) continue;
+      const object = this.#podObject(pod);
+      pod.obj = this.#write(() => this.store.update(object));
+    }
+  }
+
+  /**
+   * The kubelet's final delete (grace period 0): the pod leaves the store, unless finalizers
+   * keep it there (marked) until they are removed.
+   */
   #removePod(pod: PodRecord): void {
     if (pod.stage === "gone") return;
-    this.#write(() => this.store.delete("Pod", pod.namespace, pod.name));
+    const current = this.store.get("Pod", pod.namespace, pod.name);
+    if (current) {
+      this.#write(() =>
+        deleteFromStore(this.store, current, { gracePeriodSeconds: 0 }, this.now, "None"),
+      );
+    }
     this.#forgetPod(pod);
   }
 
@@ -1182,12 +1365,8 @@ export class EmbeddedCluster {
 
   #podObject(pod: PodRecord): KubeObject {
     const base = pod.obj;
+    // The deletion mark (deletionTimestamp, grace) is already on the object.
     const metadata: KubeObject["metadata"] = { ...base.metadata, resourceVersion: undefined };
-    if (pod.deletingAt !== null) {
-      const grace = pod.lifecycle.terminationGracePeriodMs;
-      metadata.deletionTimestamp = rfc3339(pod.deletingAt + grace);
-      metadata.deletionGracePeriodSeconds = Math.round(grace / 1000);
-    }
     let spec = base.spec;
     if (pod.bound && (spec as { nodeName?: string }).nodeName !== NODE_NAME) {
       spec = { ...(spec as object), nodeName: NODE_NAME };

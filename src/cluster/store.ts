@@ -207,9 +207,10 @@ export class ObjectStore {
 
   /**
    * Replaces an object. A set resourceVersion must be the current one (else Conflict); uid and
-   * creationTimestamp are kept; generation goes up by one when the spec changed.
+   * creationTimestamp are kept; generation goes up by one when the spec changed (or when
+   * `bumpGeneration` asks, as a deletion mark does).
    */
-  update(object: KubeObject): KubeObject {
+  update(object: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
     const kind = object.kind;
     const namespace = isClusterScoped(kind) ? "" : (object.metadata.namespace ?? "default");
     const name = object.metadata.name;
@@ -235,7 +236,11 @@ export class ObjectStore {
       uid: current.metadata.uid,
       creationTimestamp: current.metadata.creationTimestamp,
       resourceVersion: String(rv),
-      generation: jsonEqual(current.spec, object.spec) ? generation : generation + 1,
+      // A first deletion mark bumps it too (rest.BeforeDelete / markAsDeleting).
+      generation:
+        options.bumpGeneration || !jsonEqual(current.spec, object.spec)
+          ? generation + 1
+          : generation,
     };
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;

@@ -202,7 +202,7 @@ describe("legacy discovery", () => {
     assert.deepEqual(json(get("/apis/autoscaling/v2")), {
       kind: "APIResourceList",
       apiVersion: "v1",
-      // Only the verbs the handler serves are advertised (no deletecollection yet).
+      // Only the verbs the handler serves are advertised (deletecollection included).
       groupVersion: "autoscaling/v2",
       resources: [
         {
@@ -210,7 +210,16 @@ describe("legacy discovery", () => {
           singularName: "horizontalpodautoscaler",
           namespaced: true,
           kind: "HorizontalPodAutoscaler",
-          verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+          verbs: [
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch",
+          ],
           shortNames: ["hpa"],
           categories: ["all"],
         },
@@ -353,7 +362,16 @@ describe("aggregated discovery", () => {
           responseKind: { group: "", version: "", kind: "HorizontalPodAutoscaler" },
           scope: "Namespaced",
           singularResource: "horizontalpodautoscaler",
-          verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+          verbs: [
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch",
+          ],
           shortNames: ["hpa"],
           categories: ["all"],
           subresources: [
