@@ -2,7 +2,10 @@
 // The `horizon` command line.
 import { Command } from "commander";
 import { runConformance } from "../conformance/runner.js";
+import { registerControllerCommand } from "./controller.js";
 import { printDemo, runDemo } from "./demo.js";
+import { registerExplainCommand } from "./explain.js";
+import { registerLoadCommand } from "./load.js";
 import { type SimulateOptions, simulateCommand } from "./simulate.js";
 import { registerUpCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
@@ -105,6 +108,9 @@ program
   });
 
 registerUpCommand(program);
+registerControllerCommand(program);
+registerLoadCommand(program);
+registerExplainCommand(program);
 
 // `horizon simulate ... -o json | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

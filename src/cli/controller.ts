@@ -1,0 +1,450 @@
+// `horizon controller`: Horizon's HPA controller against a Kubernetes API server (a real cluster
+// with the built-in HPA controller disabled, or `horizon up --no-controller`). Wires the parts:
+// connection (src/kube/config.ts, client.ts), informers for HPAs and pods, the ports over the
+// API (scale, metrics, status, events), the work-queue runtime, leader election on a Lease, and
+// the /metrics, /healthz, /readyz and /debug/decisions server.
+import type { Command } from "commander";
+import type { HorizontalPodAutoscaler } from "../api/types.js";
+import { DecisionStore } from "../controller/decisions.js";
+import { LeaderElector } from "../controller/leaderelection.js";
+import { createLogger, errorText, type Logger } from "../controller/log.js";
+import { ControllerMetrics } from "../controller/metrics.js";
+import type { ControllerPorts } from "../controller/ports.js";
+import { ControllerRuntime, type ObservedEvent } from "../controller/runtime.js";
+import {
+  advertisedDebugUrl,
+  controllerReadiness,
+  DEBUG_ADDRESS_ANNOTATION,
+  forgetHpa,
+  type RunningObservabilityServer,
+  startObservabilityServer,
+  syncObserver,
+} from "../controller/server.js";
+import { parseSelector, selectorMatches } from "../core/selector.js";
+import { createKubeClient, type HttpKubeClient } from "../kube/client.js";
+import { type KubeConnection, type LoadConfigOptions, loadKubeConfig } from "../kube/config.js";
+import { HPA_COMPONENT, KubeEventRecorder } from "../kube/events.js";
+import { HpaInformer } from "../kube/hpas.js";
+import { Informer } from "../kube/informer.js";
+import { defaultIdentity, LeaseLock } from "../kube/lease.js";
+import { KubeMetricsPort } from "../kube/metrics/index.js";
+import { PodInformer } from "../kube/pods.js";
+import { DiscoveryRestMapper } from "../kube/rest-mapper.js";
+import { KubeScaleTargetPort } from "../kube/scale.js";
+import { KubeHpaStatusPort } from "../kube/status.js";
+import {
+  type ControllerCommandConfig,
+  type ControllerCommandOptions,
+  parseControllerOptions,
+} from "./controller-options.js";
+
+export interface ControllerDeps {
+  /** Where the connection comes from besides --kubeconfig (tests: env, service-account dir). */
+  config?: Omit<LoadConfigOptions, "kubeconfig">;
+  log?: Logger;
+  /** The leader-election identity (default hostname_uuid). */
+  identity?: string;
+  /** Informer tuning (tests: short stall timeouts). */
+  informer?: { stallTimeoutMs?: number; watchTimeoutSeconds?: number };
+  /** The pod IP the leader advertises its debug address with (default $POD_IP). */
+  podIp?: string;
+}
+
+export interface RunningController {
+  connection: KubeConnection;
+  client: HttpKubeClient;
+  metrics: ControllerMetrics;
+  decisions: DecisionStore;
+  server: RunningObservabilityServer | null;
+  /** null until this replica leads (always set without --leader-elect). */
+  runtime(): ControllerRuntime | null;
+  elector: LeaderElector | null;
+  /** Ends when the controller stopped by itself (leadership lost): the exit code. */
+  done: Promise<number>;
+  /** Graceful stop: finish in-flight syncs, release the lease, flush events, close everything. */
+  stop(): Promise<void>;
+}
+
+type Started = { ok: true; value: RunningController } | { ok: false; error: string };
+
+/** The namespace of the leader-election Lease: the flag, else the pod's, else kube-system. */
+function leaseNamespace(config: ControllerCommandConfig, connection: KubeConnection): string {
+  if (config.leaderElection.resourceNamespace) return config.leaderElection.resourceNamespace;
+  if (connection.source === "in-cluster" && connection.namespace) return connection.namespace;
+  return "kube-system";
+}
+
+export async function startController(
+  config: ControllerCommandConfig,
+  deps: ControllerDeps = {},
+): Promise<Started> {
+  const log = deps.log ?? createLogger({ verbosity: config.verbosity });
+  const loaded = await loadKubeConfig({ ...deps.config, kubeconfig: config.kubeconfig });
+  if (!loaded.ok) return { ok: false, error: loaded.error };
+  const connection = loaded.value;
+
+  const metrics = new ControllerMetrics({
+    syncPeriodSeconds: config.controller.syncPeriodMs / 1000,
+    leaseName: config.leaderElection.resourceName,
+  });
+  const decisions = new DecisionStore();
+  const client = createKubeClient(connection, {
+    qps: config.kubeApiQps,
+    burst: config.kubeApiBurst,
+    userAgent: "horizon-controller/v0.1.0",
+    onRequest: (record) =>
+      metrics.recordApiRequest({ method: record.method, path: record.path, status: record.status }),
+  });
+  log.info("connected", {
+    server: connection.server,
+    source: connection.source,
+    origin: connection.origin,
+  });
+
+  const informerTuning = {
+    ...(deps.informer?.stallTimeoutMs !== undefined
+      ? { stallTimeoutMs: deps.informer.stallTimeoutMs }
+      : {}),
+    ...(deps.informer?.watchTimeoutSeconds !== undefined
+      ? { watchTimeoutSeconds: deps.informer.watchTimeoutSeconds }
+      : {}),
+    onError: (message: string) => log.warn("informer error (retrying)", { error: message }),
+  };
+  const hpas = new HpaInformer({
+    client,
+    ...informerTuning,
+    ...(config.hpaSelector !== "" ? { labelSelector: config.hpaSelector } : {}),
+  });
+  const pods = new PodInformer({ client, ...informerTuning });
+  const mapper = new DiscoveryRestMapper({ client });
+  const events = new KubeEventRecorder({ client });
+  const ports: ControllerPorts = {
+    scale: new KubeScaleTargetPort({ client, mapper }),
+    pods,
+    metrics: new KubeMetricsPort({ client, mapper }),
+    status: new KubeHpaStatusPort({ client }),
+    events,
+    clock: { now: Date.now },
+  };
+  const selector = config.hpaSelector === "" ? null : parseSelector(config.hpaSelector);
+  const manages = (hpa: HorizontalPodAutoscaler) =>
+    selector === null ||
+    !selector.ok ||
+    selectorMatches(selector.selector, hpa.metadata.labels ?? {});
+
+  let runtime: ControllerRuntime | null = null;
+  let shuttingDown = false;
+  const observer = syncObserver({ metrics, decisions, log });
+  const unsubscribeForget = hpas.subscribe((_key, hpa) => {
+    if (hpa === null) return;
+    metrics.setManagedHpas(hpas.list().length);
+  });
+  const forgetOnDelete = hpas.informer.subscribe((_key, value, previous) => {
+    if (value === null && previous) forgetHpa({ metrics, decisions }, previous);
+  });
+  const newRuntime = () =>
+    new ControllerRuntime({
+      ports,
+      config: config.controller,
+      source: hpas,
+      manages,
+      onSync: observer,
+      onForeignWriter: (warning) =>
+        log.warn(
+          "another controller seems to write this HPA's status too: disable the built-in HPA controller (kube-controller-manager --controllers=*,-horizontalpodautoscaling) or give the HPAs to one controller with --hpa-selector",
+          { ...warning },
+        ),
+      queueMetrics: metrics.workQueueHooks(),
+      log: (level, message, fields) => {
+        if (level === "debug") log.v(4).info(message, fields);
+        else if (level === "error") log.error(message, fields);
+        else log.info(message, fields);
+      },
+    });
+  // Events of the built-in controller (same source component) tell that it is still running.
+  const hpaEvents = new Informer<null>({
+    client,
+    ...informerTuning,
+    name: "hpa events",
+    path: "/api/v1/events",
+    fieldSelector: `source=${HPA_COMPONENT},involvedObject.kind=HorizontalPodAutoscaler`,
+    transform: (object) => {
+      runtime?.observeEvent(object as ObservedEvent);
+      return null;
+    },
+  });
+
+  hpas.informer.start();
+  pods.informer.start();
+  hpaEvents.start();
+  const informersSynced = () => hpas.informer.hasSynced() && pods.informer.hasSynced();
+
+  let elector: LeaderElector | null = null;
+  let lock: LeaseLock | null = null;
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((resolve) => {
+    resolveDone = resolve;
+  });
+
+  const startRuntime = async () => {
+    const ac = new AbortController();
+    await hpas.informer.waitForSync(ac.signal);
+    await pods.informer.waitForSync(ac.signal);
+    if (shuttingDown) return;
+    runtime = newRuntime();
+    metrics.setQueueDepthSource(() => runtime?.queue.len() ?? 0);
+    runtime.start();
+    log.info("controller started", {
+      hpas: hpas.list().length,
+      pods: pods.index.size,
+      workers: config.controller.concurrentSyncs,
+    });
+  };
+
+  let server: RunningObservabilityServer | null = null;
+  try {
+    server = await startObservabilityServer({
+      metricsAddress: config.metricsBindAddress,
+      debugAddress: config.debugBindAddress,
+      allowNonLoopbackDebug:
+        config.debugBindAddress !== null && config.metricsBindAddress !== config.debugBindAddress,
+      metrics,
+      decisions,
+      readiness: controllerReadiness({
+        informersSynced,
+        ...(config.leaderElection.enabled
+          ? {
+              leaderElection: () => ({
+                leading: elector?.isLeading() ?? false,
+                healthy: (elector?.check(config.leaderElection.leaseDurationMs) ?? true) === true,
+              }),
+            }
+          : {}),
+        shuttingDown: () => shuttingDown,
+      }),
+      log,
+    });
+  } catch (error) {
+    await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
+    client.close();
+    return { ok: false, error: `--metrics-bind-address: ${errorText(error)}` };
+  }
+  if (server.metricsUrl)
+    log.info("serving /metrics, /healthz, /readyz", { url: server.metricsUrl });
+  if (server.debugUrl) log.info("serving /debug/decisions", { url: server.debugUrl });
+
+  if (config.leaderElection.enabled) {
+    const namespace = leaseNamespace(config, connection);
+    lock = new LeaseLock({
+      client,
+      namespace,
+      name: config.leaderElection.resourceName,
+      identity: deps.identity ?? defaultIdentity(),
+      ...(server.debugUrl
+        ? {
+            holderAnnotations: {
+              [DEBUG_ADDRESS_ANNOTATION]: advertisedDebugUrl(
+                server.debugUrl,
+                deps.podIp ?? process.env.POD_IP,
+              ),
+            },
+          }
+        : {}),
+    });
+    elector = new LeaderElector({
+      lock,
+      config: {
+        leaseDurationMs: config.leaderElection.leaseDurationMs,
+        renewDeadlineMs: config.leaderElection.renewDeadlineMs,
+        retryPeriodMs: config.leaderElection.retryPeriodMs,
+        releaseOnCancel: true,
+      },
+      callbacks: {
+        onStartedLeading: () => {
+          metrics.setLeader(true);
+          log.info("became leader", { lease: lock!.describe(), identity: lock!.identity });
+          startRuntime().catch((error) => log.error("start failed", { error: errorText(error) }));
+        },
+        onStoppedLeading: async (reason) => {
+          metrics.setLeader(false);
+          const current = runtime;
+          runtime = null;
+          if (reason === "lost") {
+            // As kube-controller-manager: a controller that lost its lease exits, and its
+            // Deployment restarts it as a standby.
+            log.error("leaderelection lost", { lease: lock!.describe() });
+            await current?.stop({ drain: false });
+            resolveDone(1);
+            return;
+          }
+          await current?.stop({ drain: true });
+        },
+        onNewLeader: (identity) => {
+          if (identity !== lock!.identity) log.info("new leader", { identity });
+        },
+      },
+      log: (level, message, fields) => {
+        if (level === "debug") log.v(4).info(message, fields);
+        else if (level === "error") log.warn(message, fields);
+        else log.info(message, fields);
+      },
+    });
+    log.info("waiting to lead", { lease: `${namespace}/${config.leaderElection.resourceName}` });
+    void elector.run();
+  } else {
+    void startRuntime().catch((error) => log.error("start failed", { error: errorText(error) }));
+  }
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      shuttingDown = true;
+      if (elector) await elector.stop();
+      else await runtime?.stop({ drain: true });
+      unsubscribeForget();
+      forgetOnDelete();
+      await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
+      await events.flush();
+      await server?.close();
+      client.close();
+      resolveDone(0);
+    })();
+    return stopping;
+  };
+
+  return {
+    ok: true,
+    value: {
+      connection,
+      client,
+      metrics,
+      decisions,
+      server,
+      runtime: () => runtime,
+      elector,
+      done,
+      stop,
+    },
+  };
+}
+
+export interface ControllerIO {
+  err: (line: string) => void;
+}
+
+/** Runs `horizon controller` until SIGTERM/SIGINT (exit 0) or a lost lease (exit 1). */
+export async function controllerCommand(
+  options: ControllerCommandOptions,
+  io: ControllerIO,
+): Promise<number> {
+  const parsed = parseControllerOptions(options);
+  if (!parsed.ok) {
+    for (const error of parsed.errors) io.err(`error: ${error}`);
+    return 2;
+  }
+  const started = await startController(parsed.value);
+  if (!started.ok) {
+    io.err(`error: ${started.error}`);
+    return 1;
+  }
+  const running = started.value;
+  const log = createLogger({ verbosity: parsed.value.verbosity });
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info("shutting down: finishing in-flight syncs", { signal });
+    running.stop().catch((error) => log.error("shutdown failed", { error: errorText(error) }));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  const code = await running.done;
+  if (code !== 0) await running.stop();
+  process.off("SIGTERM", onSignal);
+  process.off("SIGINT", onSignal);
+  log.info("stopped", { exitCode: code });
+  return code;
+}
+
+export function registerControllerCommand(program: Command): void {
+  program
+    .command("controller")
+    .description(
+      "Run Horizon's HPA controller against a Kubernetes API server (in place of kube-controller-manager's, or against `horizon up --no-controller`)",
+    )
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",
+    )
+    .option("--kube-api-qps <n>", "client-side requests per second to the API server", "20")
+    .option("--kube-api-burst <n>", "client-side request burst", "30")
+    .option(
+      "--concurrent-horizontal-pod-autoscaler-syncs <n>",
+      "HPAs synced at once (workers)",
+      "5",
+    )
+    .option(
+      "--horizontal-pod-autoscaler-sync-period <duration>",
+      "how often each HPA is synced",
+      "15s",
+    )
+    .option(
+      "--horizontal-pod-autoscaler-tolerance <ratio>",
+      "minimum change ratio that scales",
+      "0.1",
+    )
+    .option(
+      "--horizontal-pod-autoscaler-downscale-stabilization <duration>",
+      "scale-down window for HPAs without behavior",
+      "5m0s",
+    )
+    .option(
+      "--horizontal-pod-autoscaler-cpu-initialization-period <duration>",
+      "after pod start, CPU samples may be skipped for this long",
+      "5m0s",
+    )
+    .option(
+      "--horizontal-pod-autoscaler-initial-readiness-delay <duration>",
+      "after pod start, readiness changes count as initial for this long",
+      "30s",
+    )
+    .option("--feature-gates <gates>", "e.g. HPAConfigurableTolerance=true")
+    .option(
+      "--hpa-selector <selector>",
+      "manage only HPAs with these labels (opt-in migration, or sharding), e.g. autoscaling.horizon.dev/controller=horizon",
+    )
+    .option(
+      "--leader-elect [bool]",
+      "elect a leader through a coordination.k8s.io Lease before syncing (default true; --leader-elect=false turns it off)",
+    )
+    .option(
+      "--leader-elect-lease-duration <duration>",
+      "how long a standby waits after the lease last changed",
+      "15s",
+    )
+    .option(
+      "--leader-elect-renew-deadline <duration>",
+      "the leader stops unless it renewed within this",
+      "10s",
+    )
+    .option(
+      "--leader-elect-retry-period <duration>",
+      "time between attempts to acquire or renew",
+      "2s",
+    )
+    .option("--leader-elect-resource-name <name>", "the Lease's name", "horizon-controller")
+    .option(
+      "--leader-elect-resource-namespace <ns>",
+      "the Lease's namespace (default: the pod's namespace in-cluster, else kube-system)",
+    )
+    .option(
+      "--metrics-bind-address <host:port>",
+      "serve /metrics, /healthz, /readyz here (0 disables)",
+      "127.0.0.1:8085",
+    )
+    .option(
+      "--debug-bind-address <host:port>",
+      "serve /debug/decisions here (default: with /metrics when that is on loopback)",
+    )
+    .option("-v <level>", "log verbosity (JSON lines on stderr)", "0")
+    .action(async (options: ControllerCommandOptions) => {
+      process.exitCode = await controllerCommand(options, { err: (line) => console.error(line) });
+    });
+}

@@ -1,0 +1,196 @@
+// The decision traces of recent syncs, for /debug/decisions and `horizon explain`: per HPA the
+// last `perHpa` syncs, and at most `maxRecords` overall (the oldest records anywhere go first),
+// so memory stays bounded however many HPAs the controller manages.
+import type { HorizontalPodAutoscalerCondition } from "../api/types.js";
+import type { SyncEvent, SyncResult } from "../core/sync.js";
+import type { DecisionTrace } from "../core/trace.js";
+
+export const DECISIONS_SCHEMA = "horizon.dev/decisions/v1";
+
+/** One sync: its trace, the conditions it left in the status, its events and error. */
+export interface DecisionRecord {
+  trace: DecisionTrace;
+  /** status.conditions after the sync. */
+  conditions: HorizontalPodAutoscalerCondition[];
+  events: SyncEvent[];
+  /** The error the sync returned (the trace's `error`), or the status write's error. */
+  error: string | null;
+  /** The status write failed with this error. */
+  statusError?: string;
+  /** Wall time of the reconcile, milliseconds (controller only). */
+  durationMs?: number;
+  /** Seconds after the simulation's start (simulation only). */
+  t?: number;
+}
+
+export interface HpaDecisions {
+  namespace: string;
+  name: string;
+  /** Oldest first. */
+  decisions: DecisionRecord[];
+}
+
+/** The body of /debug/decisions. */
+export interface DecisionsDocument {
+  schema: typeof DECISIONS_SCHEMA;
+  perHpa: number;
+  maxRecords: number;
+  hpas: HpaDecisions[];
+}
+
+export interface DecisionStoreOptions {
+  /** Syncs kept per HPA (default 10). */
+  perHpa?: number;
+  /** Syncs kept overall (default 10,000: ~3 KiB each, tens of MiB at most). */
+  maxRecords?: number;
+}
+
+export const DECISION_STORE_DEFAULTS = { perHpa: 10, maxRecords: 10_000 } as const;
+
+/** A record built from a controller sync. */
+export function decisionRecordOf(
+  result: SyncResult,
+  extra: { statusError?: string | null; durationMs?: number } = {},
+): DecisionRecord {
+  const record: DecisionRecord = {
+    trace: result.trace,
+    conditions: result.status.conditions ?? [],
+    events: result.events,
+    error: result.error,
+  };
+  if (extra.statusError) record.statusError = extra.statusError;
+  if (extra.durationMs !== undefined) record.durationMs = extra.durationMs;
+  return record;
+}
+
+interface Entry {
+  key: string;
+  record: DecisionRecord;
+}
+
+export class DecisionStore {
+  readonly perHpa: number;
+  readonly maxRecords: number;
+  private readonly byHpa = new Map<string, DecisionRecord[]>();
+  /** Every stored entry in arrival order, with stale ones (already dropped) skipped lazily. */
+  private fifo: Entry[] = [];
+  private head = 0;
+  private live = 0;
+
+  constructor(options: DecisionStoreOptions = {}) {
+    this.perHpa = Math.max(1, Math.floor(options.perHpa ?? DECISION_STORE_DEFAULTS.perHpa));
+    this.maxRecords = Math.max(
+      1,
+      Math.floor(options.maxRecords ?? DECISION_STORE_DEFAULTS.maxRecords),
+    );
+  }
+
+  /** Records stored now. */
+  get size(): number {
+    return this.live;
+  }
+
+  record(record: DecisionRecord): void {
+    const key = keyOf(record.trace.hpa.namespace, record.trace.hpa.name);
+    let list = this.byHpa.get(key);
+    if (!list) {
+      list = [];
+      this.byHpa.set(key, list);
+    }
+    list.push(record);
+    this.fifo.push({ key, record });
+    this.live++;
+    if (list.length > this.perHpa) {
+      list.shift();
+      this.live--;
+    }
+    while (this.live > this.maxRecords) this.evictOldest();
+    this.compact();
+  }
+
+  /** The HPA was deleted. */
+  forget(namespace: string, name: string): void {
+    const key = keyOf(namespace, name);
+    const list = this.byHpa.get(key);
+    if (!list) return;
+    this.live -= list.length;
+    this.byHpa.delete(key);
+    this.compact();
+  }
+
+  /** One HPA's records, oldest first (empty when none). */
+  get(namespace: string, name: string): DecisionRecord[] {
+    return [...(this.byHpa.get(keyOf(namespace, name)) ?? [])];
+  }
+
+  /** HPAs sorted by namespace and name, optionally filtered; `limit` keeps each one's newest. */
+  list(filter: { namespace?: string; name?: string; limit?: number } = {}): HpaDecisions[] {
+    const out: HpaDecisions[] = [];
+    for (const [key, records] of this.byHpa) {
+      const [namespace, name] = splitKey(key);
+      if (filter.namespace !== undefined && namespace !== filter.namespace) continue;
+      if (filter.name !== undefined && name !== filter.name) continue;
+      const limit = filter.limit ?? records.length;
+      out.push({ namespace, name, decisions: records.slice(Math.max(0, records.length - limit)) });
+    }
+    return out.sort((a, b) =>
+      a.namespace === b.namespace
+        ? a.name < b.name
+          ? -1
+          : a.name > b.name
+            ? 1
+            : 0
+        : a.namespace < b.namespace
+          ? -1
+          : 1,
+    );
+  }
+
+  document(filter: { namespace?: string; name?: string; limit?: number } = {}): DecisionsDocument {
+    return {
+      schema: DECISIONS_SCHEMA,
+      perHpa: this.perHpa,
+      maxRecords: this.maxRecords,
+      hpas: this.list(filter),
+    };
+  }
+
+  private evictOldest(): void {
+    while (this.head < this.fifo.length) {
+      const entry = this.fifo[this.head]!;
+      this.head++;
+      const list = this.byHpa.get(entry.key);
+      // Per-HPA order is arrival order, so a live oldest entry is its list's first.
+      if (list && list[0] === entry.record) {
+        list.shift();
+        this.live--;
+        if (list.length === 0) this.byHpa.delete(entry.key);
+        return;
+      }
+    }
+  }
+
+  /** Drops consumed and stale FIFO entries once they outnumber the live ones. */
+  private compact(): void {
+    if (this.fifo.length - this.head <= 2 * this.live + 64) {
+      if (this.head > 1024 && this.head * 2 > this.fifo.length) {
+        this.fifo = this.fifo.slice(this.head);
+        this.head = 0;
+      }
+      return;
+    }
+    const alive = new Set<DecisionRecord>();
+    for (const list of this.byHpa.values()) for (const record of list) alive.add(record);
+    this.fifo = this.fifo.slice(this.head).filter((entry) => alive.has(entry.record));
+    this.head = 0;
+  }
+}
+
+function keyOf(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf("/");
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}

@@ -1,0 +1,464 @@
+// The HPA controller's runtime against a real API server: N workers take HPA keys from a
+// rate-limited work queue and reconcile them with one shared ControllerMemory. Timing follows
+// upstream's horizontal.go: an added or updated HPA is enqueued with AddRateLimited, whose
+// fixed-interval limiter (NewDefaultHPARateLimiter(resyncPeriod)) delays it by one sync period
+// (a key already waiting keeps the sooner time); after every sync the key is AddRateLimited
+// again, also after errors, so every HPA is synced once per period. Deleted HPAs are forgotten
+// (recommendations, scale events, selector). The queue guarantees no two workers hold one key.
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from "../api/types.js";
+import type { ControllerConfig } from "../core/config.js";
+import { jsonEqual } from "../core/json.js";
+import type { SyncEvent, SyncResult } from "../core/sync.js";
+import type { ControllerPorts, HpaSource, PortResult } from "./ports.js";
+import { ControllerMemory, hpaKey, reconcileHpa } from "./reconcile.js";
+import {
+  fixedIntervalRateLimiter,
+  systemTimers,
+  type Timers,
+  WorkQueue,
+  type WorkQueueMetrics,
+} from "./workqueue.js";
+
+/** Upstream's `action` label of the reconciliation metrics. */
+export type SyncAction = "scale_up" | "scale_down" | "none";
+
+/** One sync, for the observability helper (decision trace, action, error, duration). */
+export interface RuntimeSyncReport {
+  key: string;
+  hpa: HorizontalPodAutoscaler;
+  /** When the sync started (epoch ms). */
+  at: number;
+  durationMs: number;
+  /** Which worker ran it (0-based). */
+  worker: number;
+  /** The sync's result with its decision trace; null when the reconcile threw. */
+  result: SyncResult | null;
+  statusError: string | null;
+  /** The sync's error, else the status write's, else the exception's message. */
+  error: string | null;
+  action: SyncAction;
+}
+
+export type RuntimeLog = (
+  level: "info" | "error" | "debug",
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
+
+export interface ControllerRuntimeOptions {
+  ports: ControllerPorts;
+  /** syncPeriodMs is the requeue interval, concurrentSyncs the worker count. */
+  config: ControllerConfig;
+  /** The HPA informer (already filtered by --hpa-selector on the server side). */
+  source: HpaSource;
+  /**
+   * Which HPAs this controller manages, checked on every add/update: an HPA that stops
+   * matching is treated as deleted. Default: every HPA the source holds.
+   */
+  manages?: (hpa: HorizontalPodAutoscaler) => boolean;
+  onSync?: (report: RuntimeSyncReport) => void;
+  /** Evidence that another controller writes the status of an HPA managed here. */
+  onForeignWriter?: (warning: ForeignWriterWarning) => void;
+  /** Shared with the caller so it can feed HPA events (observeEvent) to the same detector. */
+  detector?: ForeignWriterDetector;
+  timers?: Timers;
+  memory?: ControllerMemory;
+  queueMetrics?: WorkQueueMetrics;
+  log?: RuntimeLog;
+}
+
+export interface StopOptions {
+  /** Wait for in-flight syncs to finish (graceful shutdown). */
+  drain?: boolean;
+}
+
+/** Upstream labels a sync scale_up/scale_down only once the scale update succeeded. */
+function actionOf(result: SyncResult | null): SyncAction {
+  if (!result?.scaleUpdated) return "none";
+  return result.trace.desiredReplicas > result.trace.currentReplicas ? "scale_up" : "scale_down";
+}
+
+export class ControllerRuntime {
+  readonly queue: WorkQueue<string>;
+  readonly memory: ControllerMemory;
+  readonly detector: ForeignWriterDetector;
+  private readonly options: ControllerRuntimeOptions;
+  private readonly timers: Timers;
+  private readonly ports: ControllerPorts;
+  private readonly log: RuntimeLog;
+  /** The managed HPAs by key, as the source last delivered them. */
+  private readonly hpas = new Map<string, HorizontalPodAutoscaler>();
+  private unsubscribe: (() => void) | null = null;
+  private workers: Promise<void>[] = [];
+  private state: "new" | "running" | "stopping" | "stopped" = "new";
+  private stopped: Promise<void> | null = null;
+  private readonly inFlight = new Set<string>();
+
+  constructor(options: ControllerRuntimeOptions) {
+    this.options = options;
+    this.timers = options.timers ?? systemTimers;
+    this.log = options.log ?? (() => {});
+    this.memory = options.memory ?? new ControllerMemory();
+    this.queue = new WorkQueue<string>({
+      timers: this.timers,
+      rateLimiter: fixedIntervalRateLimiter(options.config.syncPeriodMs),
+      ...(options.queueMetrics ? { metrics: options.queueMetrics } : {}),
+    });
+    this.detector =
+      options.detector ??
+      new ForeignWriterDetector({
+        startedAt: this.timers.now(),
+        manages: (key) => this.hpas.has(key),
+      });
+    this.ports = this.wrapPorts(options.ports);
+  }
+
+  /** Subscribes to the source, enqueues the HPAs it holds and starts the workers. */
+  start(): void {
+    if (this.state !== "new") throw new Error("the controller runtime was already started");
+    this.state = "running";
+    this.unsubscribe = this.options.source.subscribe((key, hpa) => this.onSourceChange(key, hpa));
+    for (const hpa of this.options.source.list()) this.onSourceChange(hpaKey(hpa), hpa);
+    const count = Math.max(1, Math.floor(this.options.config.concurrentSyncs));
+    this.workers = Array.from({ length: count }, (_, index) => this.work(index));
+    this.log("info", "Starting HPA controller", { workers: count });
+  }
+
+  /**
+   * Stops taking keys. With `drain`, resolves when in-flight syncs have finished (and reported);
+   * without, at once (in-flight syncs still finish, their writes cannot be recalled).
+   */
+  stop(options: StopOptions = {}): Promise<void> {
+    if (this.state === "new") {
+      this.state = "stopped";
+      return Promise.resolve();
+    }
+    if (!this.stopped) {
+      this.state = "stopping";
+      this.unsubscribe?.();
+      this.unsubscribe = null;
+      this.log("info", "Shutting down HPA controller", { inFlight: this.inFlight.size });
+      this.stopped = (async () => {
+        await this.queue.shutDownWithDrain();
+        await Promise.all(this.workers);
+        this.state = "stopped";
+      })();
+      if (!options.drain) this.queue.shutDown();
+    }
+    return options.drain ? this.stopped : Promise.resolve();
+  }
+
+  /**
+   * Feeds an Event about an HPA (from the caller's Event watch) to the foreign-writer detector;
+   * a warning goes to onForeignWriter and is returned.
+   */
+  observeEvent(event: ObservedEvent): ForeignWriterWarning | null {
+    const warning = this.detector.observeEvent(event, this.timers.now());
+    this.report(warning);
+    return warning;
+  }
+
+  /** Keys of the HPAs this runtime manages. */
+  managedKeys(): string[] {
+    return [...this.hpas.keys()].sort();
+  }
+
+  /** Keys being synced right now. */
+  inFlightKeys(): string[] {
+    return [...this.inFlight].sort();
+  }
+
+  private onSourceChange(key: string, hpa: HorizontalPodAutoscaler | null): void {
+    if (this.state !== "running") return;
+    const managed = hpa !== null && (this.options.manages?.(hpa) ?? true);
+    if (managed) {
+      this.hpas.set(key, hpa);
+      this.report(this.detector.observeHpa(key, hpa, this.timers.now()));
+      // upstream enqueueHPA/updateHPA: AddRateLimited, one sync period from now unless sooner.
+      this.queue.addRateLimited(key);
+      return;
+    }
+    if (!this.hpas.delete(key)) return;
+    // upstream deleteHPA: forget the key; the selector and histories go with it.
+    this.queue.forget(key);
+    this.memory.forget(key);
+    this.detector.observeHpa(key, null, this.timers.now());
+  }
+
+  private async work(worker: number): Promise<void> {
+    while (true) {
+      const item = await this.queue.get();
+      if (item.shutdown) return;
+      if (this.state !== "running") {
+        // Stopping: start no new sync.
+        this.queue.done(item.key);
+        continue;
+      }
+      await this.process(item.key, worker);
+    }
+  }
+
+  private async process(key: string, worker: number): Promise<void> {
+    const hpa = this.hpas.get(key);
+    if (!hpa) {
+      // Deleted while waiting (upstream's reconcileKey NotFound): forget, do not requeue.
+      this.memory.forget(key);
+      this.queue.done(key);
+      return;
+    }
+    this.inFlight.add(key);
+    const at = this.timers.now();
+    let result: SyncResult | null = null;
+    let statusError: string | null = null;
+    let thrown: string | null = null;
+    try {
+      const outcome = await reconcileHpa(hpa, this.ports, this.memory, this.options.config);
+      result = outcome.result;
+      statusError = outcome.statusError;
+    } catch (error) {
+      thrown = error instanceof Error ? error.message : String(error);
+      this.log("error", "HPA sync failed", { hpa: key, error: thrown });
+    }
+    this.inFlight.delete(key);
+    if (this.hpas.has(key)) {
+      // upstream processNextWorkItem: requeue at the sync period, errors or not (before Done).
+      this.queue.addRateLimited(key);
+    } else {
+      // Deleted during the sync: drop what this sync remembered.
+      this.memory.forget(key);
+    }
+    this.queue.done(key);
+    const report: RuntimeSyncReport = {
+      key,
+      hpa,
+      at,
+      durationMs: this.timers.now() - at,
+      worker,
+      result,
+      statusError,
+      error: result?.error ?? statusError ?? thrown,
+      action: actionOf(result),
+    };
+    try {
+      this.options.onSync?.(report);
+    } catch (error) {
+      this.log("error", "onSync hook failed", { error: String(error) });
+    }
+  }
+
+  /** Tells the detector which status writes and events are this controller's own. */
+  private wrapPorts(ports: ControllerPorts): ControllerPorts {
+    const detector = this.detector;
+    const timers = this.timers;
+    return {
+      ...ports,
+      status: {
+        updateStatus(hpa, status: HorizontalPodAutoscalerStatus) {
+          const key = hpaKey(hpa);
+          detector.ownStatusWriteStarted(key, timers.now());
+          const answer = ports.status.updateStatus(hpa, status);
+          const settle = (result: PortResult<void>) => {
+            if (!result.ok) detector.ownStatusWriteFailed(key);
+            return result;
+          };
+          return answer instanceof Promise ? answer.then(settle) : settle(answer);
+        },
+      },
+      events: {
+        record(hpa, event: SyncEvent, now: number) {
+          detector.ownEventRecorded(hpaKey(hpa), event, now);
+          ports.events.record(hpa, event, now);
+        },
+      },
+    };
+  }
+
+  private report(warning: ForeignWriterWarning | null): void {
+    if (!warning) return;
+    this.log("info", warning.message, { hpa: warning.key, evidence: warning.evidence });
+    this.options.onForeignWriter?.(warning);
+  }
+}
+
+// --- Another controller writing the same HPAs -------------------------------------------------
+
+/** The fields of a core/v1 (or events.k8s.io/v1 read as core) Event the detector reads. */
+export interface ObservedEvent {
+  metadata?: { namespace?: string };
+  involvedObject?: { kind?: string; namespace?: string; name?: string };
+  /** events.k8s.io/v1 names it `regarding`. */
+  regarding?: { kind?: string; namespace?: string; name?: string };
+  source?: { component?: string; host?: string };
+  reportingComponent?: string;
+  reportingController?: string;
+  reportingInstance?: string;
+  reason?: string;
+  message?: string;
+  note?: string;
+  firstTimestamp?: string | null;
+  lastTimestamp?: string | null;
+  eventTime?: string | null;
+  series?: { lastObservedTime?: string | null; count?: number };
+}
+
+export interface ForeignWriterWarning {
+  key: string;
+  evidence: "event" | "statusWrite";
+  message: string;
+  at: number;
+}
+
+export interface ForeignWriterDetectorOptions {
+  /** Whether this controller manages the HPA `namespace/name`. */
+  manages: (key: string) => boolean;
+  /** Events older than this (epoch ms) are history, not evidence. */
+  startedAt: number;
+  /** How long an own write or event waits for its echo from the watch (default 60s). */
+  echoWindowMs?: number;
+  /** The event source of upstream's HPA controller. */
+  component?: string;
+  /** Recognises this controller's own events (e.g. by reportingInstance); default: the ledger. */
+  isOwnEvent?: (event: ObservedEvent) => boolean;
+}
+
+/**
+ * A pure detector (no I/O, time passed in) of another controller writing the HPAs managed here:
+ * 1. an HPA's status changes with no status write of ours waiting for its echo, or
+ * 2. an Event from the `horizontal-pod-autoscaler` component (upstream's recorder) about a
+ *    managed HPA, newer than our start, that is not one we recorded (same reason and message,
+ *    within the echo window) — Horizon records with the same component, so our own events are
+ *    told apart by this ledger (or by `isOwnEvent`).
+ * Each HPA warns once per kind of evidence.
+ */
+export class ForeignWriterDetector {
+  private readonly options: ForeignWriterDetectorOptions;
+  private readonly echoWindowMs: number;
+  private readonly component: string;
+  private readonly statuses = new Map<string, HorizontalPodAutoscalerStatus | undefined>();
+  /** Start times of our status writes whose echo has not been seen. */
+  private readonly pendingWrites = new Map<string, number[]>();
+  /** Our recorded events per key, as `reason\nmessage` with the time recorded. */
+  private readonly ownEvents = new Map<string, { text: string; at: number }[]>();
+  private readonly warned = new Set<string>();
+  private readonly found: ForeignWriterWarning[] = [];
+
+  constructor(options: ForeignWriterDetectorOptions) {
+    this.options = options;
+    this.echoWindowMs = options.echoWindowMs ?? 60_000;
+    this.component = options.component ?? "horizontal-pod-autoscaler";
+  }
+
+  /** Every warning so far. */
+  warnings(): readonly ForeignWriterWarning[] {
+    return this.found;
+  }
+
+  ownStatusWriteStarted(key: string, now: number): void {
+    const list = this.pendingWrites.get(key) ?? [];
+    list.push(now);
+    this.pendingWrites.set(key, list);
+  }
+
+  /** The write failed: no echo will come. */
+  ownStatusWriteFailed(key: string): void {
+    this.pendingWrites.get(key)?.pop();
+  }
+
+  ownEventRecorded(key: string, event: SyncEvent, now: number): void {
+    const list = this.ownEvents.get(key) ?? [];
+    list.push({ text: `${event.reason}\n${event.message}`, at: now });
+    this.ownEvents.set(key, list);
+  }
+
+  /** An HPA as the informer delivered it (null: deleted). */
+  observeHpa(
+    key: string,
+    hpa: HorizontalPodAutoscaler | null,
+    now: number,
+  ): ForeignWriterWarning | null {
+    if (hpa === null) {
+      this.statuses.delete(key);
+      this.pendingWrites.delete(key);
+      this.ownEvents.delete(key);
+      return null;
+    }
+    const known = this.statuses.has(key);
+    const before = this.statuses.get(key);
+    this.statuses.set(key, hpa.status);
+    // The first sight is the baseline: whoever wrote it did so before we watched.
+    if (!known || jsonEqual(before ?? null, hpa.status ?? null)) return null;
+    const pending = (this.pendingWrites.get(key) ?? []).filter(
+      (at) => now - at <= this.echoWindowMs,
+    );
+    if (pending.length > 0) {
+      pending.shift();
+      this.pendingWrites.set(key, pending);
+      return null;
+    }
+    this.pendingWrites.delete(key);
+    if (!this.options.manages(key)) return null;
+    return this.warn(
+      key,
+      "statusWrite",
+      now,
+      `another controller is writing the status of HorizontalPodAutoscaler ${key} (a status change this controller did not write); disable the built-in controller (kube-controller-manager --controllers=*,-horizontalpodautoscaling) or exclude this HPA with --hpa-selector`,
+    );
+  }
+
+  /** An Event as a watch or list delivered it. */
+  observeEvent(event: ObservedEvent, now: number): ForeignWriterWarning | null {
+    const about = event.involvedObject ?? event.regarding;
+    if (about?.kind !== "HorizontalPodAutoscaler") return null;
+    const component =
+      event.source?.component || event.reportingComponent || event.reportingController || "";
+    if (component !== this.component) return null;
+    const key = `${about.namespace ?? event.metadata?.namespace ?? "default"}/${about.name ?? ""}`;
+    if (!this.options.manages(key)) return null;
+    const times = [
+      event.lastTimestamp,
+      event.series?.lastObservedTime,
+      event.eventTime,
+      event.firstTimestamp,
+    ]
+      .map((text) => (typeof text === "string" ? Date.parse(text) : Number.NaN))
+      .filter((ms) => !Number.isNaN(ms));
+    const last = times.length > 0 ? Math.max(...times) : Number.NaN;
+    // Times have second precision: anything before the second we started is history.
+    if (Number.isNaN(last) || last < Math.floor(this.options.startedAt / 1000) * 1000) return null;
+    if (this.options.isOwnEvent) {
+      if (this.options.isOwnEvent(event)) return null;
+    } else {
+      const text = `${event.reason ?? ""}\n${event.message ?? event.note ?? ""}`;
+      const ledger = (this.ownEvents.get(key) ?? []).filter(
+        (entry) => now - entry.at <= this.echoWindowMs,
+      );
+      const index = ledger.findIndex((entry) => entry.text === text);
+      if (index >= 0) {
+        ledger.splice(index, 1);
+        this.ownEvents.set(key, ledger);
+        return null;
+      }
+      this.ownEvents.set(key, ledger);
+    }
+    return this.warn(
+      key,
+      "event",
+      now,
+      `another controller is writing HorizontalPodAutoscaler ${key}: event ${event.reason ?? ""} from ${component} that this controller did not record; disable the built-in controller (kube-controller-manager --controllers=*,-horizontalpodautoscaling) or exclude this HPA with --hpa-selector`,
+    );
+  }
+
+  private warn(
+    key: string,
+    evidence: ForeignWriterWarning["evidence"],
+    now: number,
+    message: string,
+  ): ForeignWriterWarning | null {
+    const id = `${evidence}:${key}`;
+    if (this.warned.has(id)) return null;
+    this.warned.add(id);
+    const warning = { key, evidence, message, at: now };
+    this.found.push(warning);
+    return warning;
+  }
+}
