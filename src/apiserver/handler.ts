@@ -3,6 +3,7 @@
 // create, update, patch, delete), the scale and status subresources, and the HPA's per-request
 // conversion (stored once as autoscaling/v2; v1 reads and writes go through src/api/conversion).
 
+import { randomUUID } from "node:crypto";
 import { parse as parseYaml } from "yaml";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
@@ -814,6 +815,10 @@ class ApiServer {
     delete metadata.resourceVersion;
     delete metadata.deletionTimestamp;
     delete metadata.deletionGracePeriodSeconds;
+    // rest.FillObjectMetaSystemFields: the server sets uid and creationTimestamp on every
+    // create, whatever the client sent (the store assigns them).
+    delete metadata.uid;
+    delete metadata.creationTimestamp;
     if (!metadata.name && typeof metadata.generateName === "string" && metadata.generateName) {
       metadata.name = this.generateName(ctx, metadata.generateName);
     }
@@ -836,7 +841,11 @@ class ApiServer {
         status: 201,
         body: this.present(ctx, {
           ...object,
-          metadata: { ...object.metadata, creationTimestamp: rfc3339(this.cluster.now) },
+          metadata: {
+            ...object.metadata,
+            uid: randomUUID(),
+            creationTimestamp: rfc3339(this.cluster.now),
+          },
         }),
       });
     }
@@ -916,7 +925,7 @@ class ApiServer {
       return fail(conflict(ctx.info, name));
     }
     // rest.BeforeUpdate: an update never removes or changes a deletion mark.
-    const carried = carryDeletionFields(object, current);
+    const carried = carrySystemFields(carryDeletionFields(object, current), current);
     const prepared =
       ctx.target.subresource === "status"
         ? this.prepareStatusUpdate(ctx, carried, current)
@@ -925,6 +934,20 @@ class ApiServer {
     if (ctx.target.subresource !== "status" && ctx.info.kind !== "HorizontalPodAutoscaler") {
       // (The HPA's validation already checks its metadata update.)
       const errors = deletionUpdateErrors(prepared.value, current);
+      // ValidateObjectMetaUpdate: a uid other than the stored one is refused (after the
+      // finalizer rule, before the deletion fields).
+      const uid = prepared.value.metadata.uid ?? "";
+      if (uid !== (current.metadata.uid ?? "")) {
+        const at = errors.findIndex((e) => e.field !== "metadata.finalizers");
+        errors.splice(at < 0 ? errors.length : at, 0, {
+          type: "FieldValueInvalid",
+          field: "metadata.uid",
+          badValue: uid,
+          // types.UID is not a plain string: json.Marshal quotes it.
+          badValueJSON: true,
+          detail: "field is immutable",
+        });
+      }
       if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
     }
     const next = this.withManagedFields(ctx, current, prepared.value);
@@ -1283,6 +1306,20 @@ class ApiServer {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/**
+ * rest.BeforeUpdate: generation and creationTimestamp always come from the stored object, and
+ * so does the uid when the client sent none (a different uid is then refused as immutable).
+ */
+function carrySystemFields(next: KubeObject, current: KubeObject): KubeObject {
+  const metadata = { ...next.metadata };
+  if (current.metadata.generation !== undefined) metadata.generation = current.metadata.generation;
+  else delete metadata.generation;
+  if (current.metadata.creationTimestamp)
+    metadata.creationTimestamp = current.metadata.creationTimestamp;
+  if (!metadata.uid && current.metadata.uid) metadata.uid = current.metadata.uid;
+  return { ...next, metadata };
+}
 
 /** NewForbidden: `pods "x" is forbidden: <why>` (403), with optional causes. */
 function forbidden(

@@ -6,7 +6,8 @@
 //   custom-metrics-apiserver): MetricValueList for pods and for described objects;
 // - external.metrics.k8s.io/v1beta1: ExternalMetricValueList.
 // Errors are Status objects worded as those servers word them (custom-metrics-apiserver's
-// provider errors: "the server could not find the metric X for pods").
+// provider errors: "the server could not find the metric X for pods"); an outage is the
+// aggregator's plain-text 503.
 import { Quantity } from "../api/quantity.js";
 import type { LabelSelector, LabelSelectorRequirement, MetricSpec } from "../api/types.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
@@ -47,7 +48,17 @@ function status(code: number, reason: string, message: string, details?: object)
 const pathNotFound = () =>
   status(404, "NotFound", "the server could not find the requested resource");
 const metricNotFound = (message: string) => status(404, "NotFound", message);
-const unavailable = () => status(503, "ServiceUnavailable", UNAVAILABLE);
+/**
+ * An outage of a metrics server is answered by kube-aggregator, not by the server: its proxy
+ * handler writes Go's http.Error(w, "service unavailable", 503) for an APIService that is not
+ * Available (kube-aggregator pkg/apiserver/handler_proxy.go), a text/plain body. client-go then
+ * words the generic 503 error with the request: "... (get pods.metrics.k8s.io)".
+ */
+const unavailable = (): ApiResponse => ({
+  status: 503,
+  headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
+  raw: "service unavailable\n",
+});
 
 /** Selector query parameter; a malformed one is a 400 as kube-apiserver answers it. */
 function selectorParam(
@@ -151,10 +162,18 @@ function podNamespaces(cluster: EmbeddedCluster): string[] {
   return [...names].sort();
 }
 
-/** The pod records of a namespace that the latest scrape saw, sorted by name. */
-function scrapedPods(cluster: EmbeddedCluster, namespace: string): PodRecord[] {
+/**
+ * The pod records of a namespace that the latest scrape saw, sorted by name; only those the
+ * selector picks (the cluster's cached selector entry: an HPA's query reads its own pods, not
+ * the namespace's).
+ */
+function scrapedPods(
+  cluster: EmbeddedCluster,
+  namespace: string,
+  selector: Selector = EVERYTHING,
+): PodRecord[] {
   const out: PodRecord[] = [];
-  for (const pod of cluster.selectorEntry(namespace, EVERYTHING).members) {
+  for (const pod of cluster.selectorEntry(namespace, selector).members) {
     if (cluster.metrics.podItem(pod)) out.push(pod);
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -229,12 +248,9 @@ function nodeMetrics(cluster: EmbeddedCluster, name: string, now: number): KubeO
 
 /** metrics-server answers an outage of the pipeline (scenario metricsOutage) with 503. */
 function resourceApiDown(cluster: EmbeddedCluster): boolean {
-  const probe: MetricSpec = {
-    type: "Resource",
-    resource: { name: "cpu", target: { type: "Utilization" } },
-  };
-  const observation = cluster.metrics.observe("default", probe, EVERYTHING);
-  return observation.kind === "error" && isOutage(observation.error);
+  // Asked of the pipeline directly: observing a probe metric cost a pass over a namespace's pods
+  // on every request.
+  return cluster.metrics.isDown("resource");
 }
 
 function listBody(kind: string, apiVersion: string, items: KubeObject[]): object {
@@ -307,7 +323,7 @@ function resourceMetrics(req: ApiRequest, cluster: EmbeddedCluster, rest: string
     }
     const items: KubeObject[] = [];
     for (const ns of namespace !== undefined ? [namespace] : podNamespaces(cluster)) {
-      for (const pod of scrapedPods(cluster, ns)) {
+      for (const pod of scrapedPods(cluster, ns, labels.selector)) {
         if (!selectorMatches(labels.selector, pod.obj?.metadata.labels ?? {})) continue;
         const object = podMetrics(cluster, pod, now);
         if (object && fields(object)) items.push(object);
@@ -569,8 +585,16 @@ function externalMetrics(req: ApiRequest, cluster: EmbeddedCluster, rest: string
   const [, namespace, metric] = rest as [string, string, string];
   const labels = selectorParam(req, "labelSelector");
   if (!labels.ok) return labels.response;
-  const notFound = () =>
-    metricNotFound(`the server could not find the metric ${metric} for provided labels`);
+  // No series selected: an empty list, as custom-metrics-apiserver's reference provider
+  // (test-adapter GetExternalMetric) and prometheus-adapter (an empty query vector) answer;
+  // the HPA then reports "no metrics returned from external metrics API".
+  const empty = () =>
+    ok({
+      kind: "ExternalMetricValueList",
+      apiVersion: `${EXTERNAL}/v1beta1`,
+      metadata: {},
+      items: [],
+    });
   // The series (queues) this query selects, in the pipeline's order.
   const series = cluster.spec.metrics.external.filter(
     (m) =>
@@ -578,7 +602,7 @@ function externalMetrics(req: ApiRequest, cluster: EmbeddedCluster, rest: string
       m.name === metric &&
       selectorMatches(labels.selector, m.selector?.matchLabels ?? {}),
   );
-  if (series.length === 0) return notFound();
+  if (series.length === 0) return empty();
   const spec: MetricSpec = {
     type: "External",
     external: {
@@ -587,8 +611,8 @@ function externalMetrics(req: ApiRequest, cluster: EmbeddedCluster, rest: string
     },
   };
   const observed = cluster.metrics.observe(namespace, spec, EVERYTHING);
-  if (observed.kind === "error") return isOutage(observed.error) ? unavailable() : notFound();
-  if (observed.kind !== "external") return notFound();
+  if (observed.kind === "error") return isOutage(observed.error) ? unavailable() : empty();
+  if (observed.kind !== "external") return empty();
   const timestamp = rfc3339(observed.timestamp);
   const items = observed.valuesMilli.map((value, i) => ({
     metricName: metric,

@@ -253,3 +253,10 @@ export function parseControllerOptions(
     },
   };
 }
+
+/** The configuration with every flag at its default (embedders such as `horizon up` start here). */
+export function controllerCommandDefaults(): ControllerCommandConfig {
+  const parsed = parseControllerOptions({});
+  if (!parsed.ok) throw new Error(`controller defaults are invalid: ${parsed.errors.join("; ")}`);
+  return parsed.value;
+}

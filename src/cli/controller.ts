@@ -10,7 +10,11 @@ import { LeaderElector } from "../controller/leaderelection.js";
 import { createLogger, errorText, type Logger } from "../controller/log.js";
 import { ControllerMetrics } from "../controller/metrics.js";
 import type { ControllerPorts } from "../controller/ports.js";
-import { ControllerRuntime, type ObservedEvent } from "../controller/runtime.js";
+import {
+  ControllerRuntime,
+  type ObservedEvent,
+  type RuntimeSyncReport,
+} from "../controller/runtime.js";
 import {
   advertisedDebugUrl,
   controllerReadiness,
@@ -48,6 +52,8 @@ export interface ControllerDeps {
   informer?: { stallTimeoutMs?: number; watchTimeoutSeconds?: number };
   /** The pod IP the leader advertises its debug address with (default $POD_IP). */
   podIp?: string;
+  /** Every sync, after the metrics, decisions and log have it (`horizon up` prints them). */
+  onSync?: (report: RuntimeSyncReport) => void;
 }
 
 export interface RunningController {
@@ -134,7 +140,11 @@ export async function startController(
 
   let runtime: ControllerRuntime | null = null;
   let shuttingDown = false;
-  const observer = syncObserver({ metrics, decisions, log });
+  const record = syncObserver({ metrics, decisions, log });
+  const observer = (report: RuntimeSyncReport) => {
+    record(report);
+    deps.onSync?.(report);
+  };
   const unsubscribeForget = hpas.subscribe((_key, hpa) => {
     if (hpa === null) return;
     metrics.setManagedHpas(hpas.list().length);
@@ -157,7 +167,7 @@ export async function startController(
       queueMetrics: metrics.workQueueHooks(),
       log: (level, message, fields) => {
         if (level === "debug") log.v(4).info(message, fields);
-        else if (level === "error") log.error(message, fields);
+        else if (level === "error") log.error(message, undefined, fields);
         else log.info(message, fields);
       },
     });
@@ -263,7 +273,7 @@ export async function startController(
         onStartedLeading: () => {
           metrics.setLeader(true);
           log.info("became leader", { lease: lock!.describe(), identity: lock!.identity });
-          startRuntime().catch((error) => log.error("start failed", { error: errorText(error) }));
+          startRuntime().catch((error) => log.error("start failed", error));
         },
         onStoppedLeading: async (reason) => {
           metrics.setLeader(false);
@@ -272,12 +282,14 @@ export async function startController(
           if (reason === "lost") {
             // As kube-controller-manager: a controller that lost its lease exits, and its
             // Deployment restarts it as a standby.
-            log.error("leaderelection lost", { lease: lock!.describe() });
+            log.error("leaderelection lost", undefined, { lease: lock!.describe() });
             await current?.stop({ drain: false });
             resolveDone(1);
             return;
           }
           await current?.stop({ drain: true });
+          // The last syncs' events go out while the lease is still ours.
+          await events.flush();
         },
         onNewLeader: (identity) => {
           if (identity !== lock!.identity) log.info("new leader", { identity });
@@ -292,7 +304,7 @@ export async function startController(
     log.info("waiting to lead", { lease: `${namespace}/${config.leaderElection.resourceName}` });
     void elector.run();
   } else {
-    void startRuntime().catch((error) => log.error("start failed", { error: errorText(error) }));
+    void startRuntime().catch((error) => log.error("start failed", error));
   }
 
   let stopping: Promise<void> | null = null;
@@ -351,7 +363,7 @@ export async function controllerCommand(
   const log = createLogger({ verbosity: parsed.value.verbosity });
   const onSignal = (signal: NodeJS.Signals) => {
     log.info("shutting down: finishing in-flight syncs", { signal });
-    running.stop().catch((error) => log.error("shutdown failed", { error: errorText(error) }));
+    running.stop().catch((error) => log.error("shutdown failed", error));
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);

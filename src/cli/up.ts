@@ -3,25 +3,35 @@
 // and @kubernetes/client-node work against it unchanged (k3s-style: one command, one file).
 // Exit codes: 0 stopped cleanly (Ctrl-C / SIGTERM), 1 startup failed, 2 bad input.
 import { randomBytes } from "node:crypto";
-import { homedir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
 import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
-import { certificateHosts, generateServingCertificate } from "../apiserver/tls.js";
+import {
+  certificateHosts,
+  generateServingCertificate,
+  persistentCertificateAuthority,
+  persistentToken,
+  signServingCertificate,
+} from "../apiserver/tls.js";
 import type { ApiRequest } from "../apiserver/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
 import { type DataDir, openDataDir, restartSimulatedRuntime } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
 import { ObjectStore } from "../cluster/store.js";
 import type { SyncReport } from "../controller/controller.js";
+import { createLogger } from "../controller/log.js";
 import type { ControllerConfig } from "../core/config.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { controllerConfigFor } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
 import type { Scenario } from "../sim/scenario-types.js";
+import { type RunningController, startController } from "./controller.js";
+import { controllerCommandDefaults } from "./controller-options.js";
 
 /** kube-apiserver's secure port. */
 export const DEFAULT_PORT = 6443;
@@ -62,11 +72,20 @@ export interface StartUpOptions {
   kubeconfigOut?: string | null;
   /** Plain HTTP instead of HTTPS (the kubeconfig then says insecure-skip-tls-verify). */
   insecureHttp?: boolean;
-  /** Run Horizon's controller in-process (default true). */
+  /** Run Horizon's controller (default true). */
   controller?: boolean;
+  /**
+   * How the controller reaches the cluster: "http" (default) is `horizon controller` in this
+   * process, over the API server with client-node, as it runs against a real cluster;
+   * "in-process" binds its ports straight to the embedded cluster (the simulator's way).
+   */
+  controllerTransport?: "http" | "in-process";
   /** Overrides the scenario's horizontal-pod-autoscaler-sync-period. */
   syncPeriodMs?: number;
-  /** The bearer token clients must send over HTTPS; default: 32 random bytes. */
+  /**
+   * The bearer token clients must send over HTTPS; default: the data directory's (made once),
+   * else 32 random bytes.
+   */
   token?: string;
   /** Epoch ms of the cluster's start (default Date.now()). */
   startTime?: number;
@@ -93,6 +112,8 @@ export interface RunningUp {
   cluster: EmbeddedCluster;
   driver: RealtimeDriver;
   controllerConfig: ControllerConfig | null;
+  /** The controller running over HTTP (null in-process or with --no-controller). */
+  controller: RunningController | null;
   /** The open data directory (null in memory). */
   dataDir: DataDir | null;
   /** Stops the controller loop and the server. */
@@ -147,16 +168,48 @@ function buildCluster(
   }
 }
 
+/**
+ * The serving certificate, its CA and the bearer token. In memory: a throwaway CA and a random
+ * token. With a data directory: the CA and token kept there (made on first use), as a restarted
+ * k3s keeps its CA and token, so kubeconfigs and clients of the last run stay valid; the
+ * serving certificate is signed afresh for this run's address.
+ * kubectl (clientcmd) sends user credentials only over TLS (kubernetes/kubectl#744), so a
+ * plain-HTTP server has no token: like kube-apiserver's old insecure port, it serves without
+ * authentication.
+ */
+async function servingCredentials(
+  address: string,
+  dir: string | undefined,
+  givenToken: string | undefined,
+): Promise<Parsed<{ token: string; caCert: string; cert: string; key: string }>> {
+  const hosts = certificateHosts(address);
+  const makeToken = () => randomBytes(32).toString("base64url");
+  const noOpenssl = (error: string) => ({
+    ok: false as const,
+    error: `${error} (the openssl binary makes the serving certificate; --insecure-http needs none)`,
+  });
+  if (dir === undefined) {
+    const generated = await generateServingCertificate({ hosts });
+    if (!generated.ok) return noOpenssl(generated.error);
+    return { ok: true, value: { token: givenToken ?? makeToken(), ...generated.value } };
+  }
+  const ca = await persistentCertificateAuthority(dir);
+  if (!ca.ok) return noOpenssl(ca.error);
+  const signed = await signServingCertificate(ca.value, { hosts });
+  if (!signed.ok) return noOpenssl(signed.error);
+  // A token given by the caller wins over (and does not replace) the directory's.
+  const token =
+    givenToken !== undefined
+      ? { ok: true as const, value: givenToken }
+      : await persistentToken(dir, makeToken);
+  if (!token.ok) return token;
+  return { ok: true, value: { token: token.value, ...signed.value } };
+}
+
 /** Starts everything `horizon up` runs; failures to start (port in use, no openssl) are data. */
 export async function startUp(options: StartUpOptions = {}): Promise<StartUpResult> {
   const scenario = options.scenario ?? emptyScenario();
   const address = options.address ?? DEFAULT_ADDRESS;
-  // kubectl (clientcmd) sends user credentials only over TLS (kubernetes/kubectl#744), so a
-  // plain-HTTP server cannot demand a token: like kube-apiserver's old insecure port, it
-  // serves without authentication.
-  const token = options.insecureHttp
-    ? null
-    : (options.token ?? randomBytes(32).toString("base64url"));
   const log = options.log ?? (() => {});
 
   let controllerConfig: ControllerConfig | null = null;
@@ -173,28 +226,29 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     }
   }
 
-  let tls: { key: string; cert: string } | undefined;
-  let caCert: string | null = null;
-  if (!options.insecureHttp) {
-    const generated = await generateServingCertificate({ hosts: certificateHosts(address) });
-    if (!generated.ok) {
-      return {
-        ok: false,
-        error: `${generated.error} (the openssl binary makes the serving certificate; --insecure-http needs none)`,
-      };
-    }
-    tls = { key: generated.value.key, cert: generated.value.cert };
-    caCert = generated.value.caCert;
-  }
-
+  // The data directory first: it is locked before its CA and token are read or made.
   const built = buildCluster(scenario, options.startTime ?? Date.now(), options.dataDir);
   if (!built.ok) return built;
   const { cluster, dataDir } = built.value;
 
+  let token: string | null = null;
+  let tls: { key: string; cert: string } | undefined;
+  let caCert: string | null = null;
+  if (!options.insecureHttp) {
+    const serving = await servingCredentials(address, dataDir?.dir, options.token);
+    if (!serving.ok) {
+      dataDir?.close();
+      return serving;
+    }
+    ({ token, caCert } = serving.value);
+    tls = { key: serving.value.key, cert: serving.value.cert };
+  }
+
   const previousWarnings = new Map<string, Set<string>>();
+  const overHttp = controllerConfig !== null && options.controllerTransport !== "in-process";
   const driver = new RealtimeDriver({
     cluster,
-    controllerConfig,
+    controllerConfig: overHttp ? null : controllerConfig,
     events: scenario.spec.events,
     onSync: (report) => {
       for (const line of describeSync(report, previousWarnings)) log(line);
@@ -238,10 +292,14 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     options.kubeconfigOut === null
       ? null
       : resolve(options.kubeconfigOut ?? defaultKubeconfigPath());
+  let controller: RunningController | null = null;
+  let privateKubeconfigDir: string | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    await controller?.stop();
+    if (privateKubeconfigDir) rmSync(privateKubeconfigDir, { recursive: true, force: true });
     await driver.stop();
     await server.close();
     // Last: a clean stop compacts the journal and releases the directory's lock.
@@ -255,6 +313,48 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       return { ok: false, error: `cannot write the kubeconfig: ${(error as Error).message}` };
     }
   }
+  if (overHttp && controllerConfig) {
+    let file = kubeconfigPath;
+    if (file === null) {
+      privateKubeconfigDir = mkdtempSync(join(tmpdir(), "horizon-up-"));
+      file = join(privateKubeconfigDir, "kubeconfig");
+      await writeKubeconfig(file, kubeconfig);
+    }
+    const started = await startController(
+      {
+        ...controllerCommandDefaults(),
+        controller: controllerConfig,
+        kubeconfig: file,
+        // One local server: no need to throttle the controller's requests.
+        kubeApiQps: 1000,
+        kubeApiBurst: 2000,
+        leaderElection: { ...controllerCommandDefaults().leaderElection, enabled: false },
+        metricsBindAddress: null,
+        debugBindAddress: null,
+      },
+      {
+        // Sync results are printed as lines below; the controller's own log only for problems.
+        log: createLogger({
+          write: (line) => {
+            if (!line.includes('"level":"info"')) log(`${clockTime()} controller: ${line}`);
+          },
+        }),
+        onSync: (report) => {
+          if (report.result === null) {
+            if (report.error) log(`${clockTime()} hpa ${report.key}: error: ${report.error}`);
+            return;
+          }
+          const sync = { ...report, result: report.result };
+          for (const line of describeSync(sync, previousWarnings)) log(line);
+        },
+      },
+    );
+    if (!started.ok) {
+      await close();
+      return { ok: false, error: `controller: ${started.error}` };
+    }
+    controller = started.value;
+  }
   return {
     ok: true,
     value: {
@@ -267,6 +367,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       cluster,
       driver,
       controllerConfig,
+      controller,
       dataDir,
       close,
     },
@@ -359,7 +460,7 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       ? `  cluster: ${source}; store: ${running.dataDir.dir} (durable; resourceVersion ${running.dataDir.resourceVersion()} at start)`
       : `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
     running.controllerConfig
-      ? `  controller: Horizon's HPA controller, in-process, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
+      ? `  controller: Horizon's HPA controller ${running.controller ? "over this API server (client-node)" : "in-process"}, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
       : "  controller: none (--no-controller): run `horizon controller --kubeconfig ...` or another controller against it",
   ];
   if (options.insecureHttp) {

@@ -103,6 +103,11 @@ export class MetricsPipeline {
     return this.#cluster.now < this.#outageUntil[api];
   }
 
+  /** Whether `api` is in a scenario outage now (what `observe` answers 503-worded errors for). */
+  isDown(api: MetricsApi): boolean {
+    return this.#down(api);
+  }
+
   /** Time of scrape `k`. */
   scrapeTime(k: number): number {
     return this.#cluster.startTime + this.phase + k * this.resolution;

@@ -63,18 +63,35 @@ function parseTime(text: string | null | undefined): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
+// The same string for every pod (JSON.parse makes one per pod: 100,000 pods held 100,000
+// copies of "Running" and of "True").
+const PHASES = new Map<string, PodPhase>(
+  (["Pending", "Running", "Succeeded", "Failed", "Unknown"] as const).map((p) => [p, p]),
+);
+const CONDITION_STATUSES = new Map<string, "True" | "False" | "Unknown">(
+  (["True", "False", "Unknown"] as const).map((s) => [s, s]),
+);
+
+function internPhase(phase: string | null | undefined): PodPhase {
+  if (phase === undefined || phase === null) return "Pending";
+  return PHASES.get(phase) ?? (phase as PodPhase);
+}
+
 /** Builds the algorithm's view of a core/v1 Pod object. */
 export function podViewFromObject(pod: RawPod): PodView {
   const readyCondition = pod.status?.conditions?.find((c) => c.type === "Ready");
   return {
     name: pod.metadata?.name ?? "",
     labels: pod.metadata?.labels ?? {},
-    phase: (pod.status?.phase as PodPhase | undefined) ?? "Pending",
+    phase: internPhase(pod.status?.phase),
     deleting: Boolean(pod.metadata?.deletionTimestamp),
     startTime: parseTime(pod.status?.startTime),
     ready: readyCondition
       ? {
-          status: readyCondition.status as "True" | "False" | "Unknown",
+          status: (CONDITION_STATUSES.get(readyCondition.status) ?? readyCondition.status) as
+            | "True"
+            | "False"
+            | "Unknown",
           lastTransitionTime: parseTime(readyCondition.lastTransitionTime) ?? GO_ZERO,
         }
       : null,

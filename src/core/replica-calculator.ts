@@ -148,9 +148,11 @@ export function calculatePodRequests(
   return { ok: true, requests: new Map(pods.map((pod, i) => [pod.name, list.requests[i]!])) };
 }
 
-// PodViews are immutable (rebuilt when the pod changes), so each pod keeps its request sums.
+// PodViews are immutable (rebuilt when the pod changes), so each pod keeps its request sums,
+// in a plain object (keys never collide with Object.prototype: they start with "0/" or "1/"):
+// a Map per pod cost ~380 bytes, 40 MiB at 100,000 pods (bench:controller).
 const REQUEST_CACHE = Symbol("requests");
-type CachedPod = PodView & { [REQUEST_CACHE]?: Map<string, number | string> };
+type CachedPod = PodView & { [REQUEST_CACHE]?: Record<string, number | string> };
 
 /** calculatePodRequests as a list aligned with `pods` (the hot path's form). */
 export function podRequestList(
@@ -165,13 +167,13 @@ export function podRequestList(
     const pod = pods[i] as CachedPod;
     let cache = pod[REQUEST_CACHE];
     if (cache === undefined) {
-      cache = new Map();
+      cache = {};
       pod[REQUEST_CACHE] = cache;
     }
-    let request = cache.get(key);
+    let request = cache[key];
     if (request === undefined) {
       request = podRequest(pod, container, resource, podLevelResources);
-      cache.set(key, request);
+      cache[key] = request;
     }
     if (typeof request === "string") return { ok: false, error: request };
     requests[i] = request;

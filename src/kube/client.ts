@@ -5,8 +5,9 @@
 // Retry policy (client-go's rest.Request retries up to 10 times, waiting what Retry-After says,
 // on 429 and 5xx answers that carry Retry-After, and on connection resets/EOF for GETs only —
 // "we are not automatically retrying write operations, as they are not idempotent"):
-// - 429, and any 5xx with Retry-After: every method, after Retry-After (else the backoff);
-// - 500/502/503/504 without Retry-After: GET only (a write may have been applied), backoff;
+// - 429 and 5xx answers with Retry-After: every method, after Retry-After; without it the
+//   answer comes out at once, as client-go's checkWait (a metrics API outage must reach the
+//   controller's conditions in this sync, not ten backoffs later);
 // - connection refused / DNS failures (nothing was sent): every method, backoff;
 // - resets, "socket hang up", timeouts (the request may have been processed): GET only;
 // - 401: once, at once, when the credentials changed (a rotated service account token).
@@ -223,7 +224,6 @@ const MAYBE_SENT = new Set([
   "ECONNABORTED",
   "ERR_STREAM_PREMATURE_CLOSE",
 ]);
-const GATEWAY_STATUSES = new Set([500, 502, 503, 504]);
 
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown }).code;
@@ -465,12 +465,9 @@ export function createKubeClient(
         if (await connection.refreshCredentials()) continue;
       }
       const after = retryAfterMs(res.headers["retry-after"] as string | undefined);
-      const retryable =
-        status === 429 ||
-        (status! >= 500 && after !== null) ||
-        (method === "GET" && GATEWAY_STATUSES.has(status!));
+      const retryable = (status === 429 || status! >= 500) && after !== null;
       if (retryable && attempt < maxRetries) {
-        await sleep(after !== null ? Math.min(after, maxRetryAfterMs) : backoff(attempt), signal);
+        await sleep(Math.min(after, maxRetryAfterMs), signal);
         continue;
       }
       return { res, text };

@@ -385,26 +385,33 @@ describe("external.metrics.k8s.io", () => {
     }
   });
 
-  const notFound = [
+  // Was a 404 "... for provided labels" (the Stackdriver adapter's wording); the reference
+  // custom-metrics-apiserver provider and prometheus-adapter answer an empty list, which the
+  // in-process pipeline models ("no metrics returned from external metrics API").
+  const noSeries = [
     {
       name: "unknown metric",
       path: "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/nope",
-      metric: "nope",
     },
     {
       name: "selector matching no series",
       path: "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready?labelSelector=queue%3Dother",
-      metric: "queue_messages_ready",
+    },
+    {
+      name: "another namespace",
+      path: "/apis/external.metrics.k8s.io/v1beta1/namespaces/other/queue_messages_ready",
     },
   ];
-  for (const n of notFound) {
-    test(`404 for ${n.name}`, () => {
+  for (const n of noSeries) {
+    test(`an empty list for ${n.name}`, () => {
       const res = get(c, n.path);
-      assert.equal(res.status, 404);
-      assert.equal(
-        body(res).message,
-        `the server could not find the metric ${n.metric} for provided labels`,
-      );
+      assert.equal(res.status, 200);
+      assert.deepEqual(body(res), {
+        kind: "ExternalMetricValueList",
+        apiVersion: "external.metrics.k8s.io/v1beta1",
+        metadata: {},
+        items: [],
+      });
     });
   }
 
@@ -423,7 +430,8 @@ describe("external.metrics.k8s.io", () => {
 });
 
 describe("outages and routing", () => {
-  test("a metrics outage answers 503 ServiceUnavailable on each API", () => {
+  // kube-aggregator's proxy answers for an unavailable APIService: http.Error's plain text.
+  test("a metrics outage answers the aggregator's text/plain 503 on each API", () => {
     const down = running();
     down.applyEvent({
       atMs: 180_000,
@@ -437,8 +445,14 @@ describe("outages and routing", () => {
       "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready",
     ]) {
       const res = get(down, path);
-      assert.equal(res.status, 503, path);
-      assert.equal(body(res).reason, "ServiceUnavailable");
+      assert.deepEqual(res, {
+        status: 503,
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          "x-content-type-options": "nosniff",
+        },
+        raw: "service unavailable\n",
+      });
     }
     down.advanceTo(at(241));
     assert.equal(get(down, "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods").status, 200);

@@ -258,7 +258,9 @@ function describeApply(binary: KubectlBinary): void {
         { timeoutMs: 20_000, intervalMs: 250 },
       );
       const owners = managers(await getJson(name));
-      assert.ok(owners.includes("kube-controller-manager/Update/scale"), owners.join());
+      // `horizon up` runs Horizon's controller over HTTP: the manager is its user agent's
+      // program name (the built-in controller shows as kube-controller-manager).
+      assert.ok(owners.includes("horizon-controller/Update/scale"), owners.join());
       // Applying the old count now conflicts with the HPA's controller.
       const conflict = await run(
         ["apply", "--server-side", "-f", "-"],
@@ -267,7 +269,7 @@ function describeApply(binary: KubectlBinary): void {
       assert.equal(conflict.code, 1);
       assert.match(
         conflict.stderr,
-        /Apply failed with 1 conflict: conflict with "kube-controller-manager" with subresource "scale" using apps\/v1: \.spec\.replicas/,
+        /Apply failed with 1 conflict: conflict with "horizon-controller" with subresource "scale" using apps\/v1: \.spec\.replicas/,
       );
       // Without replicas in the manifest, apply leaves the HPA's count alone.
       const out = ok(

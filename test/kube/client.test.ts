@@ -166,28 +166,39 @@ describe("retries", () => {
     expect: { status?: number; errorCode?: string; requests: number };
   }[] = [
     {
-      name: "GET: 503 then 200 is retried",
+      name: "GET: 503 without Retry-After is an answer at once (client-go's checkWait)",
       method: "GET",
       answers: [{ status: 503 }, { status: 200 }],
-      expect: { status: 200, requests: 2 },
+      expect: { status: 503, requests: 1 },
     },
     {
-      name: "GET: 500, 502, 504 are retried",
+      name: "GET: 500, 502, 504 with Retry-After are retried",
       method: "GET",
-      answers: [{ status: 500 }, { status: 502 }, { status: 504 }, { status: 200 }],
+      answers: [
+        { status: 500, headers: { "retry-after": "0" } },
+        { status: 502, headers: { "retry-after": "0" } },
+        { status: 504, headers: { "retry-after": "0" } },
+        { status: 200 },
+      ],
       expect: { status: 200, requests: 4 },
     },
     {
       name: "GET: the last answer comes out after maxRetries",
       method: "GET",
       answers: [
-        { status: 503 },
-        { status: 503 },
-        { status: 503 },
-        { status: 503 },
+        { status: 503, headers: { "retry-after": "0" } },
+        { status: 503, headers: { "retry-after": "0" } },
+        { status: 503, headers: { "retry-after": "0" } },
+        { status: 503, headers: { "retry-after": "0" } },
         { status: 200 },
       ],
       expect: { status: 503, requests: 4 },
+    },
+    {
+      name: "GET: 429 without Retry-After is an answer (client-go retries only when told when)",
+      method: "GET",
+      answers: [{ status: 429 }, { status: 200 }],
+      expect: { status: 429, requests: 1 },
     },
     {
       name: "POST: 503 without Retry-After is not retried (the write may have happened)",

@@ -148,10 +148,12 @@ describe("Resource and ContainerResource (metrics.k8s.io/v1beta1)", () => {
     const { client, cluster } = await runningCluster();
     cluster.metrics.outage(["resource"], at(600));
     const observed = await new KubeMetricsPort({ client }).observe("default", cpu, WEB);
+    // The embedded server now answers an outage as kube-aggregator does (plain-text 503), so
+    // client-go's generic error names the request.
     assert.deepEqual(observed, {
       kind: "error",
       error:
-        "unable to fetch metrics from resource metrics API: the server is currently unable to handle the request",
+        "unable to fetch metrics from resource metrics API: the server is currently unable to handle the request (get pods.metrics.k8s.io)",
     });
   });
 
@@ -412,11 +414,31 @@ describe("External (external.metrics.k8s.io/v1beta1)", () => {
 
   const failures = [
     {
-      name: "a metric the server does not have",
+      // The embedded server answers an empty list for a metric with no series (as the
+      // reference custom-metrics-apiserver provider does; it used to answer a 404).
+      name: "a metric the embedded server does not have",
       spec: external("nope"),
       answer: undefined,
+      error: "no metrics returned from external metrics API",
+    },
+    {
+      // prometheus-adapter's answer for a metric none of its rules names.
+      name: "an adapter's 404 Status",
+      spec: external("nope"),
+      answer: {
+        status: 404,
+        headers: {},
+        body: {
+          kind: "Status",
+          apiVersion: "v1",
+          status: "Failure",
+          message: "the server could not find the metric nope for namespaces",
+          reason: "NotFound",
+          code: 404,
+        },
+      },
       error:
-        "unable to fetch metrics from external metrics API: the server could not find the metric nope for provided labels",
+        "unable to fetch metrics from external metrics API: the server could not find the metric nope for namespaces",
     },
     {
       name: "an empty list",
