@@ -2,6 +2,8 @@
 // everything upstream has (HPA flags, client rate limits, leader election), plus Horizon's own
 // (--hpa-selector, --metrics-bind-address, --debug-*). Parsing is pure so tests check every
 // flag's error without starting anything.
+
+import { isLoopbackHost } from "../controller/server.js";
 import {
   applyControllerFlags,
   CONTROLLER_FLAGS,
@@ -92,10 +94,6 @@ export function parseBindAddress(flag: string, text: string): Parsed<BindAddress
   }
   const host = match[1]!.replace(/^\[|\]$/g, "");
   return { ok: true, value: { host: host === "" ? "0.0.0.0" : host, port } };
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
 /** Go's strconv.ParseBool, as pflag reads `--leader-elect=VALUE`. */

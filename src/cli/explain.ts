@@ -8,7 +8,7 @@ import { createInterface } from "node:readline";
 import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
 import { type Command, type CommanderError, Option } from "commander";
 import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.js";
-import { DEBUG_ADDRESS_ANNOTATION } from "../controller/server.js";
+import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
 
@@ -224,7 +224,7 @@ export async function findLeaderAddress(options: {
 function isLoopbackUrl(address: string): boolean {
   try {
     const host = new URL(address).hostname.replace(/^\[|\]$/g, "");
-    return host === "localhost" || host === "::1" || host.startsWith("127.");
+    return isLoopbackHost(host);
   } catch {
     return false;
   }

@@ -25,6 +25,7 @@ import { RealtimeDriver } from "../cluster/realtime.js";
 import { ObjectStore } from "../cluster/store.js";
 import type { SyncReport } from "../controller/controller.js";
 import { createLogger } from "../controller/log.js";
+import { isLoopbackHost } from "../controller/server.js";
 import type { ControllerConfig } from "../core/config.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { controllerConfigFor } from "../sim/runner.js";
@@ -121,10 +122,6 @@ export interface RunningUp {
 }
 
 export type StartUpResult = { ok: true; value: RunningUp } | { ok: false; error: string };
-
-function isLoopback(address: string): boolean {
-  return address === "localhost" || address === "::1" || address.startsWith("127.");
-}
 
 /** Host part of a URL for an address clients can dial (a wildcard bind is dialled on loopback). */
 export function dialHost(address: string): string {
@@ -467,7 +464,7 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
     lines.push(
       "  transport: plain HTTP (--insecure-http): no TLS and NO authentication (kubectl sends no credentials over HTTP)",
     );
-    if (!isLoopback(options.address ?? DEFAULT_ADDRESS)) {
+    if (!isLoopbackHost(options.address ?? DEFAULT_ADDRESS)) {
       lines.push(
         `  WARNING: --address ${options.address} exposes an unauthenticated API beyond this machine`,
       );
