@@ -251,3 +251,31 @@ export const V1_ANNOTATIONS = {
   scaleUpTolerance: "autoscaling.alpha.kubernetes.io/scale-up-tolerance",
   scaleDownTolerance: "autoscaling.alpha.kubernetes.io/scale-down-tolerance",
 } as const;
+
+/** Any Kubernetes object in its JSON form. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+    }[];
+    [extra: string]: unknown;
+  };
+  spec?: unknown;
+  status?: unknown;
+  [extra: string]: unknown;
+}

@@ -8,7 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
-import type { HorizontalPodAutoscaler } from "../api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import {
   dropDisabledHorizontalPodAutoscalerFields,
   type FieldError,
@@ -36,7 +36,6 @@ import { scaleOf } from "../cluster/ports.js";
 import { StoreError } from "../cluster/store.js";
 import { rfc3339 } from "../cluster/time.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
-import type { KubeObject } from "../sim/scenario-types.js";
 import { handleDiscovery } from "./discovery.js";
 import {
   type ApiError,

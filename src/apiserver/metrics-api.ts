@@ -9,14 +9,19 @@
 // provider errors: "the server could not find the metric X for pods"); an outage is the
 // aggregator's plain-text 503.
 import { Quantity } from "../api/quantity.js";
-import type { LabelSelector, LabelSelectorRequirement, MetricSpec } from "../api/types.js";
+import type {
+  KubeObject,
+  LabelSelector,
+  LabelSelectorRequirement,
+  MetricSpec,
+} from "../api/types.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import { groupOf, pluralOf } from "../cluster/kinds.js";
 import type { PodRecord } from "../cluster/model.js";
 import { rfc3339 } from "../cluster/time.js";
 import { formatDuration } from "../core/duration.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
-import type { KubeObject, ObjectMetricModel } from "../sim/scenario-types.js";
+import type { ObjectMetricModel } from "../sim/scenario-types.js";
 import { isTableRequest, toTable } from "./tables.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 

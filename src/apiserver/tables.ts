@@ -4,9 +4,8 @@
 // server's: they follow upstream `pkg/printers/internalversion/printers.go` (v1.34), and AGE
 // follows apimachinery `duration.HumanDuration`.
 import { Quantity } from "../api/quantity.js";
-import type { LabelSelector, MetricSpec, MetricStatus } from "../api/types.js";
+import type { KubeObject, LabelSelector, MetricSpec, MetricStatus } from "../api/types.js";
 import { selectorFromLabelSelector } from "../core/selector.js";
-import type { KubeObject } from "../sim/scenario-types.js";
 
 export const TABLE_CONTENT_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 

@@ -4,8 +4,8 @@
 // are replayed, and a version older than what is kept gets one ERROR event with a 410 Expired
 // Status (the watch cache's "too old resource version").
 
+import type { KubeObject } from "../api/types.js";
 import type { ObjectStore, WatchEvent } from "../cluster/store.js";
-import type { KubeObject } from "../sim/scenario-types.js";
 import { expired } from "./errors.js";
 import type { ApiResponse } from "./types.js";
 

@@ -3,14 +3,13 @@
 // data, load and usage models, and a metrics pipeline like metrics-server's. `advanceTo` runs
 // everything due up to a time; the controller talks to it through in-process port adapters.
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
-import type { HorizontalPodAutoscaler, LabelSelector } from "../api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
 import { type Selector, selectorMatches } from "../core/selector.js";
 import type {
   ExternalMetricModel,
-  KubeObject,
   PodLifecycleModel,
   ScenarioEvent,
   ScenarioSpec,

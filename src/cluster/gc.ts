@@ -5,10 +5,9 @@
 // (ownerReferences: Background, Foreground, Orphan) and the namespace controller's cascade.
 // The decisions are pure functions; `GarbageCollector` applies them to the store, driven by the
 // cluster's clock (it never reads the wall clock).
-import type { OwnerReference } from "../api/types.js";
+import type { KubeObject, OwnerReference } from "../api/types.js";
 import { type FieldError, goQuote } from "../api/validation.js";
 import { jsonEqual } from "../core/json.js";
-import type { KubeObject } from "../sim/scenario-types.js";
 import { isClusterScoped } from "./kinds.js";
 import type { ObjectStore, WatchEvent } from "./store.js";
 import { rfc3339 } from "./time.js";

@@ -1,10 +1,9 @@
 // The embedded cluster's in-memory records: pods with their lifecycle stage and timestamps, the
 // controllers that own them (ReplicaSet, ReplicationController, StatefulSet), and the workloads
 // the scenario models (their traffic, usage and the metrics pipeline's per-scrape values).
-import type { CrossVersionObjectReference } from "../api/types.js";
+import type { CrossVersionObjectReference, KubeObject } from "../api/types.js";
 import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
 import type {
-  KubeObject,
   ObjectMetricModel,
   PodLifecycleModel,
   PodsMetricModel,

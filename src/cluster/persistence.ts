@@ -29,7 +29,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import type { KubeObject } from "../sim/scenario-types.js";
+import type { KubeObject } from "../api/types.js";
 import { isClusterScoped } from "./kinds.js";
 import type { ObjectStore, StoreChange, StoreState } from "./store.js";
 

@@ -6,6 +6,7 @@ import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerStatus,
+  KubeObject,
   LabelSelector,
 } from "../api/types.js";
 import type {
@@ -17,7 +18,6 @@ import type {
 } from "../controller/ports.js";
 import { selectorFromLabelSelector } from "../core/selector.js";
 import type { SyncEvent } from "../core/sync.js";
-import type { KubeObject } from "../sim/scenario-types.js";
 import type { EmbeddedCluster } from "./cluster.js";
 import { groupOf } from "./kinds.js";
 import { notFoundMessage, type ObjectStore, StoreError } from "./store.js";

@@ -2,8 +2,9 @@
 // global, increasing resourceVersion, generation bumps on spec changes, a status subresource,
 // and synchronous watch notifications. Objects are immutable once stored: writers store new
 // objects and readers never mutate, so nothing is deep-copied or serialized on the hot path.
+
+import type { KubeObject } from "../api/types.js";
 import { jsonEqual } from "../core/json.js";
-import type { KubeObject } from "../sim/scenario-types.js";
 import { isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
 import { rfc3339 } from "./time.js";

@@ -1,7 +1,7 @@
 // The Horizon `Scenario` document (apiVersion horizon.dev/v1alpha1) after parsing: durations in
 // milliseconds, quantities in milli-units, every default filled in. The YAML form is documented
 // in docs/scenarios.md; `src/sim/scenario.ts` parses and validates it.
-import type { LabelSelector } from "../api/types.js";
+import type { KubeObject, LabelSelector } from "../api/types.js";
 
 /** `kind/name` of a workload in a namespace, e.g. {kind: "Deployment", name: "web"}. */
 export interface WorkloadRef {
@@ -143,32 +143,4 @@ export interface Scenario {
   /** Where each object came from, for error messages: `file:line:column`. */
   sources: Map<KubeObject, string>;
   warnings: string[];
-}
-
-/** Any Kubernetes object in its JSON form. */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    ownerReferences?: {
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller?: boolean;
-    }[];
-    [extra: string]: unknown;
-  };
-  spec?: unknown;
-  status?: unknown;
-  [extra: string]: unknown;
 }

@@ -10,7 +10,7 @@ import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { Quantity } from "../api/quantity.js";
-import type { HorizontalPodAutoscaler, LabelSelector } from "../api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import {
   dropDisabledHorizontalPodAutoscalerFields,
   type FieldError,
@@ -22,7 +22,6 @@ import { parseDuration } from "../core/duration.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import type {
   ExternalMetricModel,
-  KubeObject,
   ObjectMetricModel,
   PodLifecycleModel,
   PodsMetricModel,

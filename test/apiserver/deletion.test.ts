@@ -3,10 +3,10 @@
 // deletecollection, and the watch events a deletion produces.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { KubeObject } from "../../src/api/types.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import { at, deployment, scenario, T0 } from "../cluster/builders.js";
 
 type Json = ReturnType<typeof JSON.parse>;

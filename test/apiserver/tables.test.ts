@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import type { MetricSpec, MetricStatus } from "../../src/api/types.js";
+import type { KubeObject, MetricSpec, MetricStatus } from "../../src/api/types.js";
 import {
   columnsFor,
   formatHPAMetrics,
@@ -10,7 +10,6 @@ import {
   type Table,
   toTable,
 } from "../../src/apiserver/tables.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 /** Fields of a test object; metadata is merged over name "x" in "default", created 5 minutes ago. */

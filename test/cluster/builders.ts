@@ -1,7 +1,8 @@
 // Shared builders for the embedded-cluster tests: a scenario spec with named overrides, and
 // Deployment / StatefulSet / HPA manifests that read as the documentation's examples.
+
+import type { KubeObject } from "../../src/api/types.js";
 import type {
-  KubeObject,
   PodLifecycleModel,
   ScenarioSpec,
   TrafficModel,

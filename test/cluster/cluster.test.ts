@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import type { KubeObject, ScenarioSpec } from "../../src/sim/scenario-types.js";
+import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import {
   at,
   deployment,

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import type { KubeObject } from "../../src/api/types.js";
 import {
   carryDeletionFields,
   type DefaultGcPolicy,
@@ -20,7 +21,6 @@ import {
   shouldDeleteDuringUpdate,
 } from "../../src/cluster/gc.js";
 import { ObjectStore } from "../../src/cluster/store.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import { at, T0 } from "./builders.js";
 
 function object(

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import {
   formatLoadAnnotation,
@@ -14,7 +15,7 @@ import {
   serviceSelects,
 } from "../../src/cluster/load.js";
 import { trafficAt } from "../../src/cluster/traffic.js";
-import type { KubeObject, TrafficModel } from "../../src/sim/scenario-types.js";
+import type { TrafficModel } from "../../src/sim/scenario-types.js";
 import { at, deployment, scenario, T0, WEB, workloadModel } from "./builders.js";
 
 function service(

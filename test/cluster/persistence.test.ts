@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import {
   type DataDir,
@@ -22,7 +23,6 @@ import {
   SNAPSHOT_FILE,
 } from "../../src/cluster/persistence.js";
 import { ObjectStore } from "../../src/cluster/store.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import { at, deployment, scenario, T0 } from "./builders.js";
 
 /** A pid no process has any more (a server killed with kill -9 leaves one in LOCK). */

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import { at, deployment, hpa, scenario, statefulSet, T0 } from "./builders.js";
 
 const selector = (text: string) =>

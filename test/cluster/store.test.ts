@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import type { KubeObject } from "../../src/api/types.js";
 import { ObjectStore, StoreError, type WatchEvent } from "../../src/cluster/store.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import { T0 } from "./builders.js";
 
 function deploy(name: string, replicas = 1): KubeObject {

@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
-import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
 import {
   kubeconfigObject,
   renderKubeconfig,
@@ -27,7 +27,6 @@ import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { RealtimeDriver } from "../../src/cluster/realtime.js";
 import type { SyncReport } from "../../src/controller/controller.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import {
   fastScenario,
   findKubectls,

@@ -6,10 +6,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
-import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
 import { type LoadCommandOptions, loadCommand, parseLoadOptions } from "../../src/cli/load.js";
 import { LOAD_ANNOTATION, parseLoadAnnotation } from "../../src/cluster/load.js";
-import type { KubeObject } from "../../src/sim/scenario-types.js";
 import { pollUntil, startTestServer, type TestServer } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

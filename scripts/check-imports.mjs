@@ -1,0 +1,89 @@
+// The module graph's rules (docs/design.md): no import cycles under src/ (type imports
+// included), and neither src/cluster nor src/apiserver imports from src/sim. Prints each
+// cycle or forbidden import and exits 1; ends with one summary line.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+const root = resolve(process.argv[2] ?? "src");
+const FORBIDDEN = [
+  { from: "cluster", to: "sim" },
+  { from: "apiserver", to: "sim" },
+];
+
+function sourceFiles(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (name.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+// `import … from "./x.js"`, `import type …`, `export … from`, `import("./x.js")`.
+const SPECIFIER =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;
+
+const files = sourceFiles(root);
+const known = new Set(files);
+const graph = new Map();
+for (const file of files) {
+  const deps = new Set();
+  for (const match of readFileSync(file, "utf8").matchAll(SPECIFIER)) {
+    const spec = (match[1] ?? match[2]).replace(/\.js$/, ".ts");
+    const target = resolve(dirname(file), spec);
+    if (known.has(target)) deps.add(target);
+  }
+  graph.set(file, [...deps]);
+}
+
+const problems = [];
+const topFolder = (file) => relative(root, file).split(sep)[0];
+for (const [file, deps] of graph) {
+  for (const dep of deps) {
+    for (const rule of FORBIDDEN) {
+      if (topFolder(file) === rule.from && topFolder(dep) === rule.to) {
+        problems.push(`forbidden import: ${relative(root, file)} → ${relative(root, dep)}`);
+      }
+    }
+  }
+}
+
+// Tarjan's strongly connected components: every component of more than one file is a cycle.
+let counter = 0;
+const index = new Map();
+const low = new Map();
+const stack = [];
+const onStack = new Set();
+function visit(v) {
+  index.set(v, counter);
+  low.set(v, counter);
+  counter++;
+  stack.push(v);
+  onStack.add(v);
+  for (const w of graph.get(v)) {
+    if (!index.has(w)) {
+      visit(w);
+      low.set(v, Math.min(low.get(v), low.get(w)));
+    } else if (onStack.has(w)) {
+      low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+  }
+  if (low.get(v) === index.get(v)) {
+    const component = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      component.push(relative(root, w));
+    } while (w !== v);
+    if (component.length > 1) problems.push(`import cycle: ${component.sort().join(" ↔ ")}`);
+    else if (graph.get(v).includes(v))
+      problems.push(`import cycle: ${component[0]} imports itself`);
+  }
+}
+for (const file of files) if (!index.has(file)) visit(file);
+
+for (const problem of problems) console.log(problem);
+console.log(`${files.length} modules checked, ${problems.length} problems`);
+process.exit(problems.length === 0 ? 0 : 1);
