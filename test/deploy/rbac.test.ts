@@ -156,6 +156,7 @@ describe("deploy/ renders with kubectl kustomize", () => {
     assert.equal(deployment.metadata.namespace, "horizon-system");
     assert.equal(deployment.spec.replicas, 2);
     const container = deployment.spec.template.spec.containers[0];
+    assert.ok(container, "the Deployment has a container");
     assert.equal(container.image, "ghcr.io/horizon-autoscaler/horizon:0.1.0");
     assert.ok(container.args.includes("--leader-elect"));
     const binding = docs.find((d) => d.kind === "ClusterRoleBinding")!;
