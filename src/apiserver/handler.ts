@@ -52,6 +52,7 @@ import {
   unsupportedMediaType,
   unsupportedPatchType,
 } from "./errors.js";
+import { fieldValue, parseFieldSelector } from "./fieldselectors.js";
 import { handleHealth, isPublicInfoRequest } from "./health.js";
 import {
   conflictStatus,
@@ -82,6 +83,7 @@ import {
 } from "./resources.js";
 import { isTableRequest, TABLE_CONTENT_TYPE, toTable } from "./tables.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
+import { dropPath, unknownFields } from "./unknownfields.js";
 import { startWatch } from "./watch.js";
 
 /** The sibling modules (discovery, tables, metrics APIs); injectable so tests can stub them. */
@@ -1381,189 +1383,4 @@ function metaErrors(ctx: Ctx, object: KubeObject): FieldError[] {
   const errors = validateObjectMeta(object.metadata as never);
   // Cluster-scoped objects have no namespace to require.
   return ctx.info.namespaced ? errors : errors.filter((e) => e.field !== "metadata.namespace");
-}
-
-// Field selectors: the fields each kind supports (upstream's per-kind field label conversion).
-const COMMON_FIELDS = ["metadata.name", "metadata.namespace"];
-const KIND_FIELDS: Record<string, string[]> = {
-  Event: [
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-  ],
-  Pod: [
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-  ],
-  Namespace: ["status.phase"],
-  ReplicaSet: ["status.replicas"],
-  ReplicationController: ["status.replicas"],
-  Node: ["spec.unschedulable"],
-};
-
-interface FieldTerm {
-  field: string;
-  value: string;
-  equal: boolean;
-}
-
-function parseFieldSelector(kind: string, text: string): Result<FieldTerm[]> {
-  const terms: FieldTerm[] = [];
-  for (const raw of text.split(",")) {
-    const term = raw.trim();
-    if (term === "") continue;
-    const match = /^([^=!]+)(!=|==|=)(.*)$/.exec(term);
-    if (!match) return fail(badRequest(`invalid selector: '${text}'; can't understand '${term}'`));
-    const field = match[1]!.trim();
-    if (!COMMON_FIELDS.includes(field) && !(KIND_FIELDS[kind] ?? []).includes(field)) {
-      return fail(badRequest(`field label not supported: ${field}`));
-    }
-    terms.push({ field, value: match[3]!.trim(), equal: match[2] !== "!=" });
-  }
-  return ok(terms);
-}
-
-function fieldValue(object: KubeObject, field: string): string {
-  if (field === "source") {
-    const source = (object as unknown as { source?: { component?: string } }).source;
-    return source?.component ?? "";
-  }
-  let cur: unknown = object;
-  for (const part of field.split(".")) cur = isRecord(cur) ? cur[part] : undefined;
-  if (cur === undefined || cur === null) return "";
-  return String(cur);
-}
-
-// Unknown-field detection (fieldValidation): the HPA's schema in both served versions.
-type Schema = "any" | { [field: string]: Schema } | [Schema];
-const OBJECT_META: Schema = Object.fromEntries(
-  [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-  ].map((f) => [f, "any" as Schema]),
-);
-const REF: Schema = { kind: "any", name: "any", apiVersion: "any" };
-const TARGET: Schema = {
-  type: "any",
-  value: "any",
-  averageValue: "any",
-  averageUtilization: "any",
-};
-const IDENTIFIER: Schema = { name: "any", selector: "any" };
-const RULES: Schema = {
-  stabilizationWindowSeconds: "any",
-  selectPolicy: "any",
-  policies: [{ type: "any", value: "any", periodSeconds: "any" }],
-  tolerance: "any",
-};
-const HPA_V2: Schema = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META,
-  spec: {
-    scaleTargetRef: REF,
-    minReplicas: "any",
-    maxReplicas: "any",
-    metrics: [
-      {
-        type: "any",
-        object: { describedObject: REF, target: TARGET, metric: IDENTIFIER },
-        pods: { metric: IDENTIFIER, target: TARGET },
-        resource: { name: "any", target: TARGET },
-        containerResource: { name: "any", target: TARGET, container: "any" },
-        external: { metric: IDENTIFIER, target: TARGET },
-      },
-    ],
-    behavior: { scaleUp: RULES, scaleDown: RULES },
-  },
-  status: "any",
-};
-const HPA_V1: Schema = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META,
-  spec: {
-    scaleTargetRef: REF,
-    minReplicas: "any",
-    maxReplicas: "any",
-    targetCPUUtilizationPercentage: "any",
-  },
-  status: "any",
-};
-const GENERIC: Schema = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META,
-  spec: "any",
-  status: "any",
-};
-
-function schemaFor(kind: string, version: string): Schema | null {
-  if (kind === "HorizontalPodAutoscaler") return version === "v1" ? HPA_V1 : HPA_V2;
-  // Events and others have more top-level fields than spec/status: only metadata is checked.
-  if (kind === "Event" || kind === "Lease") return null;
-  return GENERIC;
-}
-
-function unknownFields(kind: string, version: string, object: unknown): string[] {
-  const schema = schemaFor(kind, version);
-  if (!schema) return [];
-  const out: string[] = [];
-  walk(object, schema, "", out);
-  return out;
-}
-
-function walk(value: unknown, schema: Schema, path: string, out: string[]): void {
-  if (schema === "any" || value === null || value === undefined) return;
-  if (Array.isArray(schema)) {
-    if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) walk(v, schema[0], `${path}[${i}]`, out);
-    }
-    return;
-  }
-  if (!isRecord(value)) return;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    const sub = schema[key];
-    if (sub === undefined) out.push(childPath);
-    else walk(child, sub, childPath, out);
-  }
-}
-
-/** Removes an unknown field (Warn/Ignore drop it, as the decoder does). */
-function dropPath(object: Record<string, unknown>, path: string): void {
-  const parts = path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== "");
-  let cur: unknown = object;
-  for (const part of parts.slice(0, -1)) {
-    cur = Array.isArray(cur) ? cur[Number(part)] : isRecord(cur) ? cur[part] : undefined;
-  }
-  const last = parts[parts.length - 1]!;
-  if (isRecord(cur)) delete cur[last];
 }
