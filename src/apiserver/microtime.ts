@@ -6,12 +6,14 @@
 // the zero instant is written as `null`. A value Go cannot parse fails the whole decode with
 // Go's `*time.ParseError` text, which the API server wraps in a 400 BadRequest.
 import { type ApiError, badRequest, invalid } from "./errors.js";
+import { kindDefinition } from "./kinds/registry.js";
+import type { TimeTree, TimeType } from "./kinds/types.js";
 
 /** Go's layouts: `time.RFC3339` and apimachinery's `RFC3339Micro`. */
 export const RFC3339_LAYOUT = "2006-01-02T15:04:05Z07:00";
 export const RFC3339_MICRO_LAYOUT = "2006-01-02T15:04:05.000000Z07:00";
 
-export type TimeType = "Time" | "MicroTime";
+export type { TimeType } from "./kinds/types.js";
 
 /** An instant: Unix seconds (integer) and nanoseconds within the second. */
 export interface Instant {
@@ -221,67 +223,6 @@ export function normalizeTimeValue(type: TimeType, raw: unknown): Decoded<string
   return { ok: true, value: formatGoTime(type, parsed.value) };
 }
 
-// Where each served kind has Time/MicroTime fields (the v1 Go types). A `*` type is a pointer
-// field: JSON null decodes to nil and is omitted on output; a value field is written as null.
-type Leaf = TimeType | "*Time" | "*MicroTime";
-type FieldTree = { [field: string]: FieldTree | Leaf | [FieldTree] };
-
-const OBJECT_META: FieldTree = {
-  creationTimestamp: "Time",
-  deletionTimestamp: "*Time",
-  managedFields: [{ time: "*Time" }],
-};
-const CONDITIONS: [FieldTree] = [{ lastTransitionTime: "Time" }];
-const CONTAINER_STATE: FieldTree = {
-  running: { startedAt: "Time" },
-  terminated: { startedAt: "Time", finishedAt: "Time" },
-};
-const CONTAINER_STATUSES: [FieldTree] = [{ state: CONTAINER_STATE, lastState: CONTAINER_STATE }];
-const WITH_CONDITIONS: FieldTree = { metadata: OBJECT_META, status: { conditions: CONDITIONS } };
-
-const TIME_FIELDS: Record<string, FieldTree> = {
-  Namespace: WITH_CONDITIONS,
-  Service: WITH_CONDITIONS,
-  ReplicaSet: WITH_CONDITIONS,
-  StatefulSet: WITH_CONDITIONS,
-  ReplicationController: WITH_CONDITIONS,
-  Node: {
-    metadata: OBJECT_META,
-    status: { conditions: [{ lastHeartbeatTime: "Time", lastTransitionTime: "Time" }] },
-  },
-  Deployment: {
-    metadata: OBJECT_META,
-    status: { conditions: [{ lastUpdateTime: "Time", lastTransitionTime: "Time" }] },
-  },
-  Pod: {
-    metadata: OBJECT_META,
-    status: {
-      conditions: [{ lastProbeTime: "Time", lastTransitionTime: "Time" }],
-      startTime: "*Time",
-      containerStatuses: CONTAINER_STATUSES,
-      initContainerStatuses: CONTAINER_STATUSES,
-      ephemeralContainerStatuses: CONTAINER_STATUSES,
-    },
-  },
-  // autoscaling/v2 (v1 has no conditions field; the same paths hold).
-  HorizontalPodAutoscaler: {
-    metadata: OBJECT_META,
-    status: { lastScaleTime: "*Time", conditions: CONDITIONS },
-  },
-  // core/v1 Event: firstTimestamp/lastTimestamp are Time, eventTime and the series' are MicroTime.
-  Event: {
-    metadata: OBJECT_META,
-    firstTimestamp: "Time",
-    lastTimestamp: "Time",
-    eventTime: "MicroTime",
-    series: { lastObservedTime: "MicroTime" },
-  },
-  Lease: {
-    metadata: OBJECT_META,
-    spec: { acquireTime: "*MicroTime", renewTime: "*MicroTime" },
-  },
-};
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -292,12 +233,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * encoding/json stops there) gives the error. Copies only what changes; the input is untouched.
  */
 export function normalizeTimes<T>(kind: string, object: T): Decoded<T> {
-  const tree = TIME_FIELDS[kind];
+  const tree = kindDefinition(kind)?.times;
   if (!tree) return { ok: true, value: object };
   return walk(object, tree) as Decoded<T>;
 }
 
-function walk(value: unknown, tree: FieldTree | [FieldTree]): Decoded<unknown> {
+function walk(value: unknown, tree: TimeTree | [TimeTree]): Decoded<unknown> {
   if (Array.isArray(tree)) {
     if (!Array.isArray(value)) return { ok: true, value };
     let out: unknown[] | null = null;

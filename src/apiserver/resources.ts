@@ -1,8 +1,10 @@
 // The resources the API server serves, and the parsing of a request path into
 // group/version/resource/namespace/name/subresource (k8s.io/apiserver RequestInfoFactory).
 import type { ResourceNames } from "./errors.js";
+import { KIND_LIST } from "./kinds/registry.js";
+import type { Subresource } from "./kinds/types.js";
 
-export type Subresource = "status" | "scale";
+export type { Subresource } from "./kinds/types.js";
 
 export interface ResourceInfo extends ResourceNames {
   /** Versions served, preferred first. */
@@ -20,100 +22,24 @@ export interface ResourceInfo extends ResourceNames {
   categories?: readonly string[];
 }
 
-const RW = [
-  "create",
-  "delete",
-  "deletecollection",
-  "get",
-  "list",
-  "patch",
-  "update",
-  "watch",
-] as const;
-/** Namespaces have no deletecollection upstream (each one is deleted through its own REST). */
-const NAMESPACE_VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"] as const;
-
-export const RESOURCES: readonly ResourceInfo[] = [
-  {
-    ...core("namespaces", "Namespace", false, ["status"], { shortNames: ["ns"], returns: true }),
-    verbs: NAMESPACE_VERBS,
-  },
-  core("pods", "Pod", true, ["status"], { shortNames: ["po"], returns: true, all: true }),
-  core("services", "Service", true, ["status"], { shortNames: ["svc"], returns: true, all: true }),
-  core("events", "Event", true, [], { shortNames: ["ev"] }),
-  {
-    ...core("nodes", "Node", false, ["status"], { shortNames: ["no"] }),
-    readOnly: true,
-    verbs: ["get", "list", "watch"],
-  },
-  core("replicationcontrollers", "ReplicationController", true, ["scale", "status"], {
-    shortNames: ["rc"],
-    all: true,
-  }),
-  apps("deployments", "Deployment", ["deploy"]),
-  apps("replicasets", "ReplicaSet", ["rs"]),
-  apps("statefulsets", "StatefulSet", ["sts"]),
-  {
-    resource: "horizontalpodautoscalers",
-    singular: "horizontalpodautoscaler",
-    group: "autoscaling",
-    kind: "HorizontalPodAutoscaler",
-    versions: ["v2", "v1"],
-    namespaced: true,
-    subresources: ["status"],
-    shortNames: ["hpa"],
-    verbs: RW,
-    categories: ["all"],
-  },
-  {
-    resource: "leases",
-    singular: "lease",
-    group: "coordination.k8s.io",
-    kind: "Lease",
-    versions: ["v1"],
-    namespaced: true,
-    subresources: [],
-    verbs: RW,
-  },
-];
-
-function core(
-  resource: string,
-  kind: string,
-  namespaced: boolean,
-  subresources: Subresource[],
-  extra: { shortNames?: string[]; returns?: boolean; all?: boolean },
-): ResourceInfo {
+/** The catalogue: a view of the kinds registry, in its order. */
+export const RESOURCES: readonly ResourceInfo[] = KIND_LIST.map((d) => {
   const info: ResourceInfo = {
-    resource,
-    singular: kind.toLowerCase(),
-    group: "",
-    kind,
-    versions: ["v1"],
-    namespaced,
-    subresources,
-    verbs: RW,
+    resource: d.resource,
+    singular: d.singular,
+    group: d.group,
+    kind: d.kind,
+    versions: d.versions.map((v) => v.version),
+    namespaced: d.namespaced,
+    subresources: d.subresources,
+    verbs: d.verbs,
   };
-  if (extra.shortNames) info.shortNames = extra.shortNames;
-  if (extra.returns) info.returnsDeletedObject = true;
-  if (extra.all) info.categories = ["all"];
+  if (d.shortNames) info.shortNames = d.shortNames;
+  if (d.categories) info.categories = d.categories;
+  if (d.readOnly) info.readOnly = true;
+  if (d.returnsDeletedObject) info.returnsDeletedObject = true;
   return info;
-}
-
-function apps(resource: string, kind: string, shortNames: string[]): ResourceInfo {
-  return {
-    resource,
-    singular: kind.toLowerCase(),
-    group: "apps",
-    kind,
-    versions: ["v1"],
-    namespaced: true,
-    subresources: ["scale", "status"],
-    shortNames,
-    verbs: RW,
-    categories: ["all"],
-  };
-}
+});
 
 const BY_GROUP_RESOURCE = new Map(RESOURCES.map((r) => [`${r.group}/${r.resource}`, r]));
 

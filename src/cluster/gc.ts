@@ -7,8 +7,9 @@
 // cluster's clock (it never reads the wall clock).
 import type { KubeObject, OwnerReference } from "../api/types.js";
 import { type FieldError, goQuote } from "../api/validation.js";
+import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
 import { jsonEqual } from "../core/json.js";
-import { isClusterScoped } from "./kinds.js";
+import { isClusterScoped, KNOWN_KINDS, knownGcPolicy, knownPluralOf } from "./kinds.js";
 import type { ObjectStore, WatchEvent } from "./store.js";
 import { rfc3339 } from "./time.js";
 
@@ -166,7 +167,7 @@ export function validateDeleteOptions(options: DeleteOptions): FieldError[] {
 // The registry's delete, as decisions
 
 /** What a kind does with dependents when no policy is given (rest.GarbageCollectionPolicy). */
-export type DefaultGcPolicy = "DeleteDependents" | "OrphanDependents" | "None";
+export type { DefaultGcPolicy };
 
 /**
  * apps/v1 workloads delete their dependents; v1 ReplicationControllers and the old apps /
@@ -174,13 +175,15 @@ export type DefaultGcPolicy = "DeleteDependents" | "OrphanDependents" | "None";
  * kinds have no default (background).
  */
 export function defaultGcPolicy(kind: string, apiVersion?: string): DefaultGcPolicy {
-  if (kind === "ReplicationController") return "OrphanDependents";
-  if (["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"].includes(kind)) {
-    return apiVersion === undefined || apiVersion === "apps/v1"
-      ? "DeleteDependents"
-      : "OrphanDependents";
+  const current = knownGcPolicy(kind);
+  if (
+    current.policy === "DeleteDependents" &&
+    apiVersion !== undefined &&
+    apiVersion !== current.apiVersion
+  ) {
+    return "OrphanDependents";
   }
-  return "None";
+  return current.policy;
 }
 
 /** shouldOrphanDependents: options first, then the object's finalizers, then the kind's default. */
@@ -668,45 +671,11 @@ export function namespaceConditions(
 // -----------------------------------------------------------------------------------------
 // The garbage collector and the namespace controller
 
-/** Kinds the API server knows (an owner of another kind cannot be looked up: its dependents stay). */
-const KNOWN_KINDS = new Set([
-  "Namespace",
-  "Node",
-  "Pod",
-  "Service",
-  "Event",
-  "ConfigMap",
-  "ReplicationController",
-  "Deployment",
-  "ReplicaSet",
-  "StatefulSet",
-  "DaemonSet",
-  "ControllerRevision",
-  "HorizontalPodAutoscaler",
-  "Lease",
-  "Ingress",
-]);
-
 /** `pods.`, `deployments.apps`: a remaining object's resource as the namespace deleter names it. */
 function resourceAndGroup(object: KubeObject): string {
-  const plural: Record<string, string> = {
-    Pod: "pods",
-    Service: "services",
-    Event: "events",
-    ConfigMap: "configmaps",
-    ReplicationController: "replicationcontrollers",
-    Deployment: "deployments",
-    ReplicaSet: "replicasets",
-    StatefulSet: "statefulsets",
-    DaemonSet: "daemonsets",
-    ControllerRevision: "controllerrevisions",
-    HorizontalPodAutoscaler: "horizontalpodautoscalers",
-    Lease: "leases",
-    Ingress: "ingresses",
-  };
   const apiVersion = object.apiVersion ?? "v1";
   const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-  return `${plural[object.kind] ?? `${object.kind.toLowerCase()}s`}.${group}`;
+  return `${knownPluralOf(object.kind) ?? `${object.kind.toLowerCase()}s`}.${group}`;
 }
 
 type Ref = OwnerReference;

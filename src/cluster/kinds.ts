@@ -1,24 +1,49 @@
 // What the API server calls each kind: the resource (plural.group) used in error messages such
-// as `deployments.apps "web" not found`, and which kinds are cluster-scoped.
+// as `deployments.apps "web" not found`, and which kinds are cluster-scoped. Served kinds are
+// read from the API server's kinds registry; kinds the cluster knows without serving them
+// (owners and dependents of garbage collection) are listed here by name only.
+import { KIND_LIST, kindDefinition } from "../apiserver/kinds/registry.js";
+import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
 
-const RESOURCES: Record<string, string> = {
-  Deployment: "deployments.apps",
-  ReplicaSet: "replicasets.apps",
-  StatefulSet: "statefulsets.apps",
-  DaemonSet: "daemonsets.apps",
-  ControllerRevision: "controllerrevisions.apps",
-  ReplicationController: "replicationcontrollers",
-  Pod: "pods",
-  Service: "services",
-  Namespace: "namespaces",
-  Node: "nodes",
-  Event: "events",
-  ConfigMap: "configmaps",
-  HorizontalPodAutoscaler: "horizontalpodautoscalers.autoscaling",
-  Ingress: "ingresses.networking.k8s.io",
+interface KnownKind {
+  resource: string;
+  group: string;
+  /** The default of the group's current version (apps/v1 workloads delete dependents). */
+  gcPolicy: DefaultGcPolicy;
+}
+
+const NOT_SERVED: Record<string, KnownKind> = {
+  DaemonSet: { resource: "daemonsets", group: "apps", gcPolicy: "DeleteDependents" },
+  ControllerRevision: { resource: "controllerrevisions", group: "apps", gcPolicy: "None" },
+  ConfigMap: { resource: "configmaps", group: "", gcPolicy: "None" },
+  Ingress: { resource: "ingresses", group: "networking.k8s.io", gcPolicy: "None" },
 };
 
-const CLUSTER_SCOPED = new Set(["Namespace", "Node"]);
+function knownKind(kind: string): KnownKind | undefined {
+  return kindDefinition(kind) ?? (Object.hasOwn(NOT_SERVED, kind) ? NOT_SERVED[kind] : undefined);
+}
+
+/** Kinds the API server knows: served ones and the names-only ones above. */
+export const KNOWN_KINDS: ReadonlySet<string> = new Set([
+  ...KIND_LIST.map((d) => d.kind),
+  ...Object.keys(NOT_SERVED),
+]);
+
+/** The plural resource name of a known kind (`deployments`), undefined for others. */
+export function knownPluralOf(kind: string): string | undefined {
+  return knownKind(kind)?.resource;
+}
+
+/** The default garbage-collection policy of a known kind in its group's current version. */
+export function knownGcPolicy(kind: string): { policy: DefaultGcPolicy; apiVersion: string } {
+  const known = knownKind(kind);
+  if (!known) return { policy: "None", apiVersion: "" };
+  const version = kindDefinition(kind)?.versions[0]?.version ?? "v1";
+  return {
+    policy: known.gcPolicy,
+    apiVersion: known.group ? `${known.group}/${version}` : version,
+  };
+}
 
 /** Lower-case plural of a kind, as the RESTMapper guesses it (Ingress → ingresses). */
 export function pluralOf(kind: string): string {
@@ -30,14 +55,14 @@ export function pluralOf(kind: string): string {
 
 /** `deployments.apps`, `pods`, ...; a kind not listed gets its guessed plural and the group. */
 export function resourceOf(kind: string, apiVersion?: string): string {
-  const known = RESOURCES[kind];
-  if (known) return known;
+  const known = knownKind(kind);
+  if (known) return known.group ? `${known.resource}.${known.group}` : known.resource;
   const group = apiVersion?.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
   return group ? `${pluralOf(kind)}.${group}` : pluralOf(kind);
 }
 
 export function isClusterScoped(kind: string): boolean {
-  return CLUSTER_SCOPED.has(kind);
+  return kindDefinition(kind)?.namespaced === false;
 }
 
 /** Group of an apiVersion ("apps/v1" → "apps", "v1" → ""). */

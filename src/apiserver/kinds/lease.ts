@@ -1,0 +1,39 @@
+// coordination.k8s.io/v1 Lease (leader election).
+import { OBJECT_META, OBJECT_META_TIMES } from "./meta.js";
+import { type KindDefinition, READ_WRITE, S, scalars, struct, zero } from "./types.js";
+
+export const lease: KindDefinition<"Lease"> = {
+  kind: "Lease",
+  resource: "leases",
+  singular: "lease",
+  group: "coordination.k8s.io",
+  versions: [
+    {
+      version: "v1",
+      apply: struct({
+        apiVersion: S,
+        kind: S,
+        metadata: OBJECT_META,
+        spec: zero(
+          scalars(
+            "holderIdentity",
+            "leaseDurationSeconds",
+            "acquireTime",
+            "renewTime",
+            "leaseTransitions",
+            "strategy",
+            "preferredHolder",
+          ),
+        ),
+      }),
+    },
+  ],
+  namespaced: true,
+  verbs: READ_WRITE,
+  subresources: [],
+  gcPolicy: "None",
+  times: {
+    metadata: OBJECT_META_TIMES,
+    spec: { acquireTime: "*MicroTime", renewTime: "*MicroTime" },
+  },
+};

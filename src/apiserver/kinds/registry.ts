@@ -1,0 +1,40 @@
+// Every served kind maps to its definition; the compiler checks that none is missing and that
+// each module defines the kind it is listed under. Discovery lists them in this order.
+import { deployment } from "./deployment.js";
+import { event } from "./event.js";
+import { horizontalPodAutoscaler } from "./horizontalpodautoscaler.js";
+import { lease } from "./lease.js";
+import { namespace } from "./namespace.js";
+import { node } from "./node.js";
+import { pod } from "./pod.js";
+import { replicaSet } from "./replicaset.js";
+import { replicationController } from "./replicationcontroller.js";
+import { service } from "./service.js";
+import { statefulSet } from "./statefulset.js";
+import type { KindDefinition, ServedKind } from "./types.js";
+
+export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
+  Namespace: namespace,
+  Pod: pod,
+  Service: service,
+  Event: event,
+  Node: node,
+  ReplicationController: replicationController,
+  Deployment: deployment,
+  ReplicaSet: replicaSet,
+  StatefulSet: statefulSet,
+  HorizontalPodAutoscaler: horizontalPodAutoscaler,
+  Lease: lease,
+};
+
+/** The definitions in registry order. */
+export const KIND_LIST: readonly KindDefinition[] = Object.values(KINDS);
+
+export function isServedKind(kind: string): kind is ServedKind {
+  return Object.hasOwn(KINDS, kind);
+}
+
+/** The definition of a served kind, or undefined. */
+export function kindDefinition(kind: string): KindDefinition | undefined {
+  return isServedKind(kind) ? KINDS[kind] : undefined;
+}

@@ -1,0 +1,63 @@
+// apps/v1 StatefulSet.
+import { LABEL_SELECTOR, root, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
+import { WORKLOAD_TEMPLATE } from "./podspec.js";
+import {
+  atomicList,
+  DEDUCED,
+  type KindDefinition,
+  READ_WRITE,
+  S,
+  scalars,
+  struct,
+} from "./types.js";
+
+export const statefulSet: KindDefinition<"StatefulSet"> = {
+  kind: "StatefulSet",
+  resource: "statefulsets",
+  singular: "statefulset",
+  group: "apps",
+  versions: [
+    {
+      version: "v1",
+      apply: root(
+        struct(
+          {
+            replicas: S,
+            selector: LABEL_SELECTOR,
+            template: WORKLOAD_TEMPLATE,
+            volumeClaimTemplates: atomicList,
+            serviceName: S,
+            podManagementPolicy: S,
+            updateStrategy: struct(
+              { type: S, rollingUpdate: scalars("partition", "maxUnavailable") },
+              { zero: true },
+            ),
+            revisionHistoryLimit: S,
+            minReadySeconds: S,
+            persistentVolumeClaimRetentionPolicy: DEDUCED,
+            ordinals: DEDUCED,
+          },
+          { zero: true },
+        ),
+        workloadStatus([
+          "observedGeneration",
+          "replicas",
+          "readyReplicas",
+          "currentReplicas",
+          "updatedReplicas",
+          "currentRevision",
+          "updateRevision",
+          "collisionCount",
+          "availableReplicas",
+        ]),
+      ),
+    },
+  ],
+  namespaced: true,
+  verbs: READ_WRITE,
+  subresources: ["scale", "status"],
+  shortNames: ["sts"],
+  categories: ["all"],
+  gcPolicy: "DeleteDependents",
+  times: WITH_CONDITIONS_TIMES,
+};

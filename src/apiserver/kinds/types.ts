@@ -1,0 +1,142 @@
+// The shape of one served kind's definition, and the builders its schema trees are written
+// with. Everything the API server and the cluster know about a kind is read from one
+// KindDefinition (registry.ts); other modules hold only the machinery that walks them.
+
+/** The kinds the API server serves; registry.ts must list a definition for each. */
+export type ServedKind =
+  | "Namespace"
+  | "Pod"
+  | "Service"
+  | "Event"
+  | "Node"
+  | "ReplicationController"
+  | "Deployment"
+  | "ReplicaSet"
+  | "StatefulSet"
+  | "HorizontalPodAutoscaler"
+  | "Lease";
+
+export type Subresource = "status" | "scale";
+
+export type Verb =
+  | "create"
+  | "delete"
+  | "deletecollection"
+  | "get"
+  | "list"
+  | "patch"
+  | "update"
+  | "watch";
+
+/** Every verb of a writable resource, sorted as discovery lists them. */
+export const READ_WRITE: readonly Verb[] = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/** What a kind does with its dependents when a delete names no policy (rest.GarbageCollectionPolicy). */
+export type DefaultGcPolicy = "DeleteDependents" | "OrphanDependents" | "None";
+
+// ---------------------------------------------------------------------------------------------
+// Apply schema: what structured-merge-diff learns from the OpenAPI extensions
+// (x-kubernetes-list-type / -map-keys / -map-type) and from which Go fields are structs. Fields
+// not written down are "deduced" as upstream does for unknown types: granular maps, atomic lists.
+
+export type ApplySchema =
+  | { kind: "scalar" }
+  | { kind: "deduced" }
+  | {
+      kind: "struct";
+      fields: Record<string, ApplySchema>;
+      atomic?: boolean;
+      /** A Go non-pointer struct: always serialized, so a missing value counts as `{}`. */
+      zero?: boolean;
+    }
+  | { kind: "map"; element: ApplySchema; atomic?: boolean; zero?: boolean }
+  | {
+      kind: "list";
+      element: ApplySchema;
+      type: "atomic" | "set" | "map";
+      keys?: readonly string[];
+      /** Defaults of key fields an item may omit (Service/container port `protocol: TCP`). */
+      keyDefaults?: Record<string, unknown>;
+    };
+
+export const S: ApplySchema = { kind: "scalar" };
+export const DEDUCED: ApplySchema = { kind: "deduced" };
+
+export function struct(
+  fields: Record<string, ApplySchema>,
+  opts: { atomic?: boolean; zero?: boolean } = {},
+) {
+  return { kind: "struct", fields, ...opts } as const satisfies ApplySchema;
+}
+/** A Go non-pointer struct or map: present as `{}` when omitted. */
+export function zero(schema: ApplySchema): ApplySchema {
+  return { ...schema, zero: true } as ApplySchema;
+}
+export const stringMap: ApplySchema = { kind: "map", element: S };
+export const atomicMap: ApplySchema = { kind: "map", element: S, atomic: true };
+export const atomicList: ApplySchema = { kind: "list", element: DEDUCED, type: "atomic" };
+export const setList: ApplySchema = { kind: "list", element: S, type: "set" };
+export function mapList(
+  keys: string[],
+  element: ApplySchema,
+  keyDefaults?: Record<string, unknown>,
+): ApplySchema {
+  return { kind: "list", element, type: "map", keys, ...(keyDefaults ? { keyDefaults } : {}) };
+}
+/** A struct whose fields are all scalars. */
+export function scalars(...names: string[]): ApplySchema {
+  return struct(Object.fromEntries(names.map((n) => [n, S])));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time-typed fields (metav1.Time / MicroTime). A `*` type is a pointer field: JSON null decodes
+// to nil and is omitted on output; a value field is written as null.
+
+export type TimeType = "Time" | "MicroTime";
+export type TimeLeaf = TimeType | "*Time" | "*MicroTime";
+export type TimeTree = { [field: string]: TimeTree | TimeLeaf | [TimeTree] };
+
+// ---------------------------------------------------------------------------------------------
+// The definition
+
+/** One served version of a kind. */
+export interface KindVersion {
+  /** `v1`, `v2`. */
+  version: string;
+  /** The apply (SSA) schema of this version. */
+  apply: ApplySchema;
+}
+
+export interface KindDefinition<K extends ServedKind = ServedKind> {
+  kind: K;
+  /** Plural resource name, as in URLs. */
+  resource: string;
+  singular: string;
+  /** "" for the core group. */
+  group: string;
+  /** Versions served, preferred first. */
+  versions: readonly KindVersion[];
+  namespaced: boolean;
+  verbs: readonly Verb[];
+  subresources: readonly Subresource[];
+  shortNames?: readonly string[];
+  /** Discovery categories; "all" is what `kubectl get all` expands. */
+  categories?: readonly string[];
+  /** Node: a view of the simulated capacity, not writable. */
+  readOnly?: boolean;
+  /** Upstream returns the deleted object (ReturnDeletedObject) instead of a Success Status. */
+  returnsDeletedObject?: boolean;
+  /** The default in the served (preferred) version; older versions of a group orphan. */
+  gcPolicy: DefaultGcPolicy;
+  /** Where the kind's Time/MicroTime fields are (the Go types of the preferred version). */
+  times: TimeTree;
+}

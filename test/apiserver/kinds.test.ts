@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { handleDiscovery } from "../../src/apiserver/discovery.js";
+import { KIND_LIST, KINDS } from "../../src/apiserver/kinds/registry.js";
+import { schemaFor } from "../../src/apiserver/managedfields.js";
+import { normalizeTimes } from "../../src/apiserver/microtime.js";
+import { findResource, RESOURCES, resourceOfKind } from "../../src/apiserver/resources.js";
+import type { ApiRequest } from "../../src/apiserver/types.js";
+import { defaultGcPolicy } from "../../src/cluster/gc.js";
+import { isClusterScoped, KNOWN_KINDS, resourceOf } from "../../src/cluster/kinds.js";
+
+function openapiV3(group: string, version: string): Record<string, unknown> | null {
+  const key = group === "" ? `api/${version}` : `apis/${group}/${version}`;
+  const req: ApiRequest = {
+    method: "GET",
+    path: `/openapi/v3/${key}`,
+    query: new URLSearchParams(),
+    headers: { host: "127.0.0.1" },
+  };
+  const res = handleDiscovery(req);
+  return res && "body" in res ? (res.body as Record<string, unknown>) : null;
+}
+
+describe("every registered kind is complete", () => {
+  for (const [name, d] of Object.entries(KINDS)) {
+    test(name, () => {
+      assert.equal(d.kind, name, "listed under its own kind");
+      assert.match(d.resource, /^[a-z]+$/);
+      assert.equal(d.singular, d.kind.toLowerCase());
+      assert.ok(d.versions.length > 0, "serves a version");
+      assert.deepEqual(d.verbs, [...d.verbs].sort(), "verbs sorted as discovery lists them");
+      if (d.readOnly) assert.ok(!d.verbs.some((v) => ["create", "update", "patch"].includes(v)));
+      for (const v of d.versions) {
+        assert.equal(v.apply.kind, "struct", `${v.version}: apply schema is a struct`);
+        if (v.apply.kind === "struct") {
+          for (const field of ["apiVersion", "kind", "metadata"]) {
+            assert.ok(v.apply.fields[field], `${v.version}: apply schema has ${field}`);
+          }
+        }
+      }
+      assert.ok(d.times.metadata, "metadata times (creationTimestamp, managedFields)");
+    });
+  }
+  test("no kind, resource or short name is registered twice", () => {
+    const names = KIND_LIST.flatMap((d) => [d.kind, `${d.resource}.${d.group}`]);
+    assert.equal(new Set(names).size, names.length);
+    const shortNames = KIND_LIST.flatMap((d) => d.shortNames ?? []);
+    assert.equal(new Set(shortNames).size, shortNames.length);
+  });
+});
+
+describe("the derived views agree with the registry", () => {
+  for (const d of KIND_LIST) {
+    test(d.kind, () => {
+      const info = resourceOfKind(d.kind);
+      assert.ok(info, "in the resource catalogue");
+      assert.equal(info.namespaced, d.namespaced);
+      assert.deepEqual(
+        info.versions,
+        d.versions.map((v) => v.version),
+      );
+      for (const v of d.versions) {
+        const apiVersion = d.group ? `${d.group}/${v.version}` : v.version;
+        assert.equal(findResource(d.group, v.version, d.resource), info, `served at ${apiVersion}`);
+        assert.equal(schemaFor(d.kind, apiVersion), v.apply, `apply schema of ${apiVersion}`);
+        if (d.verbs.includes("patch")) {
+          const doc = openapiV3(d.group, v.version);
+          assert.ok(doc, `OpenAPI v3 document for ${apiVersion}`);
+          const paths = Object.values(doc.paths as Record<string, { patch?: unknown }>);
+          assert.ok(
+            paths.some((p) => {
+              const gvk = (p.patch as Record<string, unknown> | undefined)?.[
+                "x-kubernetes-group-version-kind"
+              ];
+              return (
+                JSON.stringify(gvk) ===
+                JSON.stringify({ group: d.group, version: v.version, kind: d.kind })
+              );
+            }),
+            `OpenAPI v3 PATCH of ${d.kind} in ${apiVersion}`,
+          );
+        }
+      }
+      assert.equal(resourceOf(d.kind), d.group ? `${d.resource}.${d.group}` : d.resource);
+      assert.equal(isClusterScoped(d.kind), !d.namespaced);
+      assert.ok(KNOWN_KINDS.has(d.kind));
+      assert.equal(defaultGcPolicy(d.kind), d.gcPolicy);
+      // Every kind's metadata times are normalized (Go's time.Time writes UTC seconds).
+      const object = {
+        kind: d.kind,
+        metadata: { creationTimestamp: "2024-01-02T03:04:05.5+01:00" },
+      };
+      const normalized = normalizeTimes(d.kind, object);
+      assert.ok(normalized.ok);
+      assert.equal(normalized.value.metadata.creationTimestamp, "2024-01-02T02:04:05Z");
+    });
+  }
+  test("the catalogue lists exactly the registered kinds, in registry order", () => {
+    assert.deepEqual(
+      RESOURCES.map((r) => r.kind),
+      KIND_LIST.map((d) => d.kind),
+    );
+  });
+  test("kinds the cluster knows without serving them keep their names", () => {
+    assert.equal(resourceOf("DaemonSet"), "daemonsets.apps");
+    assert.equal(resourceOf("Ingress"), "ingresses.networking.k8s.io");
+    assert.equal(resourceOf("ConfigMap"), "configmaps");
+    assert.equal(defaultGcPolicy("DaemonSet", "apps/v1"), "DeleteDependents");
+    assert.equal(defaultGcPolicy("DaemonSet", "extensions/v1beta1"), "OrphanDependents");
+    assert.ok(KNOWN_KINDS.has("ControllerRevision"));
+    assert.ok(!KNOWN_KINDS.has("CronJob"));
+    assert.equal(resourceOf("CronJob", "batch/v1"), "cronjobs.batch");
+  });
+});
