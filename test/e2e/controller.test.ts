@@ -198,15 +198,23 @@ async function getHpa(front: ApiFront, name: string): Promise<Hpa> {
  * pods").
  */
 async function settled(up: RunningUp, deployments: string[]): Promise<void> {
-  await pollUntil("ready pods and a metrics scrape", () => {
-    up.driver.catchUp();
-    const ready = deployments.every(
-      (name) =>
-        (up.cluster.store.get("Deployment", "default", name)?.status as { readyReplicas?: number })
-          ?.readyReplicas === 1,
-    );
-    return ready && up.cluster.metrics.scrapeIndex >= 2 ? true : undefined;
-  });
+  await pollUntil(
+    "ready pods and a metrics scrape",
+    () => {
+      up.driver.catchUp();
+      const ready = deployments.every(
+        (name) =>
+          (
+            up.cluster.store.get("Deployment", "default", name)?.status as {
+              readyReplicas?: number;
+            }
+          )?.readyReplicas === 1,
+      );
+      return ready && up.cluster.metrics.scrapeIndex >= 2 ? true : undefined;
+    },
+    // Pods start and become ready on the real clock: room for a loaded machine.
+    { timeoutMs: 30_000 },
+  );
 }
 
 function hpaOfUp(up: RunningUp, name: string): Hpa {
@@ -351,8 +359,10 @@ describe("horizon controller: the full loop against the embedded API server", ()
       },
     ]);
     // The in-process controller of `horizon up` writes the same status for the same cluster.
-    const reference = await pollUntil("the in-process controller's status", () =>
-      activeWithMetrics(hpaOfUp(inProcess, "web")) ? hpaOfUp(inProcess, "web") : undefined,
+    const reference = await pollUntil(
+      "the in-process controller's status",
+      () => (activeWithMetrics(hpaOfUp(inProcess, "web")) ? hpaOfUp(inProcess, "web") : undefined),
+      { timeoutMs: 20_000 },
     );
     assert.deepEqual(conditionsOf(reference), conditionsOf(hpa));
     assert.deepEqual(reference.status!.currentMetrics, hpa.status!.currentMetrics);
@@ -417,8 +427,10 @@ describe("horizon controller: the full loop against the embedded API server", ()
     assert.equal(condition(down, "ScalingActive")?.reason, "ValidMetricFound");
 
     // The reference controller took the same steps with the same words.
-    await pollUntil("the reference scaling up to 5", () =>
-      replicasOf(inProcess, "web") === 5 ? true : undefined,
+    await pollUntil(
+      "the reference scaling up to 5",
+      () => (replicasOf(inProcess, "web") === 5 ? true : undefined),
+      { timeoutMs: 20_000 },
     );
     const refService = inProcess.cluster.store.get("Service", "default", "web")!;
     inProcess.cluster.store.update({
@@ -443,14 +455,22 @@ describe("horizon controller: the full loop against the embedded API server", ()
       refEvents.at(-1),
       "SuccessfulRescale: New size: 1; reason: All metrics below target",
     );
-    const ref = await pollUntil("the reference at rest", () => {
-      const h = hpaOfUp(inProcess, "web");
-      return condition(h, "AbleToScale")?.reason === "ReadyForNewScale" ? h : undefined;
-    });
-    const ours = await pollUntil("our controller at rest", async () => {
-      const h = await getHpa(front, "web");
-      return condition(h, "AbleToScale")?.reason === "ReadyForNewScale" ? h : undefined;
-    });
+    const ref = await pollUntil(
+      "the reference at rest",
+      () => {
+        const h = hpaOfUp(inProcess, "web");
+        return condition(h, "AbleToScale")?.reason === "ReadyForNewScale" ? h : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    const ours = await pollUntil(
+      "our controller at rest",
+      async () => {
+        const h = await getHpa(front, "web");
+        return condition(h, "AbleToScale")?.reason === "ReadyForNewScale" ? h : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     assert.deepEqual(conditionsOf(ours), conditionsOf(ref));
   });
 

@@ -186,6 +186,11 @@ spec: {ports: [{port: 80}]}
     ok(await run(["create", "namespace", "team"]), "create namespace");
     ok(await run(["apply", "-f", "-"], deploymentYaml("app", "team")), "apply");
     await runningPods("app=app", 2, "team");
+    // A finalizer the test removes keeps the namespace Terminating for as long as the checks
+    // below take (the pods' 2 s grace period alone is a race on a loaded machine).
+    const held =
+      "apiVersion: v1\nkind: Service\nmetadata: {name: held, namespace: team, finalizers: [example.com/hold]}\nspec: {ports: [{port: 80}]}\n";
+    ok(await run(["apply", "-f", "-"], held), "apply held");
     const out = ok(await run(["delete", "namespace", "team", "--wait=false"]), "delete ns");
     assert.match(out, /^namespace "team" deleted/);
     const phase = ok(
@@ -200,6 +205,19 @@ spec: {ports: [{port: 80}]}
     assert.match(
       refused.stderr,
       /Error from server \(Forbidden\): error when creating "STDIN": services "late" is forbidden: unable to create new content in namespace team because it is being terminated/,
+    );
+    ok(
+      await run([
+        "patch",
+        "service",
+        "held",
+        "-n",
+        "team",
+        "--type=merge",
+        "-p",
+        '{"metadata":{"finalizers":null}}',
+      ]),
+      "release held",
     );
     await pollUntil(
       "the namespace gone",

@@ -146,6 +146,10 @@ metadata: {name: kubectl-more}
 spec:
   cluster: {metricsResolution: 1s}
   workloads:
+  # web's pods run 10s after the start: the controller syncs (every 1s) several times without
+  # metrics first, whatever the load, for the aggregated warning describe shows.
+  - target: Deployment/web
+    pod: {schedulingDelay: 0s, containerStartDelay: 10s, readinessDelay: 0s}
   - target: Deployment/sample-app
     pod: {schedulingDelay: 0s, containerStartDelay: 0s, readinessDelay: 0s}
     traffic:
@@ -389,9 +393,12 @@ function describeMore(binary: KubectlBinary): void {
 
     it("replace with a stale resourceVersion → 409 Conflict, kubectl's text", async () => {
       const stale = JSON.parse(ok(await run(["get", "hpa", "rt", "-o", "json"]), "get"));
-      const fresh = structuredClone(stale);
-      fresh.spec.minReplicas = 2;
-      ok(await run(["replace", "-f", "-"], JSON.stringify(fresh)), "first replace");
+      // The test's own write makes `stale` stale. A patch carries no resourceVersion, so the
+      // controller's status writes cannot make it conflict (a replace here could).
+      ok(
+        await run(["patch", "hpa", "rt", "--type=merge", "-p", '{"spec":{"minReplicas":2}}']),
+        "patch",
+      );
       stale.spec.maxReplicas = 7;
       const result = await run(["replace", "-f", "-"], JSON.stringify(stale));
       assert.equal(result.code, 1, result.stdout);
@@ -400,6 +407,7 @@ function describeMore(binary: KubectlBinary): void {
       ]);
       const stored = server.up.cluster.store.get("HorizontalPodAutoscaler", "default", "rt");
       assert.equal((stored!.spec as { maxReplicas: number }).maxReplicas, 5);
+      assert.equal((stored!.spec as { minReplicas: number }).minReplicas, 2);
     });
 
     it("top pods: each pod's CPU and memory once metrics exist", async () => {
@@ -579,13 +587,16 @@ function describeMore(binary: KubectlBinary): void {
         "web scaled to 1 and settled",
         async () => {
           const r = await run(["describe", "hpa", "web"]);
+          // Every state the assertions below read, each written by a later sync than the last.
           return r.code === 0 &&
             /ReadyForNewScale/.test(r.stdout) &&
-            /SuccessfulRescale/.test(r.stdout)
+            /SuccessfulRescale/.test(r.stdout) &&
+            /TooFewReplicas/.test(r.stdout) &&
+            /^Deployment pods:\s+1 current \/ 1 desired$/m.test(r.stdout)
             ? r.stdout
             : undefined;
         },
-        { timeoutMs: 20_000, intervalMs: 300 },
+        { timeoutMs: 40_000, intervalMs: 300 },
       );
       const lines = out.split("\n").map((l) => l.trimEnd());
       const at = lines.indexOf("Conditions:");

@@ -368,7 +368,7 @@ function describeKubectl(binary: KubectlBinary): void {
         const output = await watch.waitFor(
           (text) =>
             /^watched\s+Deployment\/worker\s+cpu: \d+%\/50%\s+1\s+4\s+[1-9]\d*\s+\S+$/m.test(text),
-          10_000,
+          30_000,
         );
         assert.match(output, /^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE$/m);
         assert.match(
@@ -723,13 +723,19 @@ describe("RealtimeDriver: the cluster and the controller on the real clock", () 
           | HorizontalPodAutoscaler
           | undefined;
       // Zero CPU use against a 50% target, no scale-down window: straight to minReplicas.
-      await pollUntil("the scale-down to 1", () =>
-        workerReplicas(cluster) === 1 ? true : undefined,
+      // Pods start in 4 s, then metrics come: deadlines with room for a loaded machine.
+      await pollUntil(
+        "the scale-down to 1",
+        () => (workerReplicas(cluster) === 1 ? true : undefined),
+        { timeoutMs: 30_000 },
       );
-      await pollUntil("a status with the CPU metric", () =>
-        hpa()?.status?.currentMetrics?.[0]?.resource?.current.averageUtilization !== undefined
-          ? true
-          : undefined,
+      await pollUntil(
+        "a status with the CPU metric",
+        () =>
+          hpa()?.status?.currentMetrics?.[0]?.resource?.current.averageUtilization !== undefined
+            ? true
+            : undefined,
+        { timeoutMs: 30_000 },
       );
       assert.equal(hpa()?.status?.desiredReplicas, 1);
       assert.ok(syncs.every((key) => key === "default/watched"));
