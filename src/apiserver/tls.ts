@@ -1,15 +1,17 @@
 // Serving certificates for `horizon up`: a self-signed CA and a server certificate it signs,
-// made with the `openssl` binary in a private temp dir (removed afterwards). Clients trust the
+// made in-process with @peculiar/x509 over WebCrypto (no openssl binary). Clients trust the
 // CA through the kubeconfig's `certificate-authority-data`, as with k3s/kind. In memory the CA
 // is throwaway; with a data directory the CA and the token are kept there (as k3s keeps its
 // CA and token across restarts), so the kubeconfig of an earlier run stays valid.
 // Go's crypto/x509 (kubectl) matches only subjectAltNames, never the CN (Go ≥ 1.15), so every
 // address clients dial must be a SAN.
-import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createPrivateKey, KeyObject, randomBytes, webcrypto } from "node:crypto";
+
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { isIP } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export interface ServingCertificate {
@@ -17,7 +19,7 @@ export interface ServingCertificate {
   caCert: string;
   /** PEM of the server certificate. */
   cert: string;
-  /** PEM of the server certificate's private key. */
+  /** PEM (PKCS#8) of the server certificate's private key. */
   key: string;
 }
 
@@ -26,8 +28,6 @@ export interface CertificateOptions {
   hosts?: readonly string[];
   /** Validity in days (default 365). */
   days?: number;
-  /** The openssl binary (default `openssl` on PATH). */
-  openssl?: string;
 }
 
 export type CertificateResult =
@@ -36,12 +36,6 @@ export type CertificateResult =
 
 export const DEFAULT_CERT_HOSTS: readonly string[] = ["127.0.0.1", "::1", "localhost"];
 
-/** The subjectAltName extension value for hosts: `IP:…` for addresses, `DNS:…` otherwise. */
-export function subjectAltName(hosts: readonly string[]): string {
-  const unique = [...new Set(hosts.filter((h) => h !== ""))];
-  return unique.map((h) => (isIP(h) ? `IP:${h}` : `DNS:${h}`)).join(",");
-}
-
 /** The hosts a serving certificate needs when binding `address`: loopback names plus the address itself. */
 export function certificateHosts(address: string): string[] {
   const hosts = [...DEFAULT_CERT_HOSTS];
@@ -49,20 +43,6 @@ export function certificateHosts(address: string): string[] {
   if (address !== "0.0.0.0" && address !== "::" && address !== "") hosts.push(address);
   return [...new Set(hosts)];
 }
-
-function run(binary: string, args: string[], cwd: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(binary, args, { cwd, timeout: 30_000 }, (error, _stdout, stderr) => {
-      if (!error) resolve(null);
-      else
-        resolve(
-          `${binary} ${args[0]} failed: ${(stderr || error.message).toString().trim().split("\n")[0]}`,
-        );
-    });
-  });
-}
-
-const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
 /** A CA that can sign serving certificates (its key is a secret: keep it 0600). */
 export interface CertificateAuthority {
@@ -74,54 +54,89 @@ export type AuthorityResult =
   | { ok: true; value: CertificateAuthority }
   | { ok: false; error: string };
 
-async function inTempDir<T extends { ok: boolean }>(
-  body: (dir: string) => Promise<T>,
-  what: string,
-): Promise<T | { ok: false; error: string }> {
-  const dir = await mkdtemp(join(tmpdir(), "horizon-tls-"));
-  try {
-    return await body(dir);
-  } catch (error) {
-    return { ok: false, error: `cannot generate ${what}: ${(error as Error).message}` };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+type X509 = typeof import("@peculiar/x509");
+
+let x509Module: Promise<X509> | undefined;
+
+/**
+ * @peculiar/x509, loaded on first use (only `horizon up` over TLS needs it). Its dependency
+ * injection (tsyringe) needs a Reflect metadata polyfill, imported first as its README asks.
+ */
+function loadX509(): Promise<X509> {
+  x509Module ??= import("reflect-metadata").then(async () => {
+    const x509 = await import("@peculiar/x509");
+    x509.cryptoProvider.set(webcrypto as webcrypto.Crypto);
+    return x509;
+  });
+  return x509Module;
 }
 
-/** Generates a self-signed CA (P-256). Failures (no openssl) are data. */
+/** ECDSA over P-256 with SHA-256: the key and signature openssl made with prime256v1. */
+const EC_P256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+
+/** A positive random serial of 16 bytes: a re-signed certificate never repeats one (RFC 5280 §4.1.2.2). */
+function randomSerial(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  return bytes.toString("hex");
+}
+
+function validity(days: number): { notBefore: Date; notAfter: Date } {
+  const notBefore = new Date();
+  return { notBefore, notAfter: new Date(notBefore.getTime() + days * 86_400_000) };
+}
+
+function privateKeyPem(key: CryptoKey): string {
+  return KeyObject.from(key).export({ type: "pkcs8", format: "pem" }) as string;
+}
+
+/** The CA's P-256 private key (PKCS#8 or SEC1 PEM) as a WebCrypto signing key. */
+async function importCaKey(pem: string): Promise<CryptoKey> {
+  const key = createPrivateKey(pem);
+  if (key.asymmetricKeyDetails?.namedCurve !== "prime256v1")
+    throw new Error("the CA key is not an EC P-256 key");
+  const der = key.export({ type: "pkcs8", format: "der" });
+  return webcrypto.subtle.importKey("pkcs8", der, EC_P256, false, ["sign"]) as Promise<CryptoKey>;
+}
+
+async function generateKeys(): Promise<CryptoKeyPair> {
+  return (await webcrypto.subtle.generateKey(EC_P256, true, ["sign", "verify"])) as CryptoKeyPair;
+}
+
+function failure(what: string, error: unknown): { ok: false; error: string } {
+  return { ok: false, error: `cannot generate ${what}: ${(error as Error).message}` };
+}
+
+/** Generates a self-signed CA (P-256). Failures are data. */
 export async function generateCertificateAuthority(
   options: Omit<CertificateOptions, "hosts"> = {},
 ): Promise<AuthorityResult> {
-  const openssl = options.openssl ?? "openssl";
-  const days = String(options.days ?? 365);
-  return inTempDir(async (dir) => {
-    const error = await run(
-      openssl,
-      [
-        "req",
-        "-x509",
-        ...EC_KEY,
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.crt",
-        "-days",
-        days,
-        "-subj",
-        "/CN=horizon-ca",
-        "-addext",
-        "basicConstraints=critical,CA:TRUE",
-        "-addext",
-        "keyUsage=critical,keyCertSign,cRLSign",
+  try {
+    const x509 = await loadX509();
+    const keys = await generateKeys();
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: randomSerial(),
+      name: "CN=horizon-ca",
+      ...validity(options.days ?? 365),
+      signingAlgorithm: EC_P256,
+      keys,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+        await x509.AuthorityKeyIdentifierExtension.create(keys.publicKey),
       ],
-      dir,
-    );
-    if (error) return { ok: false, error };
-    const [caCert, caKey] = await Promise.all(
-      ["ca.crt", "ca.key"].map((f) => readFile(join(dir, f), "utf8")),
-    );
-    return { ok: true, value: { caCert: caCert!, caKey: caKey! } };
-  }, "a CA");
+    });
+    return {
+      ok: true,
+      value: { caCert: cert.toString("pem"), caKey: privateKeyPem(keys.privateKey) },
+    };
+  } catch (error) {
+    return failure("a CA", error);
+  }
 }
 
 /** Makes a server certificate (P-256 key) for `hosts`, signed by `ca`. Failures are data. */
@@ -129,67 +144,46 @@ export async function signServingCertificate(
   ca: CertificateAuthority,
   options: CertificateOptions = {},
 ): Promise<CertificateResult> {
-  const openssl = options.openssl ?? "openssl";
-  const hosts = options.hosts ?? DEFAULT_CERT_HOSTS;
-  const days = String(options.days ?? 365);
-  return inTempDir(async (dir) => {
-    await writeFile(join(dir, "ca.crt"), ca.caCert);
-    await writeFile(join(dir, "ca.key"), ca.caKey, { mode: 0o600 });
-    await writeFile(
-      join(dir, "server.ext"),
-      [
-        "basicConstraints=critical,CA:FALSE",
-        "keyUsage=critical,digitalSignature,keyEncipherment",
-        "extendedKeyUsage=serverAuth",
-        `subjectAltName=${subjectAltName(hosts)}`,
-        "",
-      ].join("\n"),
-    );
-    const steps: string[][] = [
-      [
-        "req",
-        ...EC_KEY,
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=horizon-apiserver",
+  const hosts = [...new Set((options.hosts ?? DEFAULT_CERT_HOSTS).filter((h) => h !== ""))];
+  try {
+    const x509 = await loadX509();
+    const issuer = new x509.X509Certificate(ca.caCert);
+    const caKey = await importCaKey(ca.caKey);
+    const keys = await generateKeys();
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: randomSerial(),
+      subject: "CN=horizon-apiserver",
+      issuer: issuer.subject,
+      ...validity(options.days ?? 365),
+      signingAlgorithm: EC_P256,
+      publicKey: keys.publicKey,
+      signingKey: caKey,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        new x509.SubjectAlternativeNameExtension(
+          hosts.map((h) => (isIP(h) ? { type: "ip", value: h } : { type: "dns", value: h })),
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+        await x509.AuthorityKeyIdentifierExtension.create(issuer),
       ],
-      [
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        // A random serial per certificate: a re-signed certificate never repeats one.
-        "-set_serial",
-        `0x${randomBytes(16).toString("hex")}`,
-        "-out",
-        "server.crt",
-        "-days",
-        days,
-        "-extfile",
-        "server.ext",
-      ],
-    ];
-    for (const args of steps) {
-      const error = await run(openssl, args, dir);
-      if (error) return { ok: false, error };
-    }
-    const [cert, key] = await Promise.all(
-      ["server.crt", "server.key"].map((f) => readFile(join(dir, f), "utf8")),
-    );
-    return { ok: true, value: { caCert: ca.caCert, cert: cert!, key: key! } };
-  }, "certificates");
+    });
+    return {
+      ok: true,
+      value: { caCert: ca.caCert, cert: cert.toString("pem"), key: privateKeyPem(keys.privateKey) },
+    };
+  } catch (error) {
+    return failure("certificates", error);
+  }
 }
 
 /**
  * Generates a throwaway CA and a server certificate it signs for `hosts`. The CA key is
- * dropped: nothing can sign further certificates with it. Failures (no openssl) are data.
+ * dropped: nothing can sign further certificates with it. Failures are data.
  */
 export async function generateServingCertificate(
   options: CertificateOptions = {},

@@ -181,19 +181,15 @@ async function servingCredentials(
 ): Promise<Parsed<{ token: string; caCert: string; cert: string; key: string }>> {
   const hosts = certificateHosts(address);
   const makeToken = () => randomBytes(32).toString("base64url");
-  const noOpenssl = (error: string) => ({
-    ok: false as const,
-    error: `${error} (the openssl binary makes the serving certificate; --insecure-http needs none)`,
-  });
   if (dir === undefined) {
     const generated = await generateServingCertificate({ hosts });
-    if (!generated.ok) return noOpenssl(generated.error);
+    if (!generated.ok) return generated;
     return { ok: true, value: { token: givenToken ?? makeToken(), ...generated.value } };
   }
   const ca = await persistentCertificateAuthority(dir);
-  if (!ca.ok) return noOpenssl(ca.error);
+  if (!ca.ok) return ca;
   const signed = await signServingCertificate(ca.value, { hosts });
-  if (!signed.ok) return noOpenssl(signed.error);
+  if (!signed.ok) return signed;
   // A token given by the caller wins over (and does not replace) the directory's.
   const token =
     givenToken !== undefined
@@ -203,7 +199,7 @@ async function servingCredentials(
   return { ok: true, value: { token: token.value, ...signed.value } };
 }
 
-/** Starts everything `horizon up` runs; failures to start (port in use, no openssl) are data. */
+/** Starts everything `horizon up` runs; failures to start (port in use, a bad data directory) are data. */
 export async function startUp(options: StartUpOptions = {}): Promise<StartUpResult> {
   const scenario = options.scenario ?? emptyScenario();
   const address = options.address ?? DEFAULT_ADDRESS;

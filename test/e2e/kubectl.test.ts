@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { TLSSocket } from "node:tls";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
@@ -22,7 +23,7 @@ import {
   writeKubeconfig,
 } from "../../src/apiserver/kubeconfig.js";
 import { certificateHosts, generateServingCertificate } from "../../src/apiserver/tls.js";
-import { describeSync, parseUpOptions, type UpCommandOptions } from "../../src/cli/up.js";
+import { describeSync, parseUpOptions, startUp, type UpCommandOptions } from "../../src/cli/up.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { RealtimeDriver } from "../../src/cluster/realtime.js";
 import type { SyncReport } from "../../src/controller/controller.js";
@@ -609,9 +610,40 @@ describe("serving certificate and kubeconfig", () => {
     );
   });
 
-  it("a missing openssl is an error value, not an exception", async () => {
-    const generated = await generateServingCertificate({ openssl: "/nonexistent/openssl" });
-    assert.equal(generated.ok, false);
+  it("horizon up serves TLS with no openssl on PATH: the kubeconfig's CA verifies its certificate", async () => {
+    // An empty PATH while it starts: nothing it runs may need a binary (the certificates are
+    // made in-process).
+    const path = process.env.PATH;
+    process.env.PATH = mkdtempSync(join(tmpdir(), "horizon-no-openssl-"));
+    let started: Awaited<ReturnType<typeof startUp>>;
+    try {
+      started = await startUp({ port: 0, controller: false, kubeconfigOut: null });
+    } finally {
+      process.env.PATH = path;
+    }
+    assert.ok(started.ok, started.ok ? "" : started.error);
+    const up = started.value;
+    try {
+      const ca = parseYaml(up.kubeconfig).clusters[0].cluster["certificate-authority-data"];
+      assert.equal(Buffer.from(ca, "base64").toString(), up.caCert);
+      const version = await new Promise<{ status: number; peer: X509Certificate }>(
+        (resolve, reject) => {
+          const req = httpsRequest(`${up.url}/version`, { ca: up.caCert! }, (res) => {
+            const peer = new X509Certificate(
+              (res.socket as TLSSocket).getPeerX509Certificate()!.raw,
+            );
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, peer }));
+          });
+          req.on("error", reject);
+          req.end();
+        },
+      );
+      assert.equal(version.status, 200);
+      assert.ok(version.peer.verify(new X509Certificate(up.caCert!).publicKey));
+    } finally {
+      await up.close();
+    }
   });
 
   const kubeconfigCases = [
