@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
+import { mergePatch } from "../api/patch/merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import {
   dropDisabledHorizontalPodAutoscalerFields,
@@ -71,7 +72,7 @@ import {
 } from "./managedfields.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "./microtime.js";
-import { jsonMergePatch, jsonPatch, type PatchResult, strategicMergePatch } from "./patch.js";
+import { jsonPatch, type PatchResult, strategicMergePatch } from "./patch.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "./protobuf.js";
 import {
   apiVersionOf,
@@ -1019,7 +1020,7 @@ class ApiServer {
     switch (contentType) {
       case "application/merge-patch+json":
         if (!body.ok) return body;
-        result = { ok: true, value: jsonMergePatch(current, body.value) };
+        result = { ok: true, value: mergePatch(current, body.value) };
         break;
       case "application/json-patch+json":
         if (!body.ok) return body;

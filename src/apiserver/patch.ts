@@ -1,5 +1,5 @@
-// The patch formats kube-apiserver accepts: JSON merge patch (RFC 7386), JSON patch (RFC 6902)
-// and strategic merge patch (merge keys of the served kinds, `$patch`, `$retainKeys`,
+// The patch formats kube-apiserver accepts besides JSON merge patch (RFC 7386, in
+// src/api/patch/merge-patch.ts): JSON patch (RFC 6902) and strategic merge patch (merge keys of the served kinds, `$patch`, `$retainKeys`,
 // `$deleteFromPrimitiveList`, `$setElementOrder`). Failures are returned as data.
 
 export type PatchResult =
@@ -10,17 +10,6 @@ type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** RFC 7386: objects merge key by key, `null` deletes, anything else replaces. */
-export function jsonMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Json = isObject(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = jsonMergePatch(out[key], value);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

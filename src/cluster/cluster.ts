@@ -3,6 +3,7 @@
 // data, load and usage models, and a metrics pipeline like metrics-server's. `advanceTo` runs
 // everything due up to a time; the controller talks to it through in-process port adapters.
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
+import { mergePatch } from "../api/patch/merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
@@ -37,7 +38,7 @@ import {
   type TemplateInfo,
   Workload,
 } from "./model.js";
-import { mergePatch, strategicMergePatch } from "./patch.js";
+import { strategicMergePatch } from "./patch.js";
 import { createPorts } from "./ports.js";
 import {
   hashString,

@@ -1,19 +1,7 @@
-// JSON merge patch (RFC 7386), and the strategic variant kubectl uses for pod templates, where
-// lists of named objects (containers, env, ports) merge by `name` instead of being replaced.
+// The strategic merge patch kubectl uses for pod templates, where lists of named objects (containers, env, ports) merge by `name` instead of being replaced.
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** RFC 7386: objects merge key by key, `null` deletes, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
-  }
-  return out;
 }
 
 function namedList(value: unknown): value is Record<string, unknown>[] {

@@ -9,6 +9,7 @@ import { type Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments }
 import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
+import { mergePatch } from "../api/patch/merge-patch.js";
 import { Quantity } from "../api/quantity.js";
 import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import {
@@ -605,17 +606,6 @@ function hpaDecodeProblems(hpa: HorizontalPodAutoscaler): { path: Path; message:
         }
       });
     }
-  }
-  return out;
-}
-
-/** RFC 7386 JSON merge patch. */
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObj(patch)) return structuredClone(patch);
-  const out: Obj = isObj(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
   }
   return out;
 }
@@ -1776,7 +1766,7 @@ function readEvent(
         if (!manifest.valid) break;
         const spec =
           isObj(manifest.doc.data) && isObj(manifest.doc.data.spec) ? manifest.doc.data.spec : {};
-        const patched = mergePatch(spec.template, patch);
+        const patched = mergePatch(spec.template, structuredClone(patch));
         const podSpec = isObj(patched) ? patched.spec : undefined;
         const problems = podSpecProblems(podSpec, ["spec"]);
         for (const p of problems) {
@@ -1837,7 +1827,8 @@ function readEvent(
         break;
       }
       // The patched HPA must pass validation, as an update through the API would.
-      const patched = mergePatch(target.raw, patch) as HorizontalPodAutoscaler;
+      // A copy of the patch: the HPA must not share (and later change) the event's values.
+      const patched = mergePatch(target.raw, structuredClone(patch)) as HorizontalPodAutoscaler;
       let valid = true;
       for (const p of hpaDecodeProblems(patched)) {
         c.error(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mergePatch, strategicMergePatch } from "../../src/cluster/patch.js";
+import { mergePatch } from "../../src/api/patch/merge-patch.js";
+import { strategicMergePatch } from "../../src/cluster/patch.js";
 import { noise, streamSeed } from "../../src/cluster/random.js";
 import { modelRps, trafficAt } from "../../src/cluster/traffic.js";
 import type { TrafficModel } from "../../src/sim/scenario-types.js";
