@@ -9,6 +9,7 @@ import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../ap
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
+import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import {
   dropDisabledHorizontalPodAutoscalerFields,
@@ -72,7 +73,7 @@ import {
 } from "./managedfields.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "./microtime.js";
-import { jsonPatch, type PatchResult, strategicMergePatch } from "./patch.js";
+import { jsonPatch, type PatchResult } from "./patch.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "./protobuf.js";
 import {
   apiVersionOf,

@@ -4,6 +4,7 @@
 // everything due up to a time; the controller talks to it through in-process port adapters.
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
+import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
@@ -38,7 +39,6 @@ import {
   type TemplateInfo,
   Workload,
 } from "./model.js";
-import { strategicMergePatch } from "./patch.js";
 import { createPorts } from "./ports.js";
 import {
   hashString,
@@ -1396,7 +1396,11 @@ export class EmbeddedCluster {
     const current = this.store.get(ref.kind, ref.namespace, ref.name);
     if (!current) return;
     const spec = current.spec as { template?: unknown };
-    const template = strategicMergePatch(spec.template ?? {}, patch);
+    // As `kubectl patch` of the workload's spec.template. The scenario checked the patch against
+    // the manifest's template; one that no longer applies changes nothing, as a failed patch.
+    const patched = strategicMergePatch(spec.template ?? {}, patch);
+    if (!patched.ok) return;
+    const template = patched.value;
     const updated = this.#write(() =>
       this.store.update({
         ...current,

@@ -10,6 +10,7 @@ import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
+import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import { Quantity } from "../api/quantity.js";
 import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import {
@@ -1761,13 +1762,17 @@ function readEvent(
       const ref = workload();
       const patch = patchOf();
       if (ref && patch) {
-        // The patched template must still be a valid pod template.
+        // The patch must apply to the template as `kubectl patch` would, and leave a valid one.
         const manifest = workloads.get(refKey(ref))!;
         if (!manifest.valid) break;
         const spec =
           isObj(manifest.doc.data) && isObj(manifest.doc.data.spec) ? manifest.doc.data.spec : {};
-        const patched = mergePatch(spec.template, structuredClone(patch));
-        const podSpec = isObj(patched) ? patched.spec : undefined;
+        const patched = strategicMergePatch(isObj(spec.template) ? spec.template : {}, patch);
+        if (!patched.ok) {
+          c.error([...path, "patch"], `the patch does not apply to the template: ${patched.error}`);
+          break;
+        }
+        const podSpec = isObj(patched.value) ? patched.value.spec : undefined;
         const problems = podSpecProblems(podSpec, ["spec"]);
         for (const p of problems) {
           c.error(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mergePatch } from "../../src/api/patch/merge-patch.js";
-import { strategicMergePatch } from "../../src/cluster/patch.js";
+import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
 import { noise, streamSeed } from "../../src/cluster/random.js";
 import { modelRps, trafficAt } from "../../src/cluster/traffic.js";
 import type { TrafficModel } from "../../src/sim/scenario-types.js";
@@ -165,11 +165,14 @@ describe("patches", () => {
     assert.deepEqual(
       strategicMergePatch(template, { spec: { containers: [{ name: "app", image: "v2" }] } }),
       {
-        spec: {
-          containers: [
-            { name: "app", image: "v2", ports: [1] },
-            { name: "side", image: "s" },
-          ],
+        ok: true,
+        value: {
+          spec: {
+            containers: [
+              { name: "app", image: "v2", ports: [1] },
+              { name: "side", image: "s" },
+            ],
+          },
         },
       },
     );

@@ -611,6 +611,21 @@ describe("errors", () => {
       ],
     },
     {
+      // $patch: delete takes the only container away (a JSON merge patch would keep a container
+      // with a "$patch" field); an unknown directive does not apply.
+      name: "updateTemplate: the patch applies as kubectl patch's strategic merge patch",
+      text: scenario(
+        `  events:
+  - {at: 1m, type: updateTemplate, workload: Deployment/web, patch: {spec: {containers: [{name: web, $patch: delete}]}}}
+  - {at: 2m, type: updateTemplate, workload: Deployment/web, patch: {spec: {$patch: remove}}}
+`,
+      ),
+      errors: [
+        "s.yaml:37:62: document 3 (Scenario/t): spec.events[0].patch: the patched template is invalid: spec.containers: Required value",
+        "s.yaml:38:62: document 3 (Scenario/t): spec.events[1].patch: the patch does not apply to the template: Unknown patch type: remove",
+      ],
+    },
+    {
       name: "HPA validation errors at the offending field",
       text: file(
         DEPLOYMENT,
