@@ -16,6 +16,7 @@
 // case-insensitively, unknown keys ignored, and a value that does not decode makes upstream
 // ignore that annotation as a whole.
 
+import { goJsonString } from "./gojson.js";
 import { Quantity } from "./quantity.js";
 import type {
   ContainerResourceMetricSource,
@@ -85,13 +86,6 @@ const DEFAULT_CPU_UTILIZATION = 80;
 
 // =============================================================================================
 // Go encoding/json: writing
-
-/** A JSON string as Go writes it: HTML-safe (<, >, & escaped) and U+2028/U+2029 escaped. */
-export function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => {
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-}
 
 /** A JSON object from fields in struct order; `undefined` values are omitted (omitempty). */
 function goObject(fields: Array<[string, string | undefined]>): string {

@@ -10,6 +10,7 @@
 // internal object: absent fields count as Go zero values (nil pointer, "", 0, empty list).
 
 import { FeatureGates } from "./featuregates.js";
+import { goJsonString } from "./gojson.js";
 import { Quantity } from "./quantity.js";
 import type {
   ContainerResourceMetricSource,
@@ -94,7 +95,7 @@ export function fieldErrorBody(e: FieldError): string {
 
 function renderBadValue(value: unknown, json: boolean): string {
   if (value === undefined || value === null) return "null";
-  if (typeof value === "string") return json ? goJSONString(value) : goQuote(value);
+  if (typeof value === "string") return json ? goJsonString(value) : goQuote(value);
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
     return String(value);
   }
@@ -126,43 +127,16 @@ export function goQuote(s: string): string {
   return `${out}"`;
 }
 
-/** A string as Go's encoding/json writes it (HTML-safe escaping, Go ≥ 1.22 short escapes). */
-export function goJSONString(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (ch === '"') out += '\\"';
-    else if (ch === "\\") out += "\\\\";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\b") out += "\\b";
-    else if (ch === "\f") out += "\\f";
-    else if (
-      cp < 0x20 ||
-      ch === "<" ||
-      ch === ">" ||
-      ch === "&" ||
-      cp === 0x2028 ||
-      cp === 0x2029
-    ) {
-      out += `\\u${cp.toString(16).padStart(4, "0")}`;
-    } else if (cp >= 0xd800 && cp <= 0xdfff) out += "\\ufffd";
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
 function goJSON(value: unknown): string {
   if (value === undefined || value === null) return "null";
-  if (typeof value === "string") return goJSONString(value);
+  if (typeof value === "string") return goJsonString(value);
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
   if (typeof value === "bigint" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return `[${value.map(goJSON).join(",")}]`;
   if (typeof value === "object") {
     const parts = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${goJSONString(k)}:${goJSON(v)}`);
+      .map(([k, v]) => `${goJsonString(k)}:${goJSON(v)}`);
     return `{${parts.join(",")}}`;
   }
   return "null";

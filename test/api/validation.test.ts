@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { FeatureGates } from "../../src/api/featuregates.js";
+import { goJsonString as goJSONString } from "../../src/api/gojson.js";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerSpec,
@@ -13,7 +14,6 @@ import {
   dropDisabledHorizontalPodAutoscalerFields,
   type FieldError,
   fieldErrorMessage,
-  goJSONString,
   goQuote,
   horizontalPodAutoscalerSpecValidationOptions,
   isDNS1123Label,
