@@ -17,6 +17,7 @@
 // ignore that annotation as a whole.
 
 import { goJsonString } from "./gojson.js";
+import { isRecord } from "./json.js";
 import { Quantity } from "./quantity.js";
 import type {
   ContainerResourceMetricSource,
@@ -1172,10 +1173,6 @@ function copyRef(
   const out: CrossVersionObjectReference = { kind: ref?.kind ?? "", name: ref?.name ?? "" };
   if (ref?.apiVersion) out.apiVersion = ref.apiVersion;
   return out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 // =============================================================================================

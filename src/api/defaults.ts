@@ -3,6 +3,7 @@
 // GenerateHPAScaleUpRules / GenerateHPAScaleDownRules). Functions return new objects and never
 // mutate their input.
 
+import { isRecord } from "./json.js";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerBehavior,
@@ -132,10 +133,6 @@ export function setDefaultsHorizontalPodAutoscaler(
   const out = structuredClone(hpa);
   out.spec = setDefaultsHorizontalPodAutoscalerSpec(hpa.spec);
   return out;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 import { FeatureGates } from "./featuregates.js";
 import { goJsonString } from "./gojson.js";
+import { isRecord } from "./json.js";
 import { Quantity } from "./quantity.js";
 import type {
   ContainerResourceMetricSource,
@@ -1184,10 +1185,6 @@ export function dropDisabledHorizontalPodAutoscalerFields(
     if (rules) delete rules.tolerance;
   }
   return out;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Field selectors (`?fieldSelector=`): the fields each kind supports, as upstream's per-kind
 // field label conversion funcs, and their evaluation on an object.
 
+import { isRecord } from "../api/json.js";
 import type { KubeObject } from "../api/types.js";
 import { type ApiError, badRequest } from "./errors.js";
 
@@ -73,8 +74,4 @@ export function fieldValue(object: KubeObject, field: string): string {
   for (const part of field.split(".")) cur = isRecord(cur) ? cur[part] : undefined;
   if (cur === undefined || cur === null) return "";
   return String(cur);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
+import { isRecord } from "../api/json.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
@@ -1351,10 +1352,6 @@ function forbidden(
       code: 403,
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function objectKey(object: KubeObject): string {

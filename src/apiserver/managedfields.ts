@@ -4,6 +4,7 @@
 // associative and by which keys, what is atomic), Update tracking (a writer takes the fields it
 // changed from everyone else), Apply (merge, ownership, conflicts, removal of fields the applier
 // dropped), and the Status of an apply conflict. Pure: no I/O, time is passed in.
+import { isRecord as isObject } from "../api/json.js";
 import { root } from "./kinds/meta.js";
 import { kindDefinition } from "./kinds/registry.js";
 import { type ApplySchema, DEDUCED } from "./kinds/types.js";
@@ -334,10 +335,6 @@ export function schemaFor(kind: string, apiVersion: string): Schema {
 // Typed walks over objects
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isEmptyValue(value: unknown): boolean {
   if (value === undefined || value === null) return true;

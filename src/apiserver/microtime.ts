@@ -5,6 +5,7 @@
 // is written back in UTC at second precision (Time) or with six fractional digits (MicroTime);
 // the zero instant is written as `null`. A value Go cannot parse fails the whole decode with
 // Go's `*time.ParseError` text, which the API server wraps in a 400 BadRequest.
+import { isRecord } from "../api/json.js";
 import { type ApiError, badRequest, invalid } from "./errors.js";
 import { kindDefinition } from "./kinds/registry.js";
 import type { TimeTree, TimeType } from "./kinds/types.js";
@@ -221,10 +222,6 @@ export function normalizeTimeValue(type: TimeType, raw: unknown): Decoded<string
   if (!parsed.ok) return parsed;
   if (parsed.value.sec === ZERO_SEC && parsed.value.nsec === 0) return { ok: true, value: null };
   return { ok: true, value: formatGoTime(type, parsed.value) };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

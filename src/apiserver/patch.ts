@@ -1,14 +1,11 @@
 // JSON patch (RFC 6902), one of the patch formats kube-apiserver accepts; JSON merge patch and
 // strategic merge patch are in src/api/patch/. Failures are returned as data.
+import { isRecord } from "../api/json.js";
 import type { PatchResult } from "../api/patch/strategic-merge-patch.js";
 
 export type { PatchResult };
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 // ---------------------------------------------------------------------------------------------
 // RFC 6902
@@ -37,7 +34,7 @@ function getAt(doc: unknown, tokens: string[]): { found: boolean; value?: unknow
       const i = arrayIndex(token, cur.length, false);
       if (i === null) return { found: false };
       cur = cur[i];
-    } else if (isObject(cur) && Object.hasOwn(cur, token)) cur = cur[token];
+    } else if (isRecord(cur) && Object.hasOwn(cur, token)) cur = cur[token];
     else return { found: false };
   }
   return { found: true, value: cur };
@@ -58,7 +55,7 @@ function withParent(
     copy[i] = withParent(doc[i], rest, fn);
     return copy;
   }
-  if (isObject(doc) && Object.hasOwn(doc, head!)) {
+  if (isRecord(doc) && Object.hasOwn(doc, head!)) {
     return { ...doc, [head!]: withParent(doc[head!], rest, fn) };
   }
   throw new PatchError(`doc is missing path: ${head}`);
@@ -77,7 +74,7 @@ function addAt(doc: unknown, path: string, tokens: string[], value: unknown): un
       copy.splice(i, 0, value);
       return copy;
     }
-    if (isObject(parent)) return { ...parent, [last]: value };
+    if (isRecord(parent)) return { ...parent, [last]: value };
     throw new PatchError(`add operation does not apply: doc is missing path: "${path}"`);
   });
 }
@@ -94,7 +91,7 @@ function removeAt(doc: unknown, path: string, tokens: string[], op: string): unk
       copy.splice(i, 1);
       return copy;
     }
-    if (isObject(parent) && Object.hasOwn(parent, last)) {
+    if (isRecord(parent) && Object.hasOwn(parent, last)) {
       const copy = { ...parent };
       delete copy[last];
       return copy;
@@ -115,7 +112,7 @@ export function jsonPatch(target: unknown, patch: unknown): PatchResult {
   let doc = target;
   try {
     for (const raw of patch) {
-      if (!isObject(raw) || typeof raw.op !== "string") {
+      if (!isRecord(raw) || typeof raw.op !== "string") {
         return { ok: false, code: 400, error: "missing op in json patch operation" };
       }
       const op = raw.op;
@@ -182,7 +179,7 @@ export function jsonPatch(target: unknown, patch: unknown): PatchResult {
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const out: Json = {};
     for (const key of Object.keys(value).sort()) out[key] = canonical(value[key]);
     return out;

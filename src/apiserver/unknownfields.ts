@@ -1,5 +1,6 @@
 // Unknown-field detection (`?fieldValidation=`): the fields a request body may carry, the
 // HPA's schema in both served versions; other kinds are checked at the top level only.
+import { isRecord } from "../api/json.js";
 
 export type Schema = "any" | { [field: string]: Schema } | [Schema];
 const OBJECT_META: Schema = Object.fromEntries(
@@ -118,8 +119,4 @@ export function dropPath(object: Record<string, unknown>, path: string): void {
   }
   const last = parts[parts.length - 1]!;
   if (isRecord(cur)) delete cur[last];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

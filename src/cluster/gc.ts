@@ -5,6 +5,7 @@
 // (ownerReferences: Background, Foreground, Orphan) and the namespace controller's cascade.
 // The decisions are pure functions; `GarbageCollector` applies them to the store, driven by the
 // cluster's clock (it never reads the wall clock).
+import { isRecord } from "../api/json.js";
 import type { KubeObject, OwnerReference } from "../api/types.js";
 import { type FieldError, goQuote } from "../api/validation.js";
 import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
@@ -40,10 +41,6 @@ export type OptionsError =
   | { reason: "Invalid"; errors: FieldError[] };
 
 export type OptionsResult = { ok: true; value: DeleteOptions } | { ok: false; error: OptionsError };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function badRequest(message: string): OptionsResult {
   return { ok: false, error: { reason: "BadRequest", message } };

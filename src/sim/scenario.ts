@@ -9,6 +9,7 @@ import { type Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments }
 import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
+import { isRecord as isObj } from "../api/json.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import { Quantity } from "../api/quantity.js";
@@ -161,10 +162,6 @@ interface Doc {
   ast: Document;
   data: unknown;
   object?: string;
-}
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 class Reporter {
