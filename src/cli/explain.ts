@@ -5,12 +5,13 @@
 // flags.
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
+import { CoordinationV1Api } from "@kubernetes/client-node";
 import { type Command, type CommanderError, Option } from "commander";
 import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.js";
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
+import { loadKubeConfig } from "../kube/config.js";
 
 export interface ExplainOptions {
   namespace?: string;
@@ -182,13 +183,9 @@ export async function findLeaderAddress(options: {
   leaseNamespace: string;
   leaseName: string;
 }): Promise<Parsed<{ address: string; holder: string }>> {
-  const kc = new KubeConfig();
-  try {
-    if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (error) {
-    return { ok: false, error: `cannot load the kubeconfig: ${(error as Error).message}` };
-  }
+  const loaded = await loadKubeConfig({ kubeconfig: options.kubeconfig ?? null });
+  if (!loaded.ok) return { ok: false, error: `cannot load the kubeconfig: ${loaded.error}` };
+  const kc = loaded.value.kubeConfig;
   const lease = `${options.leaseNamespace}/${options.leaseName}`;
   let body: {
     metadata?: { annotations?: Record<string, string> };

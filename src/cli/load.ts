@@ -4,19 +4,11 @@
 // wherever kubectl does): it sets the Service's `horizon.dev/load` annotation with a JSON merge
 // patch, and the embedded cluster adds that load to the workloads the Service selects
 // (src/cluster/load.ts). Exit codes: 0 done, 1 the API call failed, 2 bad flags.
-import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import {
-  ApiException,
-  CoreV1Api,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from "@kubernetes/client-node";
+import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { formatLoadAnnotation, LOAD_ANNOTATION } from "../cluster/load.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
+import { loadKubeConfig } from "../kube/config.js";
 import { defaultKubeconfigPath } from "./up.js";
 
 export interface LoadCommandOptions {
@@ -68,23 +60,6 @@ export function parseLoadOptions(options: LoadCommandOptions): ParsedLoadOptions
     return { ok: true, plan: { action: "stop", durationMs: null } };
   }
   return { ok: true, plan: { action: "set", rps, durationMs } };
-}
-
-/**
- * The kubeconfig as kubectl finds it (--kubeconfig, $KUBECONFIG, ~/.kube/config), falling back
- * to the one `horizon up` writes (~/.horizon/kubeconfig) when kubectl would find none.
- */
-export function loadKubeConfig(file: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  if (file !== undefined) kc.loadFromFile(file);
-  else if (
-    !process.env.KUBECONFIG &&
-    !existsSync(join(homedir(), ".kube", "config")) &&
-    existsSync(defaultKubeconfigPath())
-  ) {
-    kc.loadFromFile(defaultKubeconfigPath());
-  } else kc.loadFromDefault();
-  return kc;
 }
 
 export interface LoadIO {
@@ -147,19 +122,18 @@ export async function loadCommand(
   }
   const plan = parsed.plan;
   const now = io.now ?? Date.now;
-  let kc: KubeConfig;
-  try {
-    kc = loadKubeConfig(options.kubeconfig);
-  } catch (error) {
-    io.err(`error: cannot load the kubeconfig: ${(error as Error).message}`);
+  // As every command: --kubeconfig, KUBECONFIG, in-cluster, ~/.kube/config; then the
+  // kubeconfig `horizon up` writes.
+  const loaded = await loadKubeConfig({
+    kubeconfig: options.kubeconfig ?? null,
+    fallbackKubeconfig: defaultKubeconfigPath(),
+  });
+  if (!loaded.ok) {
+    io.err(`error: cannot load the kubeconfig: ${loaded.error}`);
     return 1;
   }
-  if (!kc.getCurrentCluster()) {
-    io.err("error: the kubeconfig names no cluster (start `horizon up`, or pass --kubeconfig)");
-    return 1;
-  }
-  const namespace =
-    options.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? "default";
+  const kc = loaded.value.kubeConfig;
+  const namespace = options.namespace ?? loaded.value.namespace ?? "default";
   const api = kc.makeApiClient(CoreV1Api);
   const what = `service/${service} (namespace ${namespace})`;
 
@@ -320,7 +294,7 @@ export function registerLoadCommand(program: Command): void {
     .option("-n, --namespace <namespace>", "the Service's namespace (default: the context's)")
     .option(
       "--kubeconfig <file>",
-      `kubeconfig to use (default: as kubectl, else ${defaultKubeconfigPath()})`,
+      `kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config, else ${defaultKubeconfigPath()})`,
     )
     .action(async (service: string, options: LoadCommandOptions) => {
       const controller = new AbortController();

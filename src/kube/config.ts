@@ -1,6 +1,7 @@
-// Where `horizon controller` finds its cluster, in controller-runtime's order (GetConfig):
-// `--kubeconfig FILE`, then `KUBECONFIG`, then the in-cluster service account, then
-// ~/.kube/config. @kubernetes/client-node's KubeConfig parses the files and works out auth and
+// Where every command that talks to an API server (`horizon controller`, `explain`, `load`)
+// finds its cluster, in controller-runtime's order (GetConfig): `--kubeconfig FILE`, then
+// `KUBECONFIG`, then the in-cluster service account, then ~/.kube/config (then a command's own
+// fallback file, for `load` the kubeconfig `horizon up` writes). @kubernetes/client-node's KubeConfig parses the files and works out auth and
 // TLS (applyToHTTPSOptions); the transport (client.ts) takes the result as plain TLS material
 // and an `authHeaders()` that is asked before every request.
 import { readFileSync, statSync } from "node:fs";
@@ -17,7 +18,12 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 /** client-go re-reads a rotated service account token about once a minute (cachedFileTokenSource). */
 export const TOKEN_REFRESH_MS = 60_000;
 
-export type ConfigSource = "--kubeconfig" | "KUBECONFIG" | "in-cluster" | "~/.kube/config";
+export type ConfigSource =
+  | "--kubeconfig"
+  | "KUBECONFIG"
+  | "in-cluster"
+  | "~/.kube/config"
+  | "fallback";
 
 export interface TlsMaterial {
   ca?: Buffer | string;
@@ -62,6 +68,8 @@ export interface LoadConfigOptions {
   serviceAccountDir?: string;
   /** The home directory for ~/.kube/config (default os.homedir()). */
   homeDir?: string;
+  /** A kubeconfig used when no other source applies, if it exists (`horizon load`: `horizon up`'s). */
+  fallbackKubeconfig?: string;
   /** How often a service account token file is checked for rotation (default 60 s, as client-go). */
   tokenRefreshMs?: number;
   /** The clock for token refresh (tests). */
@@ -109,12 +117,16 @@ export async function loadKubeConfig(options: LoadConfigOptions = {}): Promise<C
     if (inCluster.ok || !isFile(home)) return inCluster;
   }
   if (isFile(home)) return fromKubeconfigFiles([home], "~/.kube/config", home);
+  const fallback = options.fallbackKubeconfig;
+  if (fallback !== undefined && isFile(fallback))
+    return fromKubeconfigFiles([fallback], "fallback", fallback);
   return {
     ok: false,
     error:
       `no cluster configuration: pass --kubeconfig FILE, set KUBECONFIG, run in a pod ` +
       `(KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT set, token in ` +
-      `${options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR}), or create ${home}`,
+      `${options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR}), or create ${home}` +
+      (fallback !== undefined ? ` or ${fallback}` : ""),
   };
 }
 
@@ -264,11 +276,12 @@ async function fromServiceAccount(
     // client-go falls back to "default" when the namespace file is missing.
   }
   const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
-  // Same shape as client-node's loadFromCluster, over a folder that tests can move.
+  // Same shape as client-node's loadFromCluster, over a folder that tests can move: its
+  // tokenFile auth provider lets client-node's typed API (explain, load) authenticate too.
   const kc = new KubeConfig();
   kc.loadFromClusterAndUser(
     { name: "inCluster", server, caFile, skipTLSVerify: false },
-    { name: "inClusterUser" },
+    { name: "inClusterUser", authProvider: { name: "tokenFile", config: { tokenFile } } },
   );
   const context = kc.getContextObject(kc.getCurrentContext());
   if (context) (context as { namespace?: string }).namespace = namespace;

@@ -305,6 +305,16 @@ describe("through the leader's Lease", () => {
     assert.equal(inPod.code, 1);
     assert.match(inPod.err, /kubectl port-forward -n kube-system pod\/horizon-7d9f 1:1/);
   });
+
+  it("loads the kubeconfig as every command does (src/kube/config.ts): its errors name the file", async () => {
+    const missing = join(dir, "no-such-kubeconfig");
+    const answer = await explain("hpa/web", { kubeconfig: missing });
+    assert.equal(answer.code, 1);
+    assert.match(
+      answer.err,
+      new RegExp(`cannot load the kubeconfig: --kubeconfig ${missing}: no such file`),
+    );
+  });
 });
 
 describe("explainDecision words each branch", () => {

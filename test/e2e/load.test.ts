@@ -235,6 +235,15 @@ describe("horizon load against horizon up", () => {
     assert.equal(await loadCommand("lonely", { kubeconfig, stop: true }, capture().io), 0);
   });
 
+  it("a missing --kubeconfig: exit 1, the one loader's error naming the file", async () => {
+    const c = capture();
+    const missing = `${kubeconfig}.missing`;
+    assert.equal(await loadCommand("php-apache", { kubeconfig: missing, rps: "10" }, c.io), 1);
+    assert.deepEqual(c.err, [
+      `error: cannot load the kubeconfig: --kubeconfig ${missing}: no such file`,
+    ]);
+  });
+
   it("a Service that does not exist: exit 1, kubectl's NotFound text", async () => {
     const c = capture();
     const code = await loadCommand("nope", { kubeconfig, rps: "10" }, c.io);

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { CoreV1Api } from "@kubernetes/client-node";
 import { renderKubeconfig } from "../../src/apiserver/kubeconfig.js";
 import { generateServingCertificate } from "../../src/apiserver/tls.js";
 import { type RunningUp, startUp } from "../../src/cli/up.js";
@@ -50,6 +51,7 @@ describe("loadKubeConfig: which source", () => {
   const inClusterEnv = { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" };
   const badYaml = join(root, "bad");
   writeFileSync(badYaml, "clusters:\n- name: x\n  cluster: {}\ncontexts: []\n");
+  const fallbackFile = kubeconfigFile(root, "fallback", "https://fallback.example:6443");
   const noContext = join(root, "no-context");
   writeFileSync(
     noContext,
@@ -130,6 +132,40 @@ describe("loadKubeConfig: which source", () => {
       expect: { error: /no cluster configuration: pass --kubeconfig FILE, set KUBECONFIG/ },
     },
     {
+      name: "a command's fallback kubeconfig only when nothing else applies",
+      options: { env: {}, homeDir: emptyHome, fallbackKubeconfig: fallbackFile },
+      expect: { source: "fallback", server: "https://fallback.example:6443" },
+    },
+    {
+      name: "~/.kube/config wins over the fallback",
+      options: { env: {}, homeDir, fallbackKubeconfig: fallbackFile },
+      expect: { source: "~/.kube/config", server: "https://home.example:6443" },
+    },
+    {
+      name: "KUBECONFIG wins over the fallback",
+      options: {
+        env: { KUBECONFIG: envFile },
+        homeDir: emptyHome,
+        fallbackKubeconfig: fallbackFile,
+      },
+      expect: { source: "KUBECONFIG", server: "https://env.example:6443" },
+    },
+    {
+      name: "in-cluster wins over the fallback",
+      options: {
+        env: inClusterEnv,
+        serviceAccountDir: saDir,
+        homeDir: emptyHome,
+        fallbackKubeconfig: fallbackFile,
+      },
+      expect: { source: "in-cluster", server: "https://10.0.0.1:443" },
+    },
+    {
+      name: "a missing fallback is named among the options",
+      options: { env: {}, homeDir: emptyHome, fallbackKubeconfig: join(root, "no-fallback") },
+      expect: { error: /, or create \S+ or \S*no-fallback$/ },
+    },
+    {
       name: "an invalid kubeconfig names the file and client-node's complaint",
       options: { kubeconfig: badYaml, env: {} },
       expect: { error: /^--kubeconfig \S*bad: clusters\[0\]\.cluster\.server is missing/ },
@@ -200,6 +236,24 @@ describe("in-cluster config against horizon up over HTTPS", () => {
     } finally {
       client.close();
     }
+  });
+
+  it("its kubeConfig authenticates client-node's typed API too (explain, load)", async () => {
+    const dir = serviceAccount(join(tempDir(), "sa"), {
+      token: up.token!,
+      ca: up.caCert!,
+      namespace: "default",
+    });
+    const loaded = await loadKubeConfig({
+      env: { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(up.port) },
+      serviceAccountDir: dir,
+      homeDir: tempDir(),
+    });
+    assert.ok(loaded.ok, loaded.ok ? "" : loaded.error);
+    const namespace = await loaded.value.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .readNamespace({ name: "default" });
+    assert.equal(namespace.metadata?.name, "default");
   });
 
   it("the same config through a kubeconfig file (CA data and token)", async () => {
