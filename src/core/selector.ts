@@ -1,6 +1,7 @@
 // Label selectors: the string form a scale subresource reports (`status.selector`, parsed as
 // upstream labels.Parse) and the structured metav1.LabelSelector of metric specs.
 import type { LabelSelector } from "../api/types.js";
+import { isQualifiedName, isValidLabelValue } from "../api/validation.js";
 
 export type SelectorOperator = "=" | "!=" | "in" | "notin" | "exists" | "!";
 
@@ -17,10 +18,6 @@ export interface Selector {
 }
 
 export type SelectorResult = { ok: true; selector: Selector } | { ok: false; error: string };
-
-const KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function requirementText(r: SelectorRequirement): string {
   switch (r.operator) {
@@ -42,12 +39,25 @@ function build(requirements: SelectorRequirement[]): Selector {
   return { requirements: sorted, text: sorted.map(requirementText).join(",") };
 }
 
+// The rules validation applies to labels (upstream labels.Parse uses IsQualifiedName and
+// IsValidLabelValue too). Selectors repeat the same few keys and values: remember the valid ones.
+const validKeys = new Set<string>();
+const validValues = new Set<string>();
+
 function checkKey(key: string): string | null {
-  return KEY.test(key) && key.length <= 317 ? null : `invalid label key "${key}"`;
+  if (validKeys.has(key)) return null;
+  if (isQualifiedName(key).length > 0) return `invalid label key "${key}"`;
+  if (validKeys.size >= 4096) validKeys.clear();
+  validKeys.add(key);
+  return null;
 }
 
 function checkValue(value: string): string | null {
-  return VALUE.test(value) && value.length <= 63 ? null : `invalid label value: "${value}"`;
+  if (validValues.has(value)) return null;
+  if (isValidLabelValue(value).length > 0) return `invalid label value: "${value}"`;
+  if (validValues.size >= 4096) validValues.clear();
+  validValues.add(value);
+  return null;
 }
 
 // Scales report the same selector string on every sync; parse each distinct one once.
