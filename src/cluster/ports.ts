@@ -1,27 +1,24 @@
 // In-process adapters of the controller's ports, bound to an embedded cluster: the scale
 // subresource of Deployments, ReplicaSets, StatefulSets and ReplicationControllers, the pods
-// of a selector (cached views), the metrics APIs, the HPA status subresource, and an event
-// recorder that aggregates repeats as upstream's (count + 1, lastTimestamp).
+// of a selector (cached views), the metrics APIs, the HPA status subresource, and the events
+// port (events.ts, over the shared event correlator).
 import type {
   CrossVersionObjectReference,
-  HorizontalPodAutoscaler,
   HorizontalPodAutoscalerStatus,
   KubeObject,
   LabelSelector,
 } from "../api/types.js";
 import type {
   ControllerPorts,
-  EventsPort,
   PortResult,
   ScaleTargetPort,
   ScaleView,
 } from "../controller/ports.js";
 import { selectorFromLabelSelector } from "../core/selector.js";
-import type { SyncEvent } from "../core/sync.js";
 import type { EmbeddedCluster } from "./cluster.js";
+import { EventRecorder } from "./events.js";
 import { groupOf } from "./kinds.js";
-import { notFoundMessage, type ObjectStore, StoreError } from "./store.js";
-import { rfc3339 } from "./time.js";
+import { notFoundMessage, StoreError } from "./store.js";
 
 /** Kinds with a scale subresource, by API group. */
 const SCALABLE: Record<string, string> = {
@@ -111,72 +108,6 @@ export function createScalePort(cluster: EmbeddedCluster): ScaleTargetPort {
       return { ok: true, value: undefined };
     },
   };
-}
-
-/**
- * core/v1 Events for HPAs, aggregated as upstream's EventCorrelator does: the same source,
- * involved object, type, reason and message update one Event (count + 1, lastTimestamp).
- */
-export class EventRecorder implements EventsPort {
-  readonly #store: ObjectStore;
-  readonly #byKey = new Map<string, string>();
-
-  constructor(store: ObjectStore) {
-    this.#store = store;
-  }
-
-  record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void {
-    const namespace = hpa.metadata.namespace ?? "default";
-    const name = hpa.metadata.name ?? "";
-    const involvedObject = {
-      kind: "HorizontalPodAutoscaler",
-      namespace,
-      name,
-      uid: hpa.metadata.uid ?? "",
-      apiVersion: "autoscaling/v2",
-      resourceVersion: hpa.metadata.resourceVersion ?? "",
-    };
-    const key = [namespace, name, involvedObject.uid, event.type, event.reason, event.message].join(
-      "\u0000",
-    );
-    const existingName = this.#byKey.get(key);
-    const existing = existingName ? this.#store.get("Event", namespace, existingName) : undefined;
-    const timestamp = rfc3339(now);
-    if (existing) {
-      this.#store.update({
-        ...existing,
-        metadata: { ...existing.metadata, resourceVersion: undefined },
-        count: ((existing.count as number | undefined) ?? 1) + 1,
-        lastTimestamp: timestamp,
-        involvedObject,
-      });
-      return;
-    }
-    // Upstream names events `<object>.<unix nanoseconds in hex>`.
-    let nanos = BigInt(Math.floor(now)) * 1_000_000n;
-    let eventName = `${name}.${nanos.toString(16)}`;
-    while (this.#store.get("Event", namespace, eventName)) {
-      nanos += 1n;
-      eventName = `${name}.${nanos.toString(16)}`;
-    }
-    this.#store.create({
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: eventName, namespace },
-      involvedObject,
-      reason: event.reason,
-      message: event.message,
-      source: { component: "horizontal-pod-autoscaler" },
-      firstTimestamp: timestamp,
-      lastTimestamp: timestamp,
-      count: 1,
-      type: event.type,
-      eventTime: null,
-      reportingComponent: "horizontal-pod-autoscaler",
-      reportingInstance: "",
-    });
-    this.#byKey.set(key, eventName);
-  }
 }
 
 export function createPorts(cluster: EmbeddedCluster): Omit<ControllerPorts, "clock"> {

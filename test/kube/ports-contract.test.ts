@@ -5,11 +5,18 @@
 // is skipped with that reason.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { CrossVersionObjectReference, MetricSpec } from "../../src/api/types.js";
+import type {
+  CrossVersionObjectReference,
+  HorizontalPodAutoscaler,
+  KubeObject,
+  MetricSpec,
+} from "../../src/api/types.js";
 import { createPorts } from "../../src/cluster/ports.js";
-import type { MetricsPort, ScaleTargetPort } from "../../src/controller/ports.js";
+import type { EventsPort, MetricsPort, ScaleTargetPort } from "../../src/controller/ports.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
+import type { SyncEvent } from "../../src/core/sync.js";
+import { KubeEventRecorder } from "../../src/kube/events.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
 import { KubeScaleTargetPort } from "../../src/kube/scale.js";
 import type { Harness } from "./harness.js";
@@ -19,6 +26,8 @@ interface Adapter {
   name: string;
   scale(h: Harness): ScaleTargetPort;
   metrics(h: Harness): MetricsPort;
+  /** The events port, and how to wait until what it recorded is written. */
+  events(h: Harness): { port: EventsPort; flush(): Promise<void> };
 }
 
 const ADAPTERS: Adapter[] = [
@@ -26,11 +35,16 @@ const ADAPTERS: Adapter[] = [
     name: "in-process (src/cluster/ports.ts)",
     scale: (h) => createPorts(h.cluster).scale,
     metrics: (h) => createPorts(h.cluster).metrics,
+    events: (h) => ({ port: createPorts(h.cluster).events, flush: async () => {} }),
   },
   {
     name: "Kubernetes API (src/kube)",
     scale: (h) => new KubeScaleTargetPort({ client: h.client }),
     metrics: (h) => new KubeMetricsPort({ client: h.client }),
+    events: (h) => {
+      const port = new KubeEventRecorder({ client: h.client, sleep: async () => {} });
+      return { port, flush: () => port.flush() };
+    },
   },
 ];
 
@@ -357,4 +371,134 @@ describe("MetricsPort contract", () => {
       }
     });
   }
+});
+
+const T = Date.UTC(2026, 0, 1, 12, 0, 0, 250);
+
+function hpaNamed(name: string): HorizontalPodAutoscaler {
+  return {
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: "42" },
+    spec: {
+      scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name },
+      maxReplicas: 5,
+    },
+  } as HorizontalPodAutoscaler;
+}
+
+interface Recorded {
+  /** Milliseconds after T. */
+  at: number;
+  hpa: string;
+  event: SyncEvent;
+}
+
+const failedGetScale: SyncEvent = {
+  type: "Warning",
+  reason: "FailedGetScale",
+  message: 'deployments.apps "web" not found',
+};
+const failedMetric = (i: number): SyncEvent => ({
+  type: "Warning",
+  reason: "FailedGetResourceMetric",
+  message: `failed to get cpu utilization: missing request for cpu in container app-${i} of Pod web-${i}`,
+});
+
+/**
+ * 40 FailedGetScale of `web` every 15 seconds (past the spam filter's burst of 25), then 12
+ * distinct messages of one reason for `web` (mostly filtered: its bucket is empty) and for `api`
+ * (the 10th and later combined).
+ */
+const SEQUENCE: Recorded[] = [
+  ...Array.from({ length: 40 }, (_, i) => ({ at: i * 15_000, hpa: "web", event: failedGetScale })),
+  ...Array.from({ length: 12 }, (_, i) => ({
+    at: 600_000 + i * 1000,
+    hpa: "web",
+    event: failedMetric(i),
+  })),
+  ...Array.from({ length: 12 }, (_, i) => ({
+    at: 600_000 + i * 1000,
+    hpa: "api",
+    event: failedMetric(i),
+  })),
+];
+
+/** The stored Events as the recorder wrote them (server-set metadata left out), by name. */
+function storedEvents(h: Harness) {
+  return h.cluster.store
+    .list("Event", "default")
+    .map((e: KubeObject) => ({
+      name: e.metadata.name,
+      count: e.count,
+      reason: e.reason,
+      message: e.message,
+      type: e.type,
+      firstTimestamp: e.firstTimestamp,
+      lastTimestamp: e.lastTimestamp,
+      involvedObject: e.involvedObject,
+      source: e.source,
+      reportingComponent: e.reportingComponent,
+      reportingInstance: e.reportingInstance,
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+async function record(adapter: Adapter, steps: Recorded[]) {
+  const h = await runningCluster();
+  const { port, flush } = adapter.events(h);
+  for (const s of steps) port.record(hpaNamed(s.hpa), s.event, T + s.at);
+  await flush();
+  return storedEvents(h);
+}
+
+describe("EventsPort contract", () => {
+  for (const adapter of ADAPTERS) {
+    describe(adapter.name, () => {
+      it("a repeat updates one Event: count, lastTimestamp", async () => {
+        const stored = await record(adapter, [
+          { at: 0, hpa: "web", event: failedGetScale },
+          { at: 15_000, hpa: "web", event: failedGetScale },
+          { at: 30_000, hpa: "web", event: failedMetric(1) },
+        ]);
+        assert.deepEqual(
+          stored.map((e) => [e.reason, e.count, e.firstTimestamp, e.lastTimestamp]),
+          [
+            ["FailedGetScale", 2, "2026-01-01T12:00:00Z", "2026-01-01T12:00:15Z"],
+            ["FailedGetResourceMetric", 1, "2026-01-01T12:00:30Z", "2026-01-01T12:00:30Z"],
+          ],
+        );
+        assert.match(stored[0]!.name, /^web\.[0-9a-f]+$/);
+        assert.deepEqual(stored[0]!.source, { component: "horizontal-pod-autoscaler" });
+      });
+
+      it("the spam filter writes 25 at once, then one per 5 minutes", async () => {
+        const stored = await record(adapter, SEQUENCE.slice(0, 40));
+        assert.equal(stored.length, 1);
+        // 26 written (the last at 5 minutes, count 26); the 14 after it are filtered.
+        assert.equal(stored[0]!.count, 26);
+      });
+
+      it("the 10th distinct message of one reason within 10 minutes is combined", async () => {
+        const stored = await record(
+          adapter,
+          SEQUENCE.filter((s) => s.hpa === "api"),
+        );
+        assert.equal(stored.length, 10);
+        const combined = stored.filter((e) =>
+          String(e.message).startsWith("(combined from similar events): "),
+        );
+        assert.deepEqual(
+          combined.map((e) => [e.count, e.message]),
+          [[3, `(combined from similar events): ${failedMetric(11).message}`]],
+        );
+      });
+    });
+  }
+
+  it("every adapter writes the same Events for the same records", async () => {
+    const [first, ...others] = await Promise.all(ADAPTERS.map((a) => record(a, SEQUENCE)));
+    assert.ok(first && first.length > 10);
+    for (const other of others) assert.deepEqual(other, first);
+  });
 });

@@ -1,0 +1,65 @@
+// The events port bound in-process to the embedded cluster's store: the writes the shared
+// correlator (controller/events/correlator.ts) decides, done at once — so `horizon simulate`
+// stores the same Events (names, counts, "(combined from similar events)", spam filter) as
+// `horizon controller` writes over the Kubernetes API.
+import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
+import {
+  type CoreEvent,
+  EventCorrelator,
+  type EventCorrelatorOptions,
+} from "../controller/events/correlator.js";
+import type { EventsPort } from "../controller/ports.js";
+import type { SyncEvent } from "../core/sync.js";
+import type { ObjectStore } from "./store.js";
+
+export class EventRecorder implements EventsPort {
+  readonly #store: ObjectStore;
+  readonly #correlator: EventCorrelator;
+
+  constructor(store: ObjectStore, options: EventCorrelatorOptions = {}) {
+    this.#store = store;
+    this.#correlator = new EventCorrelator(options);
+  }
+
+  /** Events the spam filter kept from being written. */
+  get filtered(): number {
+    return this.#correlator.filtered;
+  }
+
+  record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void {
+    const correlation = this.#correlator.correlate(hpa, event, now);
+    if (correlation.action === "skip") return;
+    const { event: made } = correlation;
+    const namespace = made.metadata.namespace;
+    const patch = correlation.action === "patch" ? correlation.patch : undefined;
+    const existing = patch ? this.#store.get("Event", namespace, made.metadata.name) : undefined;
+    let written: KubeObject;
+    if (existing) {
+      // The strategic merge patch of count, lastTimestamp and message.
+      written = this.#store.update({
+        ...existing,
+        ...patch,
+        metadata: { ...existing.metadata, resourceVersion: undefined },
+      } as KubeObject);
+    } else {
+      // A new event, or a repeat of one that has gone: create it (again).
+      let name = made.metadata.name;
+      // Another recorder on the same store (an earlier controller) may hold the name: take the
+      // next free nanosecond, and remember the name written (updateState below).
+      if (this.#store.get("Event", namespace, name)) {
+        const dot = name.lastIndexOf(".");
+        const object = name.slice(0, dot);
+        let nanos = BigInt(`0x${name.slice(dot + 1)}`);
+        do {
+          nanos++;
+          name = `${object}.${nanos.toString(16)}`;
+        } while (this.#store.get("Event", namespace, name));
+      }
+      written = this.#store.create({
+        ...made,
+        metadata: { name, namespace },
+      } as unknown as KubeObject);
+    }
+    this.#correlator.updateState(made, written as unknown as CoreEvent);
+  }
+}
