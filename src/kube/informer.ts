@@ -370,6 +370,9 @@ export class Informer<T> {
   }
 
   async #watchOnce(signal: AbortSignal): Promise<{ end: WatchEnd; events: number }> {
+    // Stopped between the LIST and this watch: an aborted signal fires no "abort" listener, so
+    // the watch would run until its timeout (5 to 10 minutes).
+    if (signal.aborted) return { end: "stopped", events: 0 };
     this.#stats.watches++;
     const controller = new AbortController();
     const abort = () => controller.abort();

@@ -85,6 +85,8 @@ export function inProcessClient(cluster?: EmbeddedCluster): Harness {
         throw error;
       }
       const abort = () => response.close();
+      // Aborted while the watch was being set up: end it at once.
+      if (req.signal?.aborted) abort();
       req.signal?.addEventListener("abort", abort, { once: true });
       try {
         for await (const line of response.stream) {

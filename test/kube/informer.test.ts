@@ -10,6 +10,7 @@ import { createKubeClient, type RequestRecord } from "../../src/kube/client.js";
 import { loadKubeConfig } from "../../src/kube/config.js";
 import { HpaInformer } from "../../src/kube/hpas.js";
 import { Informer, type RawObject } from "../../src/kube/informer.js";
+import { inProcessClient } from "./harness.js";
 import { json, plainConnection, pollUntil, tempDir, tinyServer } from "./net-helpers.js";
 
 const FAST_BACKOFF = { initialMs: 10, maxMs: 50, jitter: 0 };
@@ -497,5 +498,25 @@ describe("informer against a scripted server", () => {
         assert.equal(informer.list().length, 2);
       },
     );
+  });
+});
+
+describe("stop", () => {
+  it("right after the first LIST ends at once, not when the watch times out", async () => {
+    const { cluster, client } = inProcessClient();
+    cluster.store.create(service("a"));
+    const informer = new Informer<string>({
+      client,
+      path: "/api/v1/namespaces/default/services",
+      transform: (o) => o.metadata!.name!,
+      watchTimeoutSeconds: 300,
+      backoff: FAST_BACKOFF,
+    });
+    informer.start();
+    assert.equal(await informer.waitForSync(), true);
+    const started = performance.now();
+    await informer.stop();
+    assert.ok(performance.now() - started < 2000, "stopped within 2 s");
+    assert.deepEqual(informer.list(), ["a"]);
   });
 });

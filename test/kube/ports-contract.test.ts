@@ -8,19 +8,30 @@ import { describe, it } from "node:test";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerStatus,
   KubeObject,
   MetricSpec,
 } from "../../src/api/types.js";
 import { createPorts } from "../../src/cluster/ports.js";
-import type { EventsPort, MetricsPort, ScaleTargetPort } from "../../src/controller/ports.js";
+import type {
+  EventsPort,
+  HpaStatusPort,
+  MetricsPort,
+  PodsPort,
+  ScaleTargetPort,
+} from "../../src/controller/ports.js";
+import type { PodView } from "../../src/core/pods.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import type { SyncEvent } from "../../src/core/sync.js";
 import { KubeEventRecorder } from "../../src/kube/events.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
+import { PodInformer } from "../../src/kube/pods.js";
 import { KubeScaleTargetPort } from "../../src/kube/scale.js";
+import { KubeHpaStatusPort } from "../../src/kube/status.js";
 import type { Harness } from "./harness.js";
 import { runningCluster } from "./metric-scenario.js";
+import { pollUntil } from "./net-helpers.js";
 
 interface Adapter {
   name: string;
@@ -28,6 +39,11 @@ interface Adapter {
   metrics(h: Harness): MetricsPort;
   /** The events port, and how to wait until what it recorded is written. */
   events(h: Harness): { port: EventsPort; flush(): Promise<void> };
+  status(h: Harness): HpaStatusPort;
+  /** The pods port once it holds the cluster's pods; `stop` ends what it started. */
+  pods(h: Harness): Promise<{ port: PodsPort; stop(): Promise<void> }>;
+  /** Whether the adapter checks the resourceVersion of the object it writes the status of. */
+  staleStatusSkip?: string;
 }
 
 const ADAPTERS: Adapter[] = [
@@ -36,6 +52,12 @@ const ADAPTERS: Adapter[] = [
     scale: (h) => createPorts(h.cluster).scale,
     metrics: (h) => createPorts(h.cluster).metrics,
     events: (h) => ({ port: createPorts(h.cluster).events, flush: async () => {} }),
+    status: (h) => createPorts(h.cluster).status,
+    pods: async (h) => ({ port: createPorts(h.cluster).pods, stop: async () => {} }),
+    // The simulator syncs and writes in one instant of virtual time with no other writer, so
+    // its status writes carry no optimistic-concurrency check.
+    staleStatusSkip:
+      "the in-process adapter has no concurrent writer and does not check resourceVersion",
   },
   {
     name: "Kubernetes API (src/kube)",
@@ -44,6 +66,16 @@ const ADAPTERS: Adapter[] = [
     events: (h) => {
       const port = new KubeEventRecorder({ client: h.client, sleep: async () => {} });
       return { port, flush: () => port.flush() };
+    },
+    status: (h) => new KubeHpaStatusPort({ client: h.client }),
+    pods: async (h) => {
+      const port = new PodInformer({
+        client: h.client,
+        backoff: { initialMs: 10, maxMs: 50, jitter: 0 },
+      });
+      port.start();
+      await port.waitForSync();
+      return { port, stop: () => port.stop() };
     },
   },
 ];
@@ -501,4 +533,210 @@ describe("EventsPort contract", () => {
     assert.ok(first && first.length > 10);
     for (const other of others) assert.deepEqual(other, first);
   });
+});
+
+const HPA_PATH = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+
+/** The HPA `web` created through the API, as the controller's informer holds it. */
+async function createHpa(h: Harness): Promise<HorizontalPodAutoscaler> {
+  const created = await h.client.request<HorizontalPodAutoscaler>({
+    method: "POST",
+    path: HPA_PATH,
+    body: {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "web", annotations: { team: "a" } },
+      spec: {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+        minReplicas: 1,
+        maxReplicas: 5,
+        metrics: [
+          {
+            type: "Resource",
+            resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } },
+          },
+        ],
+      },
+    },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body;
+}
+
+const storedHpa = (h: Harness) => h.cluster.store.get("HorizontalPodAutoscaler", "default", "web");
+
+const STATUS: HorizontalPodAutoscalerStatus = {
+  observedGeneration: 1,
+  lastScaleTime: "2026-01-01T12:00:00Z",
+  currentReplicas: 2,
+  desiredReplicas: 3,
+  currentMetrics: [
+    {
+      type: "Resource",
+      resource: { name: "cpu", current: { averageUtilization: 80, averageValue: "80m" } },
+    },
+  ],
+  conditions: [
+    {
+      type: "AbleToScale",
+      status: "True",
+      lastTransitionTime: "2026-01-01T12:00:00Z",
+      reason: "SucceededRescale",
+      message: "the HPA controller was able to update the target scale to 3",
+    },
+    {
+      type: "ScalingActive",
+      status: "True",
+      lastTransitionTime: "2026-01-01T12:00:00Z",
+      reason: "ValidMetricFound",
+      message:
+        "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+    },
+  ],
+};
+
+describe("HpaStatusPort contract", () => {
+  for (const adapter of ADAPTERS) {
+    describe(adapter.name, () => {
+      it("writes the status; spec, metadata and generation stay", async () => {
+        const h = await runningCluster();
+        const hpa = await createHpa(h);
+        const before = storedHpa(h)!;
+        assert.deepEqual(await adapter.status(h).updateStatus(hpa, STATUS), {
+          ok: true,
+          value: undefined,
+        });
+        const after = storedHpa(h)!;
+        assert.deepEqual(after.spec, before.spec);
+        assert.equal(after.metadata.generation, before.metadata.generation);
+        assert.deepEqual(after.metadata.annotations, { team: "a" });
+        assert.notEqual(after.metadata.resourceVersion, before.metadata.resourceVersion);
+      });
+
+      // updateStatusIfNeeded compares the new status with the one the HPA carries: what is
+      // written must read back equal, or every sync would write again.
+      it("a written status reads back equal (so an unchanged one is not written again)", async () => {
+        const h = await runningCluster();
+        const hpa = await createHpa(h);
+        await adapter.status(h).updateStatus(hpa, STATUS);
+        const read = await h.client.request<HorizontalPodAutoscaler>({
+          method: "GET",
+          path: `${HPA_PATH}/web`,
+        });
+        assert.deepEqual(read.body.status, STATUS);
+        assert.deepEqual(storedHpa(h)!.status, STATUS);
+      });
+
+      it("a deleted HPA: 404", async () => {
+        const h = await runningCluster();
+        const hpa = await createHpa(h);
+        await h.client.request({ method: "DELETE", path: `${HPA_PATH}/web` });
+        assert.deepEqual(await adapter.status(h).updateStatus(hpa, STATUS), {
+          ok: false,
+          error: 'horizontalpodautoscalers.autoscaling "web" not found',
+          status: 404,
+        });
+      });
+
+      it("a stale resourceVersion: 409 Conflict, not retried", {
+        skip: adapter.staleStatusSkip ?? false,
+      }, async () => {
+        const h = await runningCluster();
+        const hpa = await createHpa(h);
+        const port = adapter.status(h);
+        await port.updateStatus(hpa, { desiredReplicas: 1 });
+        assert.deepEqual(await port.updateStatus(hpa, STATUS), {
+          ok: false,
+          error:
+            'Operation cannot be fulfilled on horizontalpodautoscalers.autoscaling "web": the object has been modified; please apply your changes to the latest version and try again',
+          status: 409,
+        });
+        assert.deepEqual(storedHpa(h)!.status, { desiredReplicas: 1 });
+      });
+    });
+  }
+});
+
+/** A PodView as the wire carries it: times at whole seconds. */
+function podOnWire(view: PodView): PodView {
+  return {
+    ...view,
+    startTime: view.startTime === null ? null : second(view.startTime),
+    ready: view.ready && {
+      ...view.ready,
+      lastTransitionTime: second(view.ready.lastTransitionTime),
+    },
+  };
+}
+
+/** The pods of a selector as the in-process cluster sees them (the reference). */
+const expectedPods = (h: Harness, namespace: string, text: string) =>
+  h.cluster
+    .listPods(namespace, selector(text))
+    .map(podOnWire)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+
+const listed = (port: PodsPort, namespace: string, text: string) =>
+  port
+    .listPods(namespace, selector(text))
+    .map(podOnWire)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+
+describe("PodsPort contract", () => {
+  const reads = [
+    { name: "the pods of app=web", namespace: "default", selector: "app=web", count: 2 },
+    { name: "a selector no pod matches", namespace: "default", selector: "app=other", count: 0 },
+    { name: "another namespace", namespace: "kube-system", selector: "app=web", count: 0 },
+    {
+      name: "set-based: app in (web,api)",
+      namespace: "default",
+      selector: "app in (web,api)",
+      count: 2,
+    },
+    {
+      name: "a label that must be absent",
+      namespace: "default",
+      selector: "app=web,!canary",
+      count: 2,
+    },
+  ];
+  for (const adapter of ADAPTERS) {
+    describe(adapter.name, () => {
+      for (const c of reads) {
+        it(`listPods: ${c.name}`, async () => {
+          const h = await runningCluster();
+          const { port, stop } = await adapter.pods(h);
+          try {
+            const got = listed(port, c.namespace, c.selector);
+            assert.equal(got.length, c.count);
+            assert.deepEqual(got, expectedPods(h, c.namespace, c.selector));
+          } finally {
+            await stop();
+          }
+        });
+      }
+
+      it("answers the same array until the pod set changes, then a new one", async () => {
+        const h = await runningCluster();
+        const { port, stop } = await adapter.pods(h);
+        try {
+          const web = selector("app=web");
+          const first = port.listPods("default", web);
+          assert.equal(port.listPods("default", web), first);
+          h.cluster.scaleWorkload("default", "Deployment", "web", 3);
+          const after = await pollUntil("the third pod", () => {
+            const list = port.listPods("default", web);
+            return list.length === 3 ? list : undefined;
+          });
+          assert.notEqual(after, first);
+          assert.deepEqual(
+            listed(port, "default", "app=web"),
+            expectedPods(h, "default", "app=web"),
+          );
+        } finally {
+          await stop();
+        }
+      });
+    });
+  }
 });
