@@ -33,6 +33,8 @@ export interface RecordedRequest {
   seq: number;
   /** Epoch ms when the answer was ready. */
   at: number;
+  /** Epoch ms when the front received the request (before the API server handled it). */
+  receivedAt: number;
   method: string;
   path: string;
   query: URLSearchParams;
@@ -107,12 +109,14 @@ export async function startApiFront(options: {
       token,
     });
     const handler = async (req: ApiRequest): Promise<ApiResponse> => {
+      const receivedAt = Date.now();
       running.driver.catchUp();
       const injected = front.intercept?.(req);
       const response = injected ?? (await api(req));
       const record: RecordedRequest = {
         seq: seq++,
         at: Date.now(),
+        receivedAt,
         method: req.method,
         path: req.path,
         query: req.query,
