@@ -1,0 +1,1026 @@
+// The Horizon `Scenario` document (apiVersion horizon.dev/v1alpha1) as one zod schema: fields,
+// types, defaults, ranges, enums, durations and quantities (read with the project's own
+// parsers). What the document refers to (workloads and HPAs among the manifests, replay traces)
+// is checked through a `ScenarioContext`. Problems come back as zod issues with array paths;
+// `issuesFromZod` turns them into the reader's issues, located in the YAML only at the edge
+// (src/sim/scenario.ts). `docs/scenario.schema.json` is this schema as JSON Schema.
+import { z } from "zod";
+import { FeatureGates } from "../api/featuregates.js";
+import { isRecord as isObj } from "../api/json.js";
+import { Quantity } from "../api/quantity.js";
+import type { LabelSelector } from "../api/types.js";
+import { applyControllerFlags, defaultControllerConfig } from "../core/config.js";
+import { parseDuration } from "../core/duration.js";
+import { selectorFromLabelSelector } from "../core/selector.js";
+import type {
+  ExternalMetricModel,
+  ObjectMetricModel,
+  PodLifecycleModel,
+  PodsMetricModel,
+  ScenarioEvent,
+  ScenarioSpec,
+  TrafficModel,
+  UsageModel,
+  WorkloadModel,
+  WorkloadRef,
+} from "./scenario-types.js";
+import { type PathSegment, resolveKind } from "./set-path.js";
+
+export const SCENARIO_API_VERSION = "horizon.dev/v1alpha1";
+
+/** Every default of the Scenario document (see docs/scenarios.md). */
+export const SCENARIO_DEFAULTS = {
+  durationMs: 3_600_000,
+  seed: 1,
+  metricsResolutionMs: 15_000,
+  pod: {
+    schedulingDelayMs: 1_000,
+    containerStartDelayMs: 3_000,
+    /** Used when no container has a readinessProbe. */
+    readinessDelayMs: 5_000,
+    /** Used when the pod template has no terminationGracePeriodSeconds. */
+    terminationGracePeriodMs: 30_000,
+    failureProbability: 0,
+  },
+  usage: {
+    cpuBaseMilli: 0,
+    cpuMilliPerRps: 1,
+    memoryBaseBytes: 64 * 1024 * 1024,
+    memoryBytesPerRps: 0,
+    jitter: 0,
+  },
+  rateWindowMs: 60_000,
+  diurnalPeriodMs: 86_400_000,
+} as const;
+
+export const WORKLOAD_KINDS = [
+  "Deployment",
+  "StatefulSet",
+  "ReplicaSet",
+  "ReplicationController",
+] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+export const refKey = (ref: WorkloadRef) => `${ref.namespace}/${ref.kind}/${ref.name}`;
+export const refText = (ref: WorkloadRef) => `${ref.kind} ${ref.namespace}/${ref.name}`;
+
+/** Defaults a workload's model takes from its manifest's pod template. */
+export interface TemplateDefaults {
+  readinessDelayMs: number;
+  terminationGracePeriodMs: number;
+  cpuLimitMilli: number | null;
+}
+
+/** What the Scenario document refers to, supplied by the reader of the whole file. */
+export interface ScenarioContext {
+  /** The workload manifests by `refKey`. */
+  workloads: ReadonlyMap<string, { ref: WorkloadRef; defaults: TemplateDefaults }>;
+  /** Problems of the workload's pod template once `patch` is merged into it. */
+  templatePatchProblems(ref: WorkloadRef, patch: Record<string, unknown>): string[];
+  /** Problems of an HPA once `patch` is merged into it; `unknown` when there is no such HPA. */
+  hpaPatchProblems(
+    namespace: string,
+    name: string,
+    patch: Record<string, unknown>,
+  ): { unknown: string } | { problems: string[] };
+  /** A replay trace's points, or its problems (already worded, at most a handful). */
+  readTrace(file: string):
+    | { ok: true; points: { atMs: number; rps: number }[] }
+    | {
+        ok: false;
+        problems: string[];
+      };
+}
+
+export const MSG = {
+  map: "must be a mapping",
+  list: "must be a list",
+  string: "must be a non-empty string",
+  required: "Required value",
+  nonNegative: "must be a non-negative number",
+  positive: "must be a positive number",
+  probability: "must be a number from 0 to 1",
+  nonNegativeInt: "must be a non-negative integer",
+  positiveInt: "must be a positive integer",
+  bool: "must be true or false",
+  negativeDuration: "must not be negative",
+  zeroDuration: "must be greater than 0",
+  negativeQuantity: "must not be negative",
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Field types. A field that is null is read as absent (as if not written): optional fields take
+// their default, required ones are "Required value".
+
+type Issue = { input?: unknown; code?: string };
+const orRequired = (message: string) => (iss: Issue) =>
+  iss.input === undefined || iss.input === null ? MSG.required : message;
+
+/** A mapping with only the listed fields; `item`: a list item (null is not absent there). */
+function strict<S extends z.core.$ZodLooseShape>(
+  shape: S,
+  options: { item?: boolean; known?: readonly (keyof S & string)[] } = {},
+) {
+  // `known` lists the fields as documented when the shape checks them in another order.
+  const known = (options.known ?? Object.keys(shape)).join(", ");
+  return z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === "unrecognized_keys"
+        ? `(known: ${known})`
+        : options.item
+          ? MSG.map
+          : orRequired(MSG.map)(iss),
+  });
+}
+
+function list<T extends z.ZodType>(item: T) {
+  return z.array(item, { error: orRequired(MSG.list) });
+}
+
+const optionalList = <T extends z.ZodType>(item: T) =>
+  list(item)
+    .nullish()
+    .transform((v) => v ?? []);
+
+function nonEmptyString() {
+  return z.string({ error: orRequired(MSG.string) }).min(1, { error: MSG.string });
+}
+
+type NumberRule = "nonNegative" | "positive" | "probability" | "nonNegativeInt" | "positiveInt";
+function number(rule: NumberRule) {
+  const error = MSG[rule];
+  const base =
+    rule === "nonNegativeInt" || rule === "positiveInt"
+      ? z.int({ error: orRequired(error) })
+      : z.number({ error: orRequired(error) });
+  const signed =
+    rule === "positive" || rule === "positiveInt"
+      ? base.positive({ error })
+      : base.nonnegative({ error });
+  return rule === "probability" ? signed.max(1, { error }) : signed;
+}
+
+/** A Go duration ("30s", "1h30m"; a bare 0), in milliseconds. */
+function duration(rule: "nonNegative" | "positive") {
+  return z
+    .union([z.string(), z.number()], {
+      error: orRequired('must be a duration such as "30s" or "5m"'),
+    })
+    .transform((v, ctx) => {
+      const parsed = parseDuration(String(v));
+      let message: string | undefined;
+      if (!parsed.ok) message = parsed.error;
+      else if (parsed.ms < 0) message = MSG.negativeDuration;
+      else if (rule === "positive" && parsed.ms === 0) message = MSG.zeroDuration;
+      else return parsed.ms;
+      ctx.addIssue({ code: "custom", message, input: v });
+      return z.NEVER;
+    })
+    .meta({ description: 'a duration such as "30s", "5m" or "1h30m"' });
+}
+
+/** A non-negative Kubernetes quantity in its base unit (cores, bytes), as an exact-enough float. */
+function quantity() {
+  return z
+    .union([z.string(), z.number()], {
+      error: (iss) =>
+        iss.input === undefined || iss.input === null
+          ? MSG.required
+          : quantityProblem(Quantity.tryParse(iss.input)),
+    })
+    .transform((v, ctx) => {
+      const parsed = Quantity.tryParse(v);
+      if (!parsed.ok) {
+        ctx.addIssue({ code: "custom", message: parsed.error, input: v });
+        return z.NEVER;
+      }
+      const value = quantityNumber(parsed.quantity);
+      if (value >= 0) return value;
+      ctx.addIssue({ code: "custom", message: MSG.negativeQuantity, input: v });
+      return z.NEVER;
+    })
+    .meta({ description: 'a Kubernetes quantity such as "500m", "2" or "128Mi"' });
+}
+
+function quantityProblem(parsed: ReturnType<typeof Quantity.tryParse>): string {
+  return parsed.ok ? "" : parsed.error;
+}
+
+export function quantityNumber(q: Quantity): number {
+  const { unscaled, scale } = q.exactValue();
+  return Number(`${unscaled}e${scale}`);
+}
+
+const withDefault = <T extends z.ZodType, D>(schema: T, fallback: D) =>
+  schema.nullish().transform((v): z.output<T> | D => v ?? fallback);
+
+/** An optional mapping: absent reads as the mapping with every default. */
+const optionalMapping = <T extends z.ZodType>(schema: T) =>
+  schema.nullish().transform((v): z.output<T> => v ?? schema.parse({}));
+
+/** Upstream's NotSupported wording; `missing` stands for an absent value. */
+function unsupported(values: readonly string[], missing: unknown = "") {
+  return (iss: Issue) =>
+    `Unsupported value: ${JSON.stringify(iss.input ?? missing)}: supported values: ${values.map((v) => `"${v}"`).join(", ")}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workload references
+
+const REF_FORMAT = `must be "Kind/name" or "namespace/Kind/name", e.g. "Deployment/web"`;
+
+/** `Kind/name`, `namespace/Kind/name` or `{kind, name, namespace}`; must name a manifest. */
+function workloadRef(context: ScenarioContext) {
+  const text = z
+    .string()
+    .regex(/^[^/]+\/[^/]+(\/[^/]+)?$/, { error: REF_FORMAT })
+    .transform((v) => {
+      const parts = v.split("/");
+      const namespace = parts.length === 3 ? parts.shift()! : "default";
+      return { kind: parts[0]!, name: parts[1]!, namespace };
+    });
+  const object = strict({
+    kind: nonEmptyString(),
+    name: nonEmptyString(),
+    namespace: withDefault(nonEmptyString(), "default"),
+  });
+  return z
+    .union([text, object], { error: orRequired(MSG.map) })
+    .transform((v, ctx): WorkloadRef => {
+      const kind = resolveKind(v.kind);
+      if (!kind || !(WORKLOAD_KINDS as readonly string[]).includes(kind)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown workload kind "${v.kind}" (expected one of: ${WORKLOAD_KINDS.join(", ")})`,
+          input: v,
+        });
+        return z.NEVER;
+      }
+      const ref: WorkloadRef = { namespace: v.namespace, kind: kind as WorkloadKind, name: v.name };
+      if (!context.workloads.has(refKey(ref))) {
+        const known = [...context.workloads.values()].map((w) => refText(w.ref));
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown workload ${refText(ref)}: no such manifest in the scenario (workloads: ${known.length > 0 ? known.join(", ") : "none"})`,
+          input: v,
+        });
+        return z.NEVER;
+      }
+      return ref;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traffic models
+
+function trafficModel(context: ScenarioContext) {
+  const constant = strict({ type: z.literal("constant"), rps: number("nonNegative") });
+  const step = strict({
+    type: z.literal("step"),
+    initial: withDefault(number("nonNegative"), 0),
+    steps: list(strict({ at: duration("nonNegative"), rps: number("nonNegative") }, { item: true }))
+      .min(1, { error: "must have at least one step" })
+      .superRefine((steps, ctx) => {
+        steps.forEach((s, i) => {
+          const previous = steps[i - 1];
+          if (previous && s.at <= previous.at) {
+            ctx.addIssue({
+              code: "custom",
+              message: `must be later than the previous step (steps[${i - 1}].at)`,
+              path: [i, "at"],
+              input: s,
+            });
+          }
+        });
+      }),
+  }).transform(
+    (v): TrafficModel => ({
+      type: "step",
+      initial: v.initial,
+      steps: v.steps.map((s) => ({ atMs: s.at, rps: s.rps })),
+    }),
+  );
+  const ramp = strict({
+    type: z.literal("ramp"),
+    from: withDefault(number("nonNegative"), 0),
+    to: number("nonNegative"),
+    start: withDefault(duration("nonNegative"), 0),
+    end: duration("nonNegative"),
+  })
+    .superRefine((v, ctx) => {
+      if (v.end <= v.start) {
+        ctx.addIssue({ code: "custom", message: "must be later than start", path: ["end"] });
+      }
+    })
+    .transform(
+      (v): TrafficModel => ({
+        type: "ramp",
+        from: v.from,
+        to: v.to,
+        startMs: v.start,
+        endMs: v.end,
+      }),
+    );
+  const notAboveBase = (v: { base: number; amplitude: number }, ctx: z.RefinementCtx) => {
+    if (v.amplitude > v.base) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must not be greater than base (the rate would go negative)",
+        path: ["amplitude"],
+      });
+    }
+  };
+  const sine = strict({
+    type: z.literal("sine"),
+    base: number("nonNegative"),
+    amplitude: number("nonNegative"),
+    period: duration("positive"),
+    phase: withDefault(duration("nonNegative"), 0),
+  })
+    .superRefine(notAboveBase)
+    .transform(
+      (v): TrafficModel => ({
+        type: "sine",
+        base: v.base,
+        amplitude: v.amplitude,
+        periodMs: v.period,
+        phaseMs: v.phase,
+      }),
+    );
+  // A sine with a 24 h period.
+  const diurnal = strict({
+    type: z.literal("diurnal"),
+    base: number("nonNegative"),
+    amplitude: number("nonNegative"),
+    phase: withDefault(duration("nonNegative"), 0),
+  })
+    .superRefine(notAboveBase)
+    .transform(
+      (v): TrafficModel => ({
+        type: "sine",
+        base: v.base,
+        amplitude: v.amplitude,
+        periodMs: SCENARIO_DEFAULTS.diurnalPeriodMs,
+        phaseMs: v.phase,
+      }),
+    );
+  const spike = strict({
+    type: z.literal("spike"),
+    base: withDefault(number("nonNegative"), 0),
+    peak: number("nonNegative"),
+    at: duration("nonNegative"),
+    duration: duration("positive"),
+  }).transform(
+    (v): TrafficModel => ({
+      type: "spike",
+      base: v.base,
+      peak: v.peak,
+      atMs: v.at,
+      durationMs: v.duration,
+    }),
+  );
+  const replay = strict({
+    type: z.literal("replay"),
+    file: nonEmptyString().meta({
+      description: "a CSV (seconds,rps) or JSON trace, relative to the scenario's directory",
+    }),
+  }).transform((v, ctx): TrafficModel => {
+    const trace = context.readTrace(v.file);
+    if (trace.ok) return { type: "replay", points: trace.points, source: v.file };
+    for (const message of trace.problems) {
+      ctx.addIssue({ code: "custom", message, path: ["file"], input: v.file });
+    }
+    return z.NEVER;
+  });
+  const types = ["constant", "step", "ramp", "sine", "diurnal", "spike", "replay"];
+  return z.discriminatedUnion("type", [constant, step, ramp, sine, diurnal, spike, replay], {
+    error: (iss) => {
+      if (iss.code !== "invalid_union") return MSG.map;
+      const type = (iss.input as { type?: unknown } | undefined)?.type;
+      return type === undefined || type === null
+        ? MSG.required
+        : `unknown traffic model ${JSON.stringify(type)} (expected one of: ${types.join(", ")})`;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workload models
+
+function workloadModel(context: ScenarioContext) {
+  const pod = strict({
+    schedulingDelay: duration("nonNegative").optional().nullable(),
+    containerStartDelay: duration("nonNegative").optional().nullable(),
+    readinessDelay: duration("nonNegative").optional().nullable().meta({
+      description: "default: the readiness probe's initialDelaySeconds, else 5s",
+    }),
+    terminationGracePeriod: duration("nonNegative").optional().nullable().meta({
+      description: "default: the template's terminationGracePeriodSeconds, else 30s",
+    }),
+    startupCpuBurst: withDefault(
+      strict({ cpu: quantity(), duration: duration("positive") }).transform((v) => ({
+        milli: v.cpu * 1000,
+        durationMs: v.duration,
+      })),
+      null,
+    ),
+    failureProbability: withDefault(
+      number("probability"),
+      SCENARIO_DEFAULTS.pod.failureProbability,
+    ),
+  });
+  const usage = strict({
+    cpu: optionalMapping(
+      strict({
+        base: withDefault(quantity(), SCENARIO_DEFAULTS.usage.cpuBaseMilli / 1000),
+        perRps: withDefault(quantity(), SCENARIO_DEFAULTS.usage.cpuMilliPerRps / 1000),
+        // null: no limit; absent: the template's.
+        limit: quantity()
+          .superRefine((v, ctx) => {
+            if (v === 0) {
+              ctx.addIssue({
+                code: "custom",
+                message: "must be greater than 0 (write null for no limit)",
+              });
+            }
+          })
+          .nullable()
+          .optional(),
+      }),
+    ),
+    memory: optionalMapping(
+      strict({
+        base: withDefault(quantity(), SCENARIO_DEFAULTS.usage.memoryBaseBytes),
+        perRps: withDefault(quantity(), SCENARIO_DEFAULTS.usage.memoryBytesPerRps),
+      }),
+    ),
+    capacityRps: withDefault(number("positive"), null),
+    jitter: withDefault(number("probability"), SCENARIO_DEFAULTS.usage.jitter),
+  });
+  return strict(
+    {
+      target: workloadRef(context),
+      pod: optionalMapping(pod),
+      usage: optionalMapping(usage),
+      traffic: optionalList(trafficModel(context)),
+    },
+    { item: true },
+  ).transform((v): WorkloadModel => {
+    const template = context.workloads.get(refKey(v.target))?.defaults;
+    const p = v.pod;
+    const d = SCENARIO_DEFAULTS.pod;
+    const podModel: PodLifecycleModel = {
+      schedulingDelayMs: p.schedulingDelay ?? d.schedulingDelayMs,
+      containerStartDelayMs: p.containerStartDelay ?? d.containerStartDelayMs,
+      readinessDelayMs: p.readinessDelay ?? template?.readinessDelayMs ?? d.readinessDelayMs,
+      terminationGracePeriodMs:
+        p.terminationGracePeriod ??
+        template?.terminationGracePeriodMs ??
+        d.terminationGracePeriodMs,
+      startupCpuBurst: p.startupCpuBurst,
+      failureProbability: p.failureProbability,
+    };
+    const u = v.usage;
+    const usageModel: UsageModel = {
+      cpu: {
+        baseMilli: u.cpu.base * 1000,
+        milliPerRps: u.cpu.perRps * 1000,
+        limitMilli:
+          u.cpu.limit === undefined
+            ? (template?.cpuLimitMilli ?? null)
+            : u.cpu.limit === null
+              ? null
+              : u.cpu.limit * 1000,
+      },
+      memory: { baseBytes: u.memory.base, bytesPerRps: u.memory.perRps },
+      capacityRps: u.capacityRps,
+      jitter: u.jitter,
+    };
+    return { target: v.target, pod: podModel, usage: usageModel, traffic: v.traffic };
+  });
+}
+
+/** The model a workload has when the document lists none. */
+export function defaultWorkloadModel(target: WorkloadRef, t: TemplateDefaults): WorkloadModel {
+  const d = SCENARIO_DEFAULTS;
+  return {
+    target: { ...target },
+    pod: {
+      schedulingDelayMs: d.pod.schedulingDelayMs,
+      containerStartDelayMs: d.pod.containerStartDelayMs,
+      readinessDelayMs: t.readinessDelayMs,
+      terminationGracePeriodMs: t.terminationGracePeriodMs,
+      startupCpuBurst: null,
+      failureProbability: d.pod.failureProbability,
+    },
+    usage: {
+      cpu: {
+        baseMilli: d.usage.cpuBaseMilli,
+        milliPerRps: d.usage.cpuMilliPerRps,
+        limitMilli: t.cpuLimitMilli,
+      },
+      memory: { baseBytes: d.usage.memoryBaseBytes, bytesPerRps: d.usage.memoryBytesPerRps },
+      capacityRps: null,
+      jitter: d.usage.jitter,
+    },
+    traffic: [],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metric models
+
+function metricModels(context: ScenarioContext) {
+  const rateWindow = withDefault(duration("positive"), SCENARIO_DEFAULTS.rateWindowMs);
+  const pods = strict(
+    { name: nonEmptyString(), workload: workloadRef(context), rateWindow },
+    { item: true },
+  ).transform(
+    (v): PodsMetricModel => ({
+      name: v.name,
+      namespace: v.workload.namespace,
+      workload: v.workload,
+      rateWindowMs: v.rateWindow,
+    }),
+  );
+  const object = strict(
+    {
+      name: nonEmptyString(),
+      workload: workloadRef(context),
+      rateWindow,
+      describedObject: strict({
+        apiVersion: withDefault(nonEmptyString(), ""),
+        kind: nonEmptyString(),
+        name: nonEmptyString(),
+      }),
+    },
+    { item: true, known: ["name", "describedObject", "workload", "rateWindow"] },
+  ).transform(
+    (v): ObjectMetricModel => ({
+      name: v.name,
+      namespace: v.workload.namespace,
+      describedObject: v.describedObject,
+      workload: v.workload,
+      rateWindowMs: v.rateWindow,
+    }),
+  );
+  const selector = strict({
+    matchLabels: z
+      .unknown()
+      .optional()
+      .meta({ type: "object", additionalProperties: { type: "string" } }),
+    matchExpressions: z.unknown().optional().meta({ type: "array" }),
+  }).superRefine((s, ctx) => {
+    const parsed = selectorFromLabelSelector(s as LabelSelector);
+    if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
+  });
+  const external = strict(
+    {
+      name: nonEmptyString(),
+      servedBy: workloadRef(context),
+      namespace: nonEmptyString().nullish().meta({ description: "default: servedBy's namespace" }),
+      selector: withDefault(selector, null),
+      arrivals: list(trafficModel(context)),
+      serviceRatePerPod: number("positive"),
+      initialLength: withDefault(number("nonNegative"), 0),
+    },
+    {
+      item: true,
+      known: [
+        "name",
+        "namespace",
+        "selector",
+        "arrivals",
+        "servedBy",
+        "serviceRatePerPod",
+        "initialLength",
+      ],
+    },
+  ).transform(
+    (v): ExternalMetricModel => ({
+      name: v.name,
+      namespace: v.namespace ?? v.servedBy.namespace,
+      selector: v.selector as LabelSelector | null,
+      arrivals: v.arrivals,
+      servedBy: v.servedBy,
+      serviceRatePerPod: v.serviceRatePerPod,
+      initialLength: v.initialLength,
+    }),
+  );
+  return strict({
+    pods: optionalList(pods),
+    object: optionalList(object),
+    external: optionalList(external),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/** `name` (in default) or `namespace/name`. */
+function hpaName(text: string): { namespace: string; name: string } {
+  const [namespace, name] = text.includes("/") ? text.split("/", 2) : ["default", text];
+  return { namespace: namespace!, name: name! };
+}
+
+/** A workload reference that was read (a refinement that runs despite other issues sees values
+ * that were not). */
+function resolvedRef(context: ScenarioContext, value: unknown): WorkloadRef | undefined {
+  if (!isObj(value)) return undefined;
+  const { namespace, kind, name } = value;
+  if (typeof namespace !== "string" || typeof kind !== "string" || typeof name !== "string") {
+    return undefined;
+  }
+  const ref = { namespace, kind: kind as WorkloadKind, name };
+  return context.workloads.get(refKey(ref))?.ref;
+}
+
+const METRIC_APIS = ["resource", "custom", "external"] as const;
+
+function scenarioEvent(context: ScenarioContext) {
+  const at = duration("nonNegative");
+  const patch = z
+    .record(z.string(), z.unknown(), { error: orRequired(MSG.map) })
+    .meta({ description: "a JSON merge patch" });
+  const ref = workloadRef(context);
+  const event = <S extends z.core.$ZodLooseShape>(shape: S) => strict(shape, { item: true });
+  // Checked once the workload and the patch are read, whatever else is wrong in the event.
+  const always = { when: () => true };
+  const updateTemplate = event({ at, type: z.literal("updateTemplate"), workload: ref, patch })
+    // The patched template must still be a valid pod template.
+    .superRefine((v, ctx) => {
+      const workload = resolvedRef(context, v.workload);
+      if (!workload || !isObj(v.patch)) return;
+      for (const message of context.templatePatchProblems(workload, v.patch)) {
+        ctx.addIssue({
+          code: "custom",
+          message,
+          path: ["patch"],
+          input: v.patch,
+        });
+      }
+    }, always)
+    .transform(
+      (v): ScenarioEvent => ({
+        atMs: v.at,
+        type: "updateTemplate",
+        workload: v.workload,
+        patch: v.patch,
+      }),
+    );
+  const killPods = event({
+    at,
+    type: z.literal("killPods"),
+    workload: ref,
+    count: withDefault(number("positiveInt"), 1),
+  }).transform(
+    (v): ScenarioEvent => ({ atMs: v.at, type: "killPods", workload: v.workload, count: v.count }),
+  );
+  const metricsOutage = event({
+    at,
+    type: z.literal("metricsOutage"),
+    duration: duration("positive"),
+    apis: withDefault(list(z.enum(METRIC_APIS, { error: unsupported(METRIC_APIS, null) })), [
+      ...METRIC_APIS,
+    ]),
+  }).transform(
+    (v): ScenarioEvent => ({
+      atMs: v.at,
+      type: "metricsOutage",
+      durationMs: v.duration,
+      apis: v.apis,
+    }),
+  );
+  // The patched HPA must pass validation, as an update through the API would.
+  const patchHpa = event({
+    at,
+    type: z.literal("patchHpa"),
+    hpa: nonEmptyString().meta({ description: "name or namespace/name" }),
+    patch,
+  })
+    .superRefine((v, ctx) => {
+      if (typeof v.hpa !== "string" || v.hpa === "" || !isObj(v.patch)) return;
+      const { namespace, name } = hpaName(v.hpa);
+      const checked = context.hpaPatchProblems(namespace, name, v.patch);
+      if ("unknown" in checked) {
+        ctx.addIssue({ code: "custom", message: checked.unknown, path: ["hpa"], input: v.hpa });
+      }
+      for (const message of "problems" in checked ? checked.problems : []) {
+        ctx.addIssue({
+          code: "custom",
+          message,
+          path: ["patch"],
+          input: v.patch,
+        });
+      }
+    }, always)
+    .transform(
+      (v): ScenarioEvent => ({ atMs: v.at, type: "patchHpa", ...hpaName(v.hpa), patch: v.patch }),
+    );
+  const restartController = event({ at, type: z.literal("restartController") }).transform(
+    (v): ScenarioEvent => ({ atMs: v.at, type: "restartController" }),
+  );
+  const setTraffic = event({
+    at,
+    type: z.literal("setTraffic"),
+    workload: ref,
+    traffic: list(trafficModel(context)),
+  }).transform(
+    (v): ScenarioEvent => ({
+      atMs: v.at,
+      type: "setTraffic",
+      workload: v.workload,
+      traffic: v.traffic,
+    }),
+  );
+  const scale = event({
+    at,
+    type: z.literal("scale"),
+    workload: ref,
+    replicas: number("nonNegativeInt"),
+  }).transform(
+    (v): ScenarioEvent => ({
+      atMs: v.at,
+      type: "scale",
+      workload: v.workload,
+      replicas: v.replicas,
+    }),
+  );
+  const types: ScenarioEvent["type"][] = [
+    "updateTemplate",
+    "killPods",
+    "metricsOutage",
+    "patchHpa",
+    "restartController",
+    "setTraffic",
+    "scale",
+  ];
+  return z.discriminatedUnion(
+    "type",
+    [updateTemplate, killPods, metricsOutage, patchHpa, restartController, setTraffic, scale],
+    {
+      error: (iss) => {
+        if (iss.code !== "invalid_union") return MSG.map;
+        const type = (iss.input as { type?: unknown } | undefined)?.type;
+        return type === undefined || type === null
+          ? MSG.required
+          : `unknown event ${JSON.stringify(type)} (expected one of: ${types.join(", ")})`;
+      },
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Controller flags and feature gates
+
+/** Controller flags by upstream name, validated as kube-controller-manager parses them. */
+const controllerFlags = z
+  .record(
+    z.string(),
+    z.union([z.string(), z.number(), z.boolean()], { error: "must be a string or a number" }),
+    { error: orRequired(MSG.map) },
+  )
+  .superRefine(
+    (flags, ctx) => {
+      if (!isObj(flags)) return;
+      const paths = new Map<string, string>();
+      const values: Record<string, string> = {};
+      for (const [key, value] of Object.entries(flags)) {
+        // A value of a wrong type is reported by itself; the other flags are still checked.
+        if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+          continue;
+        }
+        const flag = key.replace(/^--?/, "");
+        values[flag] = String(value);
+        paths.set(flag, key);
+      }
+      const applied = applyControllerFlags(defaultControllerConfig(), values);
+      if (applied.ok) return;
+      for (const issue of applied.issues) {
+        const flag = issue.flag.replace(/^--/, "");
+        ctx.addIssue({ code: "custom", message: issue.message, path: [paths.get(flag) ?? flag] });
+      }
+    },
+    { when: () => true },
+  )
+  .transform((flags) =>
+    Object.fromEntries(
+      Object.entries(flags).map(([key, value]) => [key.replace(/^--?/, ""), String(value)]),
+    ),
+  )
+  .meta({
+    description:
+      'kube-controller-manager flags by name, e.g. "horizontal-pod-autoscaler-sync-period": 30s',
+  });
+
+function gateProblem(name: string, value: boolean): string | undefined {
+  try {
+    FeatureGates.fromRecord({ [name]: value });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const featureGates = z
+  .record(z.string(), z.boolean({ error: MSG.bool }), { error: orRequired(MSG.map) })
+  .superRefine(
+    (gates, ctx) => {
+      if (!isObj(gates)) return;
+      for (const [name, value] of Object.entries(gates)) {
+        if (typeof value !== "boolean") continue;
+        const problem = gateProblem(name, value);
+        if (problem) {
+          ctx.addIssue({ code: "custom", message: problem, path: [name], params: { at: "key" } });
+        }
+      }
+    },
+    { when: () => true },
+  )
+  .meta({ description: "feature gates by name, e.g. HPAScaleToZero: true" });
+
+/**
+ * The feature gates a Scenario document sets: the controller's `feature-gates` flag, then
+ * `spec.featureGates`. Read before the manifests (HPA validation depends on them); entries with
+ * problems are left out (the document's parse reports them).
+ */
+export function scenarioGates(data: unknown): FeatureGates {
+  let gates = FeatureGates.defaults();
+  const spec = isObj(data) && isObj(data.spec) ? data.spec : {};
+  if (spec.controller !== undefined && spec.controller !== null) {
+    const flags = controllerFlags.safeParse(spec.controller);
+    if (flags.success) {
+      const applied = applyControllerFlags(defaultControllerConfig(), flags.data);
+      if (applied.ok) gates = applied.config.featureGates;
+    }
+  }
+  for (const [name, value] of Object.entries(isObj(spec.featureGates) ? spec.featureGates : {})) {
+    if (typeof value === "boolean" && gateProblem(name, value) === undefined) {
+      gates = FeatureGates.fromRecord({ [name]: value }, gates);
+    }
+  }
+  return gates;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The document
+
+/** The Scenario document read: what `ScenarioSpec` holds, less what the manifests add (a model
+ * for every workload, the feature gates' effect) and in the document's order. */
+export interface ScenarioDocument {
+  name: string | undefined;
+  durationMs: number;
+  seed: number;
+  controllerFlags: Record<string, string>;
+  cluster: ScenarioSpec["cluster"];
+  workloads: WorkloadModel[];
+  metrics: ScenarioSpec["metrics"];
+  events: ScenarioEvent[];
+}
+
+// Building the schema costs far more than a parse, and zod has no per-parse context: the schema
+// is built once, over a context that forwards to the one of the parse under way.
+let active: ScenarioContext | undefined;
+const forwarding: ScenarioContext = {
+  get workloads() {
+    return activeContext().workloads;
+  },
+  templatePatchProblems: (ref, patch) => activeContext().templatePatchProblems(ref, patch),
+  hpaPatchProblems: (namespace, name, patch) =>
+    activeContext().hpaPatchProblems(namespace, name, patch),
+  readTrace: (file) => activeContext().readTrace(file),
+};
+
+function activeContext(): ScenarioContext {
+  if (!active) throw new Error("the Scenario schema is used outside readScenarioDocument");
+  return active;
+}
+
+let built: ReturnType<typeof buildScenarioSchema> | undefined;
+
+/** The schema of the Scenario document (for JSON Schema; parse with `readScenarioDocument`). */
+export function scenarioSchema() {
+  built ??= buildScenarioSchema(forwarding);
+  return built;
+}
+
+/** Reads a Scenario document; `context` resolves what it refers to. */
+export function readScenarioDocument(data: unknown, context: ScenarioContext) {
+  const schema = scenarioSchema();
+  const outer = active;
+  active = context;
+  try {
+    return schema.safeParse(data);
+  } finally {
+    active = outer;
+  }
+}
+
+function buildScenarioSchema(context: ScenarioContext) {
+  const spec = strict({
+    duration: withDefault(duration("positive"), SCENARIO_DEFAULTS.durationMs),
+    seed: withDefault(number("nonNegativeInt"), SCENARIO_DEFAULTS.seed),
+    controller: withDefault(controllerFlags, {}),
+    featureGates: withDefault(featureGates, {}),
+    cluster: optionalMapping(
+      strict({
+        capacityPods: withDefault(number("positiveInt"), null).meta({
+          description: "pods beyond this many, cluster-wide, stay Pending; null: unlimited",
+        }),
+        metricsResolution: withDefault(duration("positive"), SCENARIO_DEFAULTS.metricsResolutionMs),
+      }),
+    ),
+    workloads: optionalList(workloadModel(context)).superRefine((models, ctx) => {
+      const seen = new Set<string>();
+      models.forEach((model, i) => {
+        const key = refKey(model.target);
+        if (seen.has(key)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `${refText(model.target)} already has a model above`,
+            path: [i, "target"],
+          });
+        }
+        seen.add(key);
+      });
+    }),
+    metrics: optionalMapping(metricModels(context)),
+    events: optionalList(scenarioEvent(context)),
+  });
+  return strict({
+    apiVersion: z.literal(SCENARIO_API_VERSION, {
+      error: unsupported([SCENARIO_API_VERSION]),
+    }),
+    kind: z.literal("Scenario", { error: unsupported(["Scenario"]) }),
+    metadata: optionalMapping(
+      strict({
+        name: nonEmptyString().nullish(),
+        labels: z.unknown().optional(),
+        annotations: z.unknown().optional(),
+      }),
+    ),
+    spec: optionalMapping(spec),
+  }).transform(
+    (v): ScenarioDocument => ({
+      name: v.metadata.name ?? undefined,
+      durationMs: v.spec.duration,
+      seed: v.spec.seed,
+      controllerFlags: v.spec.controller,
+      cluster: {
+        capacityPods: v.spec.cluster.capacityPods,
+        metricsResolutionMs: v.spec.cluster.metricsResolution,
+      },
+      workloads: v.spec.workloads,
+      metrics: v.spec.metrics,
+      events: v.spec.events,
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issues
+
+/** A problem in the document: where (a path; `at: "key"` points at the field's name) and what. */
+export interface SchemaIssue {
+  path: PathSegment[];
+  message: string;
+  at: "key" | "value";
+}
+
+/** zod's issues as the reader reports them: one per unknown field, a union's issues from the
+ * one alternative whose type the value has. */
+export function issuesFromZod(issues: readonly z.core.$ZodIssue[], base: PathSegment[] = []) {
+  const out: SchemaIssue[] = [];
+  for (const issue of issues) {
+    const path = [...base, ...(issue.path as PathSegment[])];
+    if (issue.code === "unrecognized_keys") {
+      // Before the issues of the mapping's own fields, which zod reports first.
+      let first = out.findIndex((o) => path.every((seg, i) => o.path[i] === seg));
+      if (first < 0) first = out.length;
+      out.splice(
+        first,
+        0,
+        ...issue.keys.map((key) => ({
+          path: [...path, key],
+          message: `unknown field "${key}" ${issue.message}`,
+          at: "key" as const,
+        })),
+      );
+    } else if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      const matched = issue.errors.filter(
+        (branch) =>
+          !(
+            branch.length === 1 &&
+            branch[0]!.code === "invalid_type" &&
+            branch[0]!.path.length === 0
+          ),
+      );
+      if (matched.length === 1) out.push(...issuesFromZod(matched[0]!, path));
+      else out.push({ path, message: issue.message, at: "value" });
+    } else {
+      const at = issue.code === "custom" && issue.params?.at === "key" ? "key" : "value";
+      out.push({ path, message: issue.message, at });
+    }
+  }
+  return out;
+}
