@@ -407,7 +407,13 @@ function trafficModel(context: ScenarioContext) {
 // ---------------------------------------------------------------------------------------------
 // Workload models
 
-function workloadModel(context: ScenarioContext) {
+/** The reference and traffic schemas, built once: each is one definition in the JSON Schema. */
+interface Shared {
+  ref: ReturnType<typeof workloadRef>;
+  traffic: ReturnType<typeof trafficModel>;
+}
+
+function workloadModel(context: ScenarioContext, { ref, traffic }: Shared) {
   const pod = strict({
     schedulingDelay: duration("nonNegative").optional().nullable(),
     containerStartDelay: duration("nonNegative").optional().nullable(),
@@ -459,10 +465,10 @@ function workloadModel(context: ScenarioContext) {
   });
   return strict(
     {
-      target: workloadRef(context),
+      target: ref,
       pod: optionalMapping(pod),
       usage: optionalMapping(usage),
-      traffic: optionalList(trafficModel(context)),
+      traffic: optionalList(traffic),
     },
     { item: true },
   ).transform((v): WorkloadModel => {
@@ -530,10 +536,10 @@ export function defaultWorkloadModel(target: WorkloadRef, t: TemplateDefaults): 
 // ---------------------------------------------------------------------------------------------
 // Metric models
 
-function metricModels(context: ScenarioContext) {
+function metricModels({ ref, traffic }: Shared) {
   const rateWindow = withDefault(duration("positive"), SCENARIO_DEFAULTS.rateWindowMs);
   const pods = strict(
-    { name: nonEmptyString(), workload: workloadRef(context), rateWindow },
+    { name: nonEmptyString(), workload: ref, rateWindow },
     { item: true },
   ).transform(
     (v): PodsMetricModel => ({
@@ -546,7 +552,7 @@ function metricModels(context: ScenarioContext) {
   const object = strict(
     {
       name: nonEmptyString(),
-      workload: workloadRef(context),
+      workload: ref,
       rateWindow,
       describedObject: strict({
         apiVersion: withDefault(nonEmptyString(), ""),
@@ -577,10 +583,10 @@ function metricModels(context: ScenarioContext) {
   const external = strict(
     {
       name: nonEmptyString(),
-      servedBy: workloadRef(context),
+      servedBy: ref,
       namespace: nonEmptyString().nullish().meta({ description: "default: servedBy's namespace" }),
       selector: withDefault(selector, null),
-      arrivals: list(trafficModel(context)),
+      arrivals: list(traffic),
       serviceRatePerPod: number("positive"),
       initialLength: withDefault(number("nonNegative"), 0),
     },
@@ -637,12 +643,11 @@ function resolvedRef(context: ScenarioContext, value: unknown): WorkloadRef | un
 
 const METRIC_APIS = ["resource", "custom", "external"] as const;
 
-function scenarioEvent(context: ScenarioContext) {
+function scenarioEvent(context: ScenarioContext, { ref, traffic }: Shared) {
   const at = duration("nonNegative");
   const patch = z
     .record(z.string(), z.unknown(), { error: orRequired(MSG.map) })
     .meta({ description: "a JSON merge patch" });
-  const ref = workloadRef(context);
   const event = <S extends z.core.$ZodLooseShape>(shape: S) => strict(shape, { item: true });
   // Checked once the workload and the patch are read, whatever else is wrong in the event.
   const always = { when: () => true };
@@ -724,7 +729,7 @@ function scenarioEvent(context: ScenarioContext) {
     at,
     type: z.literal("setTraffic"),
     workload: ref,
-    traffic: list(trafficModel(context)),
+    traffic: list(traffic),
   }).transform(
     (v): ScenarioEvent => ({
       atMs: v.at,
@@ -917,6 +922,17 @@ export function readScenarioDocument(data: unknown, context: ScenarioContext) {
 }
 
 function buildScenarioSchema(context: ScenarioContext) {
+  const shared: Shared = {
+    ref: workloadRef(context).meta({
+      id: "WorkloadRef",
+      description:
+        'a workload among the manifests: "Kind/name", "namespace/Kind/name" or {kind, name, namespace}',
+    }),
+    traffic: trafficModel(context).meta({
+      id: "TrafficModel",
+      description: "requests per second over time; several models on one workload add up",
+    }),
+  };
   const spec = strict({
     duration: withDefault(duration("positive"), SCENARIO_DEFAULTS.durationMs),
     seed: withDefault(number("nonNegativeInt"), SCENARIO_DEFAULTS.seed),
@@ -930,7 +946,7 @@ function buildScenarioSchema(context: ScenarioContext) {
         metricsResolution: withDefault(duration("positive"), SCENARIO_DEFAULTS.metricsResolutionMs),
       }),
     ),
-    workloads: optionalList(workloadModel(context)).superRefine((models, ctx) => {
+    workloads: optionalList(workloadModel(context, shared)).superRefine((models, ctx) => {
       const seen = new Set<string>();
       models.forEach((model, i) => {
         const key = refKey(model.target);
@@ -944,8 +960,8 @@ function buildScenarioSchema(context: ScenarioContext) {
         seen.add(key);
       });
     }),
-    metrics: optionalMapping(metricModels(context)),
-    events: optionalList(scenarioEvent(context)),
+    metrics: optionalMapping(metricModels(shared)),
+    events: optionalList(scenarioEvent(context, shared)),
   });
   return strict({
     apiVersion: z.literal(SCENARIO_API_VERSION, {
@@ -975,6 +991,47 @@ function buildScenarioSchema(context: ScenarioContext) {
       events: v.spec.events,
     }),
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema
+
+/**
+ * The Scenario document as JSON Schema (draft-07, which editors read), for a scenario file as a
+ * whole: editors check every YAML document of a file against it, so a document that is not a
+ * Scenario (no `kind: Scenario`, no horizon.dev apiVersion) is left alone. The file's own
+ * references (manifests, replay traces) are checked by the reader only.
+ */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(scenarioSchema(), {
+    io: "input",
+    target: "draft-07",
+    reused: "inline",
+  }) as Record<string, unknown>;
+  const { $schema, definitions, ...document } = generated;
+  return {
+    $schema,
+    title: "Horizon Scenario",
+    description:
+      "The Scenario document (horizon.dev/v1alpha1) of a scenario file for horizon simulate and horizon up; see docs/scenarios.md.",
+    if: {
+      anyOf: [
+        { required: ["kind"], properties: { kind: { const: "Scenario" } } },
+        {
+          required: ["apiVersion"],
+          properties: { apiVersion: { type: "string", pattern: "^horizon\\.dev/" } },
+        },
+      ],
+    },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword.
+    then: { $ref: "#/definitions/Scenario" },
+    definitions: { Scenario: document, ...(definitions as object) },
+  };
+}
+
+/** docs/scenario.schema.json's text (`npm run schema:scenario` writes it). */
+export function renderScenarioJsonSchema(): string {
+  return `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
