@@ -11,6 +11,7 @@ import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
+import { explain, explanationNote, explanationText, outcomeText } from "../explain/index.js";
 import { loadKubeConfig } from "../kube/config.js";
 
 export interface ExplainOptions {
@@ -230,224 +231,12 @@ function isLoopbackUrl(address: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Words.
 
-const num = (value: number, digits = 3): string => {
-  if (!Number.isFinite(value)) return String(value);
-  const text = String(Number(value.toFixed(digits)));
-  return text === "-0" ? "0" : text;
-};
-
 const plural = (count: number, one: string, many = `${one}s`) =>
   `${count} ${count === 1 ? one : many}`;
 
-function podList(pods: readonly string[] | undefined): string {
-  if (!pods || pods.length === 0) return "";
-  const shown = pods.slice(0, 5).join(", ");
-  return pods.length > 5 ? ` (${shown}, …)` : ` (${shown})`;
-}
-
-function describeMetric(m: DecisionTrace["metrics"][number], currentReplicas: number): string[] {
-  const label = `Metric ${m.index + 1} (${m.type}${m.description ? `, ${m.description}` : ""})`;
-  if (m.reason !== undefined || m.proposal === undefined) {
-    return [`${label}: failed with ${m.reason ?? "an error"}: ${m.error ?? "no value"}.`];
-  }
-  const lines: string[] = [];
-  const target = m.target ? `${m.target.value} (${m.target.type})` : "its target";
-  const current =
-    m.utilization !== undefined
-      ? `${m.utilization}% of request${m.current !== undefined ? ` (${m.current} per pod)` : ""}`
-      : (m.current ?? "?");
-  const c = m.calculation;
-  if (!c) {
-    lines.push(`${label}: current ${current} vs target ${target} → proposes ${m.proposal}.`);
-    return lines;
-  }
-  const low = 1 - c.tolerances.scaleDown;
-  const high = 1 + c.tolerances.scaleUp;
-  const band = `[${num(low, 4)}, ${num(high, 4)}]`;
-  lines.push(
-    `${label}: current ${current} vs target ${target}: usage ratio ${num(c.usageRatio, 4)}; the tolerance band is ${band} (tolerance ${num(c.tolerances.scaleDown * 100, 2)}% down, ${num(c.tolerances.scaleUp * 100, 2)}% up).`,
-  );
-  const ready = c.readyPodCount;
-  const readyText = ready === undefined ? "the ready pods" : plural(ready, "ready pod");
-  const filled =
-    (c.missingPods?.length ?? 0) + (c.unreadyPods?.length ?? 0) > 0
-      ? `after counting ${[
-          c.missingPods?.length
-            ? `${plural(c.missingPods.length, "pod")} without metrics (at 100% of request on a scale-down, 0 on a scale-up)`
-            : "",
-          c.unreadyPods?.length ? `${plural(c.unreadyPods.length, "unready pod")} (at 0)` : "",
-        ]
-          .filter(Boolean)
-          .join(" and ")}`
-      : "after re-computing";
-  const paths: Record<string, string> = {
-    withinTolerance: `The ratio is within the band, so it proposes keeping the current ${plural(currentReplicas, "replica")}.`,
-    direct: `The ratio is outside the band, so it proposes ceil(${num(c.usageRatio, 4)} × ${readyText}) = ${m.proposal}.`,
-    rebalanced: `The ratio is outside the band; ${filled} the ratio is ${num(c.newUsageRatio ?? Number.NaN, 4)}, which proposes ${m.proposal}.`,
-    rebalancedWithinTolerance: `The ratio is outside the band, but ${filled} it is ${num(c.newUsageRatio ?? Number.NaN, 4)}, within the band: it proposes keeping ${m.proposal}.`,
-    rebalancedDirectionChange: `The ratio is outside the band, but ${filled} it is ${num(c.newUsageRatio ?? Number.NaN, 4)}, on the other side of 1: it proposes keeping ${m.proposal}.`,
-    rebalancedCountGuard: `The ratio is outside the band, but ${filled} (ratio ${num(c.newUsageRatio ?? Number.NaN, 4)}) the count would move against the ratio's direction: it proposes keeping ${m.proposal}.`,
-    scaleFromZero: `The target is at zero replicas: it proposes ceil(${num(c.usageRatio, 4)}) = ${m.proposal}.`,
-    perPod: `The target is per pod: it proposes ceil(total ÷ target per pod) = ${m.proposal}.`,
-  };
-  lines.push(paths[c.path] ?? `Calculation ${c.path}: it proposes ${m.proposal}.`);
-  if (c.podCount !== undefined) {
-    const parts = [
-      `${plural(c.podCount, "pod")} matched the selector`,
-      `${c.readyPodCount ?? 0} ready`,
-    ];
-    if (c.unreadyPods?.length)
-      parts.push(`${c.unreadyPods.length} not yet ready${podList(c.unreadyPods)}`);
-    if (c.missingPods?.length)
-      parts.push(`${c.missingPods.length} without metrics${podList(c.missingPods)}`);
-    if (c.ignoredPods?.length)
-      parts.push(`${c.ignoredPods.length} ignored as deleted or failed${podList(c.ignoredPods)}`);
-    lines.push(`Pods: ${parts.join(", ")}.`);
-  }
-  return lines;
-}
-
-function describeStabilization(trace: DecisionTrace): string | null {
-  const s = trace.stabilization;
-  if (!s) return null;
-  if (s.path === "legacy") {
-    const window = `${formatDuration((s.windowSeconds ?? 0) * 1000)}`;
-    if (s.stabilized !== s.recommendation) {
-      const held = s.winner
-        ? ` (a recommendation of ${s.winner.replicas} from ${num(s.winner.ageSeconds, 1)}s ago)`
-        : "";
-      return `Stabilization (no spec.behavior: the controller's ${window} downscale window): a higher recommendation within the window${held} holds the count at ${s.stabilized} instead of ${s.recommendation} (ScaleDownStabilized).`;
-    }
-    return `Stabilization (no spec.behavior: the controller's ${window} downscale window): nothing higher in the window, ${s.recommendation} stands (ReadyForNewScale).`;
-  }
-  const up = `scale-up window ${s.scaleUpWindowSeconds ?? 0}s (lowest recommendation in it: ${s.upRecommendation ?? "?"})`;
-  const down = `scale-down window ${s.scaleDownWindowSeconds ?? 0}s (highest in it: ${s.downRecommendation ?? "?"})`;
-  let effect = `${s.recommendation} stands (${s.reason})`;
-  if (s.stabilized > s.recommendation) {
-    effect = `the scale-down window holds the count at ${s.stabilized} instead of ${s.recommendation} (${s.reason})`;
-  } else if (s.stabilized < s.recommendation) {
-    effect = `the scale-up window holds the count at ${s.stabilized} instead of ${s.recommendation} (${s.reason})`;
-  }
-  return `Stabilization (spec.behavior): ${up}, ${down}: ${effect}.`;
-}
-
-function describeLimit(trace: DecisionTrace): string | null {
-  const l = trace.limit;
-  if (!l) return null;
-  const stabilized = trace.stabilization?.stabilized ?? trace.recommendation;
-  switch (l.reason) {
-    case "DesiredWithinRange":
-      return `Limits: none applied — ${stabilized ?? trace.desiredReplicas} is within minReplicas ${trace.minReplicas}–maxReplicas ${trace.maxReplicas} and the allowed scaling rate (DesiredWithinRange).`;
-    case "TooManyReplicas":
-      return `Limits: capped at maxReplicas ${l.limit ?? trace.maxReplicas} (TooManyReplicas).`;
-    case "TooFewReplicas":
-      return `Limits: raised to minReplicas ${l.limit ?? trace.minReplicas} (TooFewReplicas).`;
-  }
-  const direction = l.reason === "ScaleUpLimit" ? "scale-up" : "scale-down";
-  if (l.policies && l.policies.length > 0) {
-    const policies = l.policies
-      .map(
-        (p) =>
-          `${p.type} ${p.value}${p.type === "Percent" ? "%" : ""} per ${p.periodSeconds}s allows ${p.proposal} (from ${p.periodStartReplicas} at the start of its period)`,
-      )
-      .join("; ");
-    const pick =
-      l.selectPolicy === "Min"
-        ? "the smallest change"
-        : l.selectPolicy === "Disabled"
-          ? "no change at all"
-          : "the largest change";
-    return `Limits: the ${direction} rate is limited by spec.behavior.${direction === "scale-up" ? "scaleUp" : "scaleDown"}.policies — ${policies}; selectPolicy ${l.selectPolicy ?? "Max"} takes ${pick}: ${l.policyLimit ?? l.limit} (${l.reason}).`;
-  }
-  if (l.legacyScaleUpLimit !== undefined && l.reason === "ScaleUpLimit") {
-    return `Limits: without spec.behavior a sync may at most double the replicas (or reach 4): max(2 × ${trace.currentReplicas}, 4) = ${l.legacyScaleUpLimit} (ScaleUpLimit).`;
-  }
-  return `Limits: ${l.reason}: ${l.message}${l.limit !== undefined ? ` (bound ${l.limit})` : ""}.`;
-}
-
-function outcomeLine(trace: DecisionTrace): string {
-  if (trace.outcome === "scaled") {
-    return `Scaled from ${trace.currentReplicas} to ${trace.desiredReplicas} replicas${trace.rescaleReason ? ` (reason: ${trace.rescaleReason})` : ""}.`;
-  }
-  if (trace.outcome === "failed") {
-    return `Did not scale: the sync failed${trace.error ? `: ${trace.error}` : ""}.`;
-  }
-  return `Did not scale: kept ${plural(trace.currentReplicas, "replica")}${trace.desiredReplicas !== trace.currentReplicas ? ` (desired ${trace.desiredReplicas})` : ""}.`;
-}
-
-/** Plain-language bullets: why this sync decided what it did. */
+/** Plain-language bullets: why this sync decided what it did (src/explain's text rendering). */
 export function explainDecision(record: DecisionRecord): string[] {
-  const trace = record.trace;
-  const why: string[] = [];
-  if ("error" in trace.scale) {
-    why.push(`The target's scale subresource could not be read: ${trace.scale.error}.`);
-    return why;
-  }
-  const range = `minReplicas ${trace.minReplicas}, maxReplicas ${trace.maxReplicas}`;
-  why.push(
-    `The target has ${plural(trace.scale.specReplicas, "replica")} (status: ${trace.scale.statusReplicas}${trace.scale.selector ? `, selector ${trace.scale.selector}` : ""}); ${range}.`,
-  );
-  switch (trace.branch) {
-    case "scalingDisabled":
-      why.push(
-        "The target is at 0 replicas while minReplicas > 0: autoscaling is disabled until something scales the target up (ScalingDisabled).",
-      );
-      return why;
-    case "aboveMaxReplicas":
-      why.push(
-        `The target is above maxReplicas: the HPA moves it to ${trace.desiredReplicas} without reading metrics.`,
-      );
-      return why;
-    case "belowMinReplicas":
-      why.push(
-        `The target is below minReplicas: the HPA moves it to ${trace.desiredReplicas} without reading metrics.`,
-      );
-      return why;
-    default:
-      break;
-  }
-  if (trace.metrics.length === 0) {
-    why.push(
-      trace.error
-        ? `No metric was computed: ${trace.error}.`
-        : "No metric was computed (the HPA has no metrics).",
-    );
-    return why;
-  }
-  for (const metric of trace.metrics) why.push(...describeMetric(metric, trace.currentReplicas));
-  const failed = trace.metrics.filter((m) => m.reason !== undefined || m.proposal === undefined);
-  if (trace.recommendation === null) {
-    why.push(
-      failed.length === trace.metrics.length
-        ? "No metric could be computed, so the HPA does not scale."
-        : "Some metrics failed and the others would scale down: the HPA never scales down on partial metrics, so it does not scale.",
-    );
-    return why;
-  }
-  if (trace.metrics.length > 1) {
-    why.push(
-      `With several metrics the HPA takes the highest proposal: ${trace.recommendation}${trace.recommendationMetric ? `, from ${trace.recommendationMetric}` : ""}.`,
-    );
-  }
-  if (failed.length > 0) {
-    why.push(
-      `${plural(failed.length, "metric")} failed; the HPA still acts on the others because they scale up (it never scales down on partial metrics).`,
-    );
-  }
-  const stabilization = describeStabilization(trace);
-  if (stabilization) why.push(stabilization);
-  const limit = describeLimit(trace);
-  if (limit) why.push(limit);
-  if (trace.rescale) {
-    why.push(
-      `Desired ${trace.desiredReplicas} differs from current ${trace.currentReplicas}: the scale is updated.`,
-    );
-  } else {
-    why.push(
-      `Desired ${trace.desiredReplicas} equals current ${trace.currentReplicas}: nothing to update.`,
-    );
-  }
-  return why;
+  return explanationText(explain(record.trace));
 }
 
 function when(record: DecisionRecord, source: Source, now: number): string {
@@ -483,14 +272,15 @@ export function formatExplanation(
 ): string {
   const records = source.records;
   const latest = records[records.length - 1]!;
+  const explanation = explain(latest.trace);
   const out: string[] = [
     `HPA ${namespace}/${name} — ${source.description}`,
     `Latest sync: ${when(latest, source, now)}`,
     "",
-    outcomeLine(latest.trace),
+    outcomeText(explanation),
     "",
     "Why:",
-    ...explainDecision(latest).map((line) => `  - ${line}`),
+    ...explanationText(explanation).map((line) => `  - ${line}`),
   ];
   if (latest.conditions.length > 0) {
     out.push("", "Conditions after the sync:");
@@ -526,18 +316,7 @@ export function formatExplanation(
     const rows = [["TIME", "REPLICAS", "OUTCOME", "WHY"]];
     for (const r of recent) {
       const t = r.trace;
-      const note =
-        t.outcome === "failed"
-          ? (t.error ?? "")
-          : [
-              t.rescale ? t.rescaleReason : "",
-              t.stabilization && t.stabilization.stabilized !== t.stabilization.recommendation
-                ? t.stabilization.reason
-                : "",
-              t.limit && t.limit.reason !== "DesiredWithinRange" ? t.limit.reason : "",
-            ]
-              .filter(Boolean)
-              .join("; ");
+      const note = explanationNote(explain(t));
       rows.push([
         r.t !== undefined ? formatDuration(r.t * 1000) : t.time,
         `${t.currentReplicas} → ${t.desiredReplicas}`,

@@ -3,6 +3,7 @@
 // docs/simulate.md.
 import { formatDuration } from "../core/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
+import { formatNumber } from "../explain/format.js";
 import type { HpaSummary, SimulationRecord, StartRecord, SummaryRecord } from "./timeline.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -13,12 +14,7 @@ export function formatSeconds(seconds: number): string {
   return formatDuration(Math.round(seconds * 1000));
 }
 
-/** A number with at most `digits` decimals, trailing zeros dropped. */
-export function formatNumber(value: number, digits = 3): string {
-  if (!Number.isFinite(value)) return value > 0 ? "∞" : value < 0 ? "-∞" : "n/a";
-  const text = String(Number(value.toFixed(digits)));
-  return text === "-0" ? "0" : text;
-}
+export { formatNumber };
 
 function formatTimeToMeet(s: HpaSummary): string {
   if (s.timeToMeetDemandSeconds.length === 0) return "no load step";

@@ -4,6 +4,7 @@
 // runs; every scaling action keeps its full decision trace. Contents: docs/simulate.md ("Report").
 import { Quantity } from "../api/quantity.js";
 import type { DecisionTrace, MetricTrace } from "../core/trace.js";
+import { escapeHtml, explain, explanationHtml, explanationSummary } from "../explain/index.js";
 import {
   COMPARED_MEASURES,
   formatComparedValue,
@@ -376,14 +377,7 @@ interface Run {
 // ---------------------------------------------------------------------------------------------
 // SVG charts.
 
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
+export { escapeHtml };
 
 const WIDTH = 960;
 const HEIGHT = 240;
@@ -567,104 +561,9 @@ function svgConditionChart(opts: {
   return parts.join("");
 }
 
-// ---------------------------------------------------------------------------------------------
-// The readable explanation of a decision trace.
-
-const PATHS: Record<string, string> = {
-  withinTolerance: "the ratio is within the tolerance band, so the current replicas are kept",
-  direct: "ceil(ratio × ready pods)",
-  rebalanced:
-    "missing and unready pods were filled in (conservatively) and the re-computed count was used",
-  rebalancedWithinTolerance:
-    "after filling in missing and unready pods the ratio is within tolerance, so the current replicas are kept",
-  rebalancedDirectionChange:
-    "filling in missing and unready pods would reverse the direction, so the current replicas are kept",
-  rebalancedCountGuard:
-    "the re-computed count would move against the direction, so the current replicas are kept",
-  scaleFromZero: "ceil(ratio) at zero replicas",
-  perPod: "ceil(total / per-pod target)",
-};
-
-const BRANCHES: Record<string, string> = {
-  scaleUnavailable: "The scale subresource could not be read, so the sync stopped there.",
-  scalingDisabled:
-    "The target is at 0 replicas while minReplicas > 0: autoscaling is disabled until someone scales it up.",
-  aboveMaxReplicas:
-    "The target is above maxReplicas: it is moved to the bound without reading metrics.",
-  belowMinReplicas:
-    "The target is below minReplicas: it is moved to the bound without reading metrics.",
-  metrics: "The metrics were read (the normal path).",
-};
-
+/** The compact reasons of a decision, one line per step (src/explain's summary rendering). */
 export function explainTrace(trace: DecisionTrace): string[] {
-  const out: string[] = [];
-  if ("error" in trace.scale) out.push(`Scale: could not be read: ${trace.scale.error}.`);
-  else {
-    out.push(
-      `Scale: spec.replicas ${trace.scale.specReplicas}, status.replicas ${trace.scale.statusReplicas}${trace.scale.selector ? `, selector ${trace.scale.selector}` : ""}; bounds ${trace.minReplicas}–${trace.maxReplicas}.`,
-    );
-  }
-  out.push(BRANCHES[trace.branch] ?? `Branch: ${trace.branch}.`);
-  for (const m of trace.metrics) {
-    const name = m.description ?? `${m.type} metric #${m.index}`;
-    if (m.error !== undefined || m.reason !== undefined) {
-      out.push(`${name}: failed (${m.reason ?? "error"}): ${m.error ?? ""}`);
-      continue;
-    }
-    let text = `${name}: current ${m.current ?? "?"}`;
-    if (m.utilization !== undefined) text += ` (${m.utilization}% of request)`;
-    if (m.target) text += ` vs target ${m.target.type} ${m.target.value}`;
-    const c = m.calculation;
-    if (c) {
-      text += `; usage ratio ${formatNumber(c.usageRatio, 4)} (band ${formatNumber(1 - c.tolerances.scaleDown, 4)}–${formatNumber(1 + c.tolerances.scaleUp, 4)})`;
-      if (c.newUsageRatio !== undefined)
-        text += `, ${formatNumber(c.newUsageRatio, 4)} after filling in`;
-      text += `; ${PATHS[c.path] ?? c.path}`;
-      if (c.podCount !== undefined) {
-        text += `; ${c.podCount} pods, ${c.readyPodCount ?? 0} ready, ${c.unreadyPods?.length ?? 0} unready, ${c.missingPods?.length ?? 0} missing, ${c.ignoredPods?.length ?? 0} ignored`;
-      }
-    }
-    if (m.proposal !== undefined) text += ` → proposes ${m.proposal}`;
-    out.push(`${text}.`);
-  }
-  if (trace.recommendation !== null) {
-    out.push(
-      `Recommendation: ${trace.recommendation}${trace.recommendationMetric ? ` (from ${trace.recommendationMetric})` : ""}.`,
-    );
-  }
-  const s = trace.stabilization;
-  if (s) {
-    let text =
-      s.path === "legacy"
-        ? `Stabilization (no behavior: ${s.windowSeconds ?? "?"}s downscale window)`
-        : `Stabilization (behavior: scale-up window ${s.scaleUpWindowSeconds ?? "?"}s, lowest recent ${s.upRecommendation ?? "?"}; scale-down window ${s.scaleDownWindowSeconds ?? "?"}s, highest recent ${s.downRecommendation ?? "?"})`;
-    text += `: ${s.recommendation} → ${s.stabilized} (${s.reason})`;
-    if (s.winner)
-      text += `, held by a recommendation of ${s.winner.replicas} from ${s.winner.ageSeconds}s ago`;
-    out.push(`${text}.`);
-  }
-  const l = trace.limit;
-  if (l) {
-    let text = `Limit: ${l.reason}: ${l.message}`;
-    if (l.limit !== undefined) text += ` (bound ${l.limit})`;
-    if (l.legacyScaleUpLimit !== undefined)
-      text += `; legacy scale-up limit ${l.legacyScaleUpLimit}`;
-    if (l.policies && l.policies.length > 0) {
-      text += `; policies: ${l.policies
-        .map(
-          (p) =>
-            `${p.type} ${p.value}/${p.periodSeconds}s from ${p.periodStartReplicas} → ${p.proposal}`,
-        )
-        .join(", ")}`;
-    }
-    if (l.selectPolicy !== undefined)
-      text += `; selectPolicy ${l.selectPolicy}${l.policyLimit !== undefined ? ` → ${l.policyLimit}` : ""}`;
-    out.push(`${text}.`);
-  }
-  out.push(
-    `Decision: desired ${trace.desiredReplicas} from current ${trace.currentReplicas}; ${trace.rescale ? `rescale: ${trace.rescaleReason ?? ""}` : "no rescale"}; outcome ${trace.outcome}${trace.error ? ` (error: ${trace.error})` : ""}.`,
-  );
-  return out;
+  return explanationSummary(explain(trace));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -927,13 +826,7 @@ function renderHpa(name: string, runs: Run[], xMax: number): string {
     if (!d || d.actions.length === 0) parts.push('<p class="muted">No scaling action.</p>');
     d?.actions.forEach((a, k) => {
       parts.push(
-        `<details class="trace" id="${actionId(name, i, k)}"><summary>${escapeHtml(formatSeconds(a.t))}: ${a.from} → ${a.to} — ${escapeHtml(a.reason || "rescale")}${a.limit ? ` <span class="muted">[${escapeHtml(a.limit)}]</span>` : ""}</summary><ul>${explainTrace(
-          a.trace,
-        )
-          .map((l) => `<li>${escapeHtml(l)}</li>`)
-          .join(
-            "",
-          )}</ul><pre>${escapeHtml(JSON.stringify(JSON.parse(stableStringify(a.trace, RECORD_SHAPES.sync.children!.trace)), null, 2))}</pre></details>`,
+        `<details class="trace" id="${actionId(name, i, k)}"><summary>${escapeHtml(formatSeconds(a.t))}: ${a.from} → ${a.to} — ${escapeHtml(a.reason || "rescale")}${a.limit ? ` <span class="muted">[${escapeHtml(a.limit)}]</span>` : ""}</summary>${explanationHtml(explain(a.trace))}<pre>${escapeHtml(JSON.stringify(JSON.parse(stableStringify(a.trace, RECORD_SHAPES.sync.children!.trace)), null, 2))}</pre></details>`,
       );
     });
     return parts.join("");
