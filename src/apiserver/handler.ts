@@ -487,7 +487,7 @@ class ApiServer {
     const capacity = {
       cpu: "64",
       memory: "256Gi",
-      pods: String(this.cluster.spec.cluster.capacityPods ?? 110),
+      pods: String(this.cluster.model.capacityPods ?? 110),
     };
     const since = rfc3339(this.cluster.startTime);
     return [

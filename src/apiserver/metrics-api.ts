@@ -16,12 +16,12 @@ import type {
   MetricSpec,
 } from "../api/types.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
+import type { ObjectMetricModel } from "../cluster/cluster-model.js";
 import { groupOf, pluralOf } from "../cluster/kinds.js";
 import type { PodRecord } from "../cluster/model.js";
 import { rfc3339 } from "../cluster/time.js";
 import { formatDuration } from "../core/duration.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
-import type { ObjectMetricModel } from "../sim/scenario-types.js";
 import { isTableRequest, toTable } from "./tables.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
@@ -386,8 +386,8 @@ function customResourceList(cluster: EmbeddedCluster, version: string): object {
   const add = (name: string) => {
     if (!names.some((n) => n.name === name)) names.push({ name, namespaced: true });
   };
-  for (const m of cluster.spec.metrics.pods) add(`pods/${m.name}`);
-  for (const m of cluster.spec.metrics.object) add(`${objectResource(m)}/${m.name}`);
+  for (const m of cluster.model.metrics.pods) add(`pods/${m.name}`);
+  for (const m of cluster.model.metrics.object) add(`${objectResource(m)}/${m.name}`);
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
@@ -467,7 +467,7 @@ function customMetrics(
   const selector = toLabelSelector(metricSelector.selector);
 
   if (resource === "pods") {
-    const model = cluster.spec.metrics.pods.find(
+    const model = cluster.model.metrics.pods.find(
       (m) => m.namespace === namespace && m.name === metric,
     );
     if (!model) return metricNotFound(`the server could not find the metric ${metric} for pods`);
@@ -509,7 +509,7 @@ function customMetrics(
     return metricValueList(version, items);
   }
 
-  const models = cluster.spec.metrics.object.filter(
+  const models = cluster.model.metrics.object.filter(
     (m) =>
       m.namespace === namespace &&
       m.name === metric &&
@@ -572,7 +572,7 @@ function stripClientPrefix(error: string): string {
 function externalMetrics(req: ApiRequest, cluster: EmbeddedCluster, rest: string[]): ApiResponse {
   if (rest.length === 0) {
     const names: string[] = [];
-    for (const m of cluster.spec.metrics.external) if (!names.includes(m.name)) names.push(m.name);
+    for (const m of cluster.model.metrics.external) if (!names.includes(m.name)) names.push(m.name);
     return ok({
       kind: "APIResourceList",
       apiVersion: "v1",
@@ -601,7 +601,7 @@ function externalMetrics(req: ApiRequest, cluster: EmbeddedCluster, rest: string
       items: [],
     });
   // The series (queues) this query selects, in the pipeline's order.
-  const series = cluster.spec.metrics.external.filter(
+  const series = cluster.model.metrics.external.filter(
     (m) =>
       m.namespace === namespace &&
       m.name === metric &&

@@ -28,9 +28,10 @@ import { createLogger } from "../controller/log.js";
 import { isLoopbackHost } from "../controller/server.js";
 import type { ControllerConfig } from "../core/config.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
+import { applyScenarioEvent, clusterModelOf } from "../sim/cluster.js";
 import { controllerConfigFor } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
-import type { Scenario } from "../sim/scenario-types.js";
+import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { type RunningController, startController } from "./controller.js";
 import { controllerCommandDefaults } from "./controller-options.js";
 
@@ -111,7 +112,7 @@ export interface RunningUp {
   /** PEM of the CA clients must trust (null over plain HTTP). */
   caCert: string | null;
   cluster: EmbeddedCluster;
-  driver: RealtimeDriver;
+  driver: RealtimeDriver<ScenarioEvent>;
   controllerConfig: ControllerConfig | null;
   /** The controller running over HTTP (null in-process or with --no-controller). */
   controller: RunningController | null;
@@ -140,7 +141,7 @@ function buildCluster(
   dir: string | undefined,
 ): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null }> {
   if (dir === undefined) {
-    const cluster = new EmbeddedCluster({ spec: scenario.spec, startTime });
+    const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario.spec), startTime });
     for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir: null } };
   }
@@ -156,7 +157,7 @@ function buildCluster(
       initial: dataDir.state(),
     });
     restartSimulatedRuntime(store);
-    cluster = new EmbeddedCluster({ spec: scenario.spec, startTime, store });
+    cluster = new EmbeddedCluster({ model: clusterModelOf(scenario.spec), startTime, store });
     if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir } };
   } catch (error) {
@@ -243,6 +244,8 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     cluster,
     controllerConfig: overHttp ? null : controllerConfig,
     events: scenario.spec.events,
+    applyEvent: (event, running, now) =>
+      applyScenarioEvent(event, { cluster, controller: running.controller, now }),
     onSync: (report) => {
       for (const line of describeSync(report, previousWarnings)) log(line);
     },

@@ -2,23 +2,22 @@
 // (Deployment → ReplicaSet → Pod, StatefulSet, ReplicationController), pod lifecycles played as
 // data, load and usage models, and a metrics pipeline like metrics-server's. `advanceTo` runs
 // everything due up to a time; the controller talks to it through in-process port adapters.
-import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
-import { mergePatch } from "../api/patch/merge-patch.js";
-import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
-import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
+// It plays a ClusterModel and knows nothing of scenarios: src/sim maps a Scenario onto the
+// model and applies the scenario's events through the primitives below.
+import type { KubeObject, LabelSelector } from "../api/types.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
 import { type Selector, selectorMatches } from "../core/selector.js";
-import type {
-  ExternalMetricModel,
-  PodLifecycleModel,
-  ScenarioEvent,
-  ScenarioSpec,
-  UsageModel,
-  WorkloadModel,
-  WorkloadRef,
-} from "../sim/scenario-types.js";
+import {
+  type ClusterModel,
+  type PodLifecycleModel,
+  type TrafficModel,
+  type UsageModel,
+  type WorkloadModel,
+  type WorkloadRef,
+  workloadKey,
+} from "./cluster-model.js";
 import { applyWorkloadDefaults } from "./defaults.js";
 import {
   DEFAULT_POD_GRACE_SECONDS,
@@ -43,7 +42,6 @@ import { createPorts } from "./ports.js";
 import {
   hashString,
   noise,
-  Random,
   randomSuffix,
   safeEncode,
   stableStringify,
@@ -66,7 +64,7 @@ import { trafficAt } from "./traffic.js";
 import { cpuModel, cpuModelUniform, servedPerPod } from "./usage.js";
 
 export interface ClusterOptions {
-  spec: ScenarioSpec;
+  model: ClusterModel;
   /** Epoch ms of virtual t = 0. */
   startTime: number;
   /**
@@ -143,7 +141,7 @@ interface PodTimer {
 
 export class EmbeddedCluster {
   readonly store: ObjectStore;
-  readonly spec: ScenarioSpec;
+  readonly model: ClusterModel;
   readonly startTime: number;
   /** The virtual time everything has run up to (epoch ms). */
   now: number;
@@ -172,7 +170,7 @@ export class EmbeddedCluster {
   readonly #loads: ServiceLoads;
 
   constructor(options: ClusterOptions) {
-    this.spec = options.spec;
+    this.model = options.model;
     this.startTime = options.startTime;
     this.now = options.startTime;
     this.store = options.store ?? new ObjectStore({ now: () => this.now });
@@ -226,40 +224,25 @@ export class EmbeddedCluster {
     return Math.min(this.#heap.peekAt(), this.metrics.nextScrapeAt);
   }
 
-  /** Applies a scenario event (restartController is the runner's). */
-  applyEvent(event: ScenarioEvent): void {
-    switch (event.type) {
-      case "updateTemplate":
-        this.#updateTemplate(event.workload, event.patch);
-        break;
-      case "killPods":
-        this.#killPods(event.workload, event.count, event.atMs);
-        break;
-      case "metricsOutage":
-        this.metrics.outage(event.apis, this.now + event.durationMs);
-        break;
-      case "patchHpa":
-        this.#patchHpa(event.namespace, event.name, event.patch);
-        break;
-      case "setTraffic": {
-        const workload = this.#workloads.get(workloadKey(event.workload));
-        if (workload) {
-          workload.traffic = event.traffic;
-          this.#applyLoads(workload);
-        }
-        break;
-      }
-      case "scale":
-        this.scaleWorkload(
-          event.workload.namespace,
-          event.workload.kind,
-          event.workload.name,
-          event.replicas,
-        );
-        break;
-      case "restartController":
-        break;
-    }
+  /** Writes an object as a client would (store.update); workload controllers react at once. */
+  update(object: KubeObject): KubeObject {
+    const updated = this.store.update(object);
+    this.#reconcile();
+    return updated;
+  }
+
+  /** Replaces a modelled workload's traffic from now on (Services' loads still add to it). */
+  setTraffic(ref: WorkloadRef, traffic: TrafficModel[]): void {
+    const workload = this.#workloads.get(workloadKey(ref));
+    if (!workload) return;
+    workload.traffic = traffic;
+    this.#applyLoads(workload);
+  }
+
+  /** Deletes pods as a controller does (graceful, default DeleteOptions); controllers react. */
+  deletePods(pods: readonly PodRecord[]): void {
+    for (const pod of pods) this.#deletePod(pod);
+    this.#reconcile();
   }
 
   /** In-process adapters of the controller's ports. */
@@ -330,6 +313,10 @@ export class EmbeddedCluster {
 
   workloads(): IterableIterator<Workload> {
     return this.#workloads.values();
+  }
+
+  workloadOf(ref: WorkloadRef): Workload | undefined {
+    return this.#workloads.get(workloadKey(ref));
   }
 
   /** The pods of a namespace matching a selector, kept as a live index entry. */
@@ -458,7 +445,7 @@ export class EmbeddedCluster {
           workload,
           parseTemplate(spec.template),
           templateHash(spec.template),
-          streamSeed(this.spec.seed, `names/${key}`),
+          streamSeed(this.model.seed, `names/${key}`),
           Date.parse(object.metadata.creationTimestamp ?? "") || this.now,
         );
         workload.owners.push(owner);
@@ -479,7 +466,7 @@ export class EmbeddedCluster {
 
   #newWorkload(kind: Workload["kind"], namespace: string, object: KubeObject): Workload {
     const name = object.metadata.name;
-    const model: WorkloadModel | undefined = this.spec.workloads.find(
+    const model: WorkloadModel | undefined = this.model.workloads.find(
       (w) => w.target.kind === kind && w.target.name === name && w.target.namespace === namespace,
     );
     const workload = new Workload(
@@ -491,7 +478,7 @@ export class EmbeddedCluster {
       model?.usage ?? DEFAULT_USAGE,
       model?.traffic ?? [],
       new ScrapeRing(this.metrics.ringSize),
-      streamSeed(this.spec.seed, `workload/${namespace}/${kind}/${name}`),
+      streamSeed(this.model.seed, `workload/${namespace}/${kind}/${name}`),
     );
     this.metrics.attach(workload);
     return workload;
@@ -726,7 +713,7 @@ export class EmbeddedCluster {
       workload,
       parseTemplate(rsTemplate),
       hash,
-      streamSeed(this.spec.seed, `names/${workload.namespace}/ReplicaSet/${name}`),
+      streamSeed(this.model.seed, `names/${workload.namespace}/ReplicaSet/${name}`),
       Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(this.now),
     );
     workload.owners.push(owner);
@@ -1065,7 +1052,7 @@ export class EmbeddedCluster {
     const identity = `${namespace}/${object.metadata.name}`;
     const incarnation = (this.#incarnations.get(identity) ?? 0) + 1;
     this.#incarnations.set(identity, incarnation);
-    const seed = streamSeed(this.spec.seed, `pod/${identity}#${incarnation}`);
+    const seed = streamSeed(this.model.seed, `pod/${identity}#${incarnation}`);
     const willFail =
       lifecycle.failureProbability > 0 && noise(seed, 0, 7) < lifecycle.failureProbability;
     const record = new PodRecord(
@@ -1161,7 +1148,7 @@ export class EmbeddedCluster {
   }
 
   #hasCapacity(): boolean {
-    const capacity = this.spec.cluster.capacityPods;
+    const capacity = this.model.capacityPods;
     return capacity === null || this.#bound < capacity;
   }
 
@@ -1389,57 +1376,6 @@ export class EmbeddedCluster {
     };
   }
 
-  // ---------------------------------------------------------------------------------------
-  // Scenario events
-
-  #updateTemplate(ref: WorkloadRef, patch: Record<string, unknown>): void {
-    const current = this.store.get(ref.kind, ref.namespace, ref.name);
-    if (!current) return;
-    const spec = current.spec as { template?: unknown };
-    // As `kubectl patch` of the workload's spec.template. The scenario checked the patch against
-    // the manifest's template; one that no longer applies changes nothing, as a failed patch.
-    const patched = strategicMergePatch(spec.template ?? {}, patch);
-    if (!patched.ok) return;
-    const template = patched.value;
-    const updated = this.#write(() =>
-      this.store.update({
-        ...current,
-        metadata: { ...current.metadata, resourceVersion: undefined },
-        spec: { ...(current.spec as object), template },
-      }),
-    );
-    this.#workloadChanged(updated);
-    this.#reconcile();
-  }
-
-  #killPods(ref: WorkloadRef, count: number, atMs: number): void {
-    const workload = this.#workloads.get(workloadKey(ref));
-    if (!workload) return;
-    const candidates: PodRecord[] = [];
-    for (const owner of workload.owners)
-      for (const pod of owner.pods) if (pod.active) candidates.push(pod);
-    candidates.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const random = new Random(streamSeed(this.spec.seed, `kill/${workload.key}/${atMs}`));
-    for (let i = 0; i < count && candidates.length > 0; i++) {
-      const [victim] = candidates.splice(random.int(candidates.length), 1);
-      this.#deletePod(victim!);
-    }
-    this.#reconcile();
-  }
-
-  #patchHpa(namespace: string, name: string, patch: Record<string, unknown>): void {
-    const current = this.store.get("HorizontalPodAutoscaler", namespace, name);
-    if (!current) return;
-    const patched = mergePatch(current, patch) as KubeObject;
-    const defaulted = setDefaultsHorizontalPodAutoscaler(
-      patched as unknown as HorizontalPodAutoscaler,
-    );
-    this.store.update({
-      ...(defaulted as unknown as KubeObject),
-      metadata: { ...current.metadata, ...(patched.metadata ?? {}), resourceVersion: undefined },
-    });
-  }
-
   #write<T>(action: () => T): T {
     this.#writing++;
     try {
@@ -1452,10 +1388,6 @@ export class EmbeddedCluster {
 
 // -----------------------------------------------------------------------------------------
 // Helpers
-
-export function workloadKey(ref: WorkloadRef): string {
-  return `${ref.namespace}/${ref.kind}/${ref.name}`;
-}
 
 /** The pod-template-hash: a hash of the template, in upstream's safe alphabet. */
 export function templateHash(template: unknown): string {
@@ -1577,5 +1509,3 @@ function podStatus(pod: PodRecord): Record<string, unknown> {
     containerStatuses,
   };
 }
-
-export type { ExternalMetricModel };

@@ -5,7 +5,7 @@
 // annotation's expiry. Pure: the cluster feeds Service objects in and asks for traffic models.
 
 import type { KubeObject } from "../api/types.js";
-import type { TrafficModel } from "../sim/scenario-types.js";
+import type { TrafficModel } from "./cluster-model.js";
 
 /** The annotation on a Service: `{"rps":50}` or `{"rps":50,"until":"2026-11-22T10:00:00.000Z"}`. */
 export const LOAD_ANNOTATION = "horizon.dev/load";

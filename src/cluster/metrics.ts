@@ -13,12 +13,8 @@ import type { Selector } from "../core/selector.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../core/sources/types.js";
-import type {
-  ExternalMetricModel,
-  ObjectMetricModel,
-  PodsMetricModel,
-} from "../sim/scenario-types.js";
 import type { EmbeddedCluster } from "./cluster.js";
+import type { ExternalMetricModel, ObjectMetricModel, PodsMetricModel } from "./cluster-model.js";
 import { groupOf, pluralOf } from "./kinds.js";
 import type { PodRecord, Workload } from "./model.js";
 import { noise, noiseBits, streamSeed } from "./random.js";
@@ -59,26 +55,26 @@ export class MetricsPipeline {
 
   constructor(cluster: EmbeddedCluster) {
     this.#cluster = cluster;
-    const spec = cluster.spec;
-    const resolution = spec.cluster.metricsResolutionMs;
+    const model = cluster.model;
+    const resolution = model.metricsResolutionMs;
     this.resolution = resolution > 0 ? resolution : DEFAULT_RESOLUTION_MS;
-    this.phase = Math.floor(noise(streamSeed(spec.seed, "metrics-server"), 0) * this.resolution);
+    this.phase = Math.floor(noise(streamSeed(model.seed, "metrics-server"), 0) * this.resolution);
     this.nextScrapeAt = cluster.startTime + this.phase;
     let window = this.resolution;
-    for (const m of spec.metrics.pods) window = Math.max(window, m.rateWindowMs);
-    for (const m of spec.metrics.object) window = Math.max(window, m.rateWindowMs);
+    for (const m of model.metrics.pods) window = Math.max(window, m.rateWindowMs);
+    for (const m of model.metrics.object) window = Math.max(window, m.rateWindowMs);
     this.ringSize = Math.ceil(window / this.resolution) + 2;
-    for (const model of spec.metrics.pods) {
-      const key = `${model.namespace}/${model.name}`;
+    for (const pods of model.metrics.pods) {
+      const key = `${pods.namespace}/${pods.name}`;
       const list = this.#podsModels.get(key) ?? [];
-      list.push(model);
+      list.push(pods);
       this.#podsModels.set(key, list);
     }
-    this.#objectModels = spec.metrics.object;
-    this.#queues = spec.metrics.external.map((model) => ({
-      model,
-      labels: { ...(model.selector?.matchLabels ?? {}) },
-      length: model.initialLength,
+    this.#objectModels = model.metrics.object;
+    this.#queues = model.metrics.external.map((external) => ({
+      model: external,
+      labels: { ...(external.selector?.matchLabels ?? {}) },
+      length: external.initialLength,
       lastT: cluster.startTime,
     }));
   }
@@ -89,7 +85,7 @@ export class MetricsPipeline {
       ref.namespace === workload.namespace &&
       ref.kind === workload.kind &&
       ref.name === workload.name;
-    for (const model of this.#cluster.spec.metrics.pods)
+    for (const model of this.#cluster.model.metrics.pods)
       if (same(model.workload)) workload.podsMetrics.push(model);
     for (const model of this.#objectModels)
       if (same(model.workload)) workload.objectMetrics.push(model);

@@ -9,7 +9,7 @@ import type {
   PodsMetricModel,
   TrafficModel,
   UsageModel,
-} from "../sim/scenario-types.js";
+} from "./cluster-model.js";
 import { Random } from "./random.js";
 
 /**

@@ -1,38 +1,44 @@
 // The embedded cluster on the real clock (`horizon up`): a timer loop that advances the cluster
-// to `Date.now()`, applies the scenario's events when they fall due, and runs Horizon's
+// to `Date.now()`, applies timed events (a scenario's) when they fall due, and runs Horizon's
 // controller (in-process ports) at its sync period. It is the simulator's loop (src/sim/runner.ts)
 // with sleeps between due times instead of jumps, woken early when a client writes.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import { HorizontalController, type SyncReport } from "../controller/controller.js";
 import type { ControllerConfig } from "../core/config.js";
-import type { ScenarioEvent } from "../sim/scenario-types.js";
 import type { EmbeddedCluster } from "./cluster.js";
 
-export interface RealtimeDriverOptions {
+/** Something to do `atMs` after the cluster's start time. */
+export interface TimedEvent {
+  atMs: number;
+}
+
+export interface RealtimeDriverOptions<E extends TimedEvent = TimedEvent> {
   cluster: EmbeddedCluster;
   /** Horizon's controller configuration; null runs no controller (`--no-controller`). */
   controllerConfig: ControllerConfig | null;
-  /** Scenario events, `atMs` after the cluster's start time; applied once each when due. */
-  events?: readonly ScenarioEvent[];
+  /** Events, `atMs` after the cluster's start time; applied once each when due. */
+  events?: readonly E[];
+  /** Applies one due event (the simulator's scenario events: src/sim/cluster.ts). */
+  applyEvent?: (event: E, driver: RealtimeDriver<E>, now: number) => void;
   /** Epoch ms (default Date.now); tests may pass a fake. */
   clock?: () => number;
   /** The longest sleep between two ticks, so the loop never waits on a stale plan (default 1 s). */
   maxSleepMs?: number;
   /** Every HPA sync, as it happens. */
   onSync?: (report: SyncReport) => void;
-  /** Every scenario event applied. */
-  onEvent?: (event: ScenarioEvent) => void;
+  /** Every event applied. */
+  onEvent?: (event: E) => void;
   /** An exception of a tick (the loop goes on: one bad object must not stop the cluster). */
   onError?: (error: unknown) => void;
 }
 
-export class RealtimeDriver {
+export class RealtimeDriver<E extends TimedEvent = TimedEvent> {
   readonly cluster: EmbeddedCluster;
   readonly controller: HorizontalController | null;
   readonly #clock: () => number;
   readonly #maxSleepMs: number;
-  readonly #events: ScenarioEvent[];
-  readonly #options: RealtimeDriverOptions;
+  readonly #events: E[];
+  readonly #options: RealtimeDriverOptions<E>;
   #nextEvent = 0;
   /** The instant of the current (or last) tick: the controller's clock, as the runner's `now`. */
   #now: number;
@@ -46,7 +52,7 @@ export class RealtimeDriver {
   #idle: Promise<void> = Promise.resolve();
   #unwatch: (() => void) | null = null;
 
-  constructor(options: RealtimeDriverOptions) {
+  constructor(options: RealtimeDriverOptions<E>) {
     this.#options = options;
     this.cluster = options.cluster;
     this.#clock = options.clock ?? Date.now;
@@ -112,7 +118,7 @@ export class RealtimeDriver {
     }
   }
 
-  /** One step: the cluster to now, due scenario events, due HPA syncs; then sleeps until the next due time. */
+  /** One step: the cluster to now, due events, due HPA syncs; then sleeps until the next due time. */
   tick(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
     if (this.#running) {
@@ -155,8 +161,7 @@ export class RealtimeDriver {
         start + this.#events[this.#nextEvent]!.atMs <= this.#now
       ) {
         const event = this.#events[this.#nextEvent++]!;
-        if (event.type === "restartController") this.controller?.restart(this.#now);
-        else this.cluster.applyEvent(event);
+        this.#options.applyEvent?.(event, this, this.#now);
         this.#options.onEvent?.(event);
       }
     } finally {

@@ -1,5 +1,5 @@
 // Offered load over time: the sum of a workload's traffic models (scenario time, ms since t=0).
-import type { TrafficModel } from "../sim/scenario-types.js";
+import type { TrafficModel } from "./cluster-model.js";
 
 /** Requests per second of one model at scenario time `t` (ms). */
 export function modelRps(model: TrafficModel, t: number): number {

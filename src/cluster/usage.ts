@@ -1,5 +1,5 @@
 // The usage model: how a workload's load turns into each pod's traffic and CPU.
-import type { UsageModel } from "../sim/scenario-types.js";
+import type { UsageModel } from "./cluster-model.js";
 import type { PodRecord } from "./model.js";
 
 /** Requests/s each ready pod serves: an even share of the demand, capped at its capacity. */

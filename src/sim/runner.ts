@@ -12,6 +12,7 @@ import {
   defaultControllerConfig,
   describeControllerConfig,
 } from "../core/config.js";
+import { applyScenarioEvent, clusterModelOf } from "./cluster.js";
 import { MeasureCollector } from "./measures.js";
 import type { Scenario, ScenarioEvent, WorkloadRef } from "./scenario-types.js";
 import {
@@ -125,7 +126,7 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const startTime = options.startTime ?? DEFAULT_START_TIME;
   const endTime = startTime + spec.durationMs;
   const config = controllerConfigFor(scenario);
-  const cluster = new EmbeddedCluster({ spec, startTime });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(spec), startTime });
   for (const object of scenario.objects) cluster.create(object);
   let now = startTime;
   const listHpas = () =>
@@ -168,8 +169,7 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
     while (nextEvent < events.length && startTime + events[nextEvent]!.atMs <= t) {
       eventsApplied = true;
       const event = events[nextEvent++]!;
-      if (event.type === "restartController") controller.restart(t);
-      else cluster.applyEvent(event);
+      applyScenarioEvent(event, { cluster, controller, now: t });
       await emit({ type: "event", t: seconds(t), event: event.type, detail: describeEvent(event) });
     }
     // Only scenario events change the set of HPAs.

@@ -7,6 +7,7 @@ import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { rfc3339 } from "../../src/cluster/time.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { deployment, hpa, scenario, T0 } from "../cluster/builders.js";
 
 const CLIENT_UID = "11111111-2222-3333-4444-555555555555";
@@ -14,7 +15,7 @@ const CLIENT_TIME = "2001-02-03T04:05:06Z";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function setup() {
-  const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   const handler = createApiHandler({ cluster });
   const call = (
     method: string,

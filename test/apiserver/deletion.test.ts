@@ -7,12 +7,13 @@ import type { KubeObject } from "../../src/api/types.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0 } from "../cluster/builders.js";
 
 type Json = ReturnType<typeof JSON.parse>;
 
 function setup() {
-  const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   const handler = createApiHandler({
     cluster,
     extensions: {

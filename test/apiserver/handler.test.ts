@@ -5,10 +5,11 @@ import { describe, it } from "node:test";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { deployment, hpa, scenario, T0 } from "../cluster/builders.js";
 
 function setup(options: { token?: string } = {}) {
-  const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   const handler = createApiHandler({
     cluster,
     ...options,

@@ -32,6 +32,7 @@ import {
 } from "../../src/apiserver/managedfields.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 
 type Json = ReturnType<typeof JSON.parse>;
@@ -548,7 +549,7 @@ describe("field manager names", () => {
 // The handler's write paths
 
 function setup() {
-  const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   const handler = createApiHandler({
     cluster,
     extensions: { handleDiscovery: () => null, handleMetricsApi: () => null },

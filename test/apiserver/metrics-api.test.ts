@@ -4,6 +4,7 @@ import { handleMetricsApi } from "../../src/apiserver/metrics-api.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { rfc3339 } from "../../src/cluster/time.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import { at, deployment, scenario, T0, usage, WEB, workloadModel } from "../cluster/builders.js";
 
@@ -50,7 +51,7 @@ function spec(): ScenarioSpec {
 }
 
 function running(): EmbeddedCluster {
-  const c = new EmbeddedCluster({ spec: spec(), startTime: T0 });
+  const c = new EmbeddedCluster({ model: clusterModelOf(spec()), startTime: T0 });
   c.create(deployment({ replicas: 2 }));
   c.advanceTo(at(180));
   return c;
@@ -179,7 +180,7 @@ describe("metrics.k8s.io PodMetrics", () => {
   });
 
   test("a pod is listed only once a scrape has seen its containers running", () => {
-    const fresh = new EmbeddedCluster({ spec: spec(), startTime: T0 });
+    const fresh = new EmbeddedCluster({ model: clusterModelOf(spec()), startTime: T0 });
     fresh.create(deployment({ replicas: 2 }));
     fresh.advanceTo(at(1));
     assert.equal(
@@ -433,12 +434,15 @@ describe("outages and routing", () => {
   // kube-aggregator's proxy answers for an unavailable APIService: http.Error's plain text.
   test("a metrics outage answers the aggregator's text/plain 503 on each API", () => {
     const down = running();
-    down.applyEvent({
-      atMs: 180_000,
-      type: "metricsOutage",
-      durationMs: 60_000,
-      apis: ["resource", "custom", "external"],
-    });
+    applyScenarioEvent(
+      {
+        atMs: 180_000,
+        type: "metricsOutage",
+        durationMs: 60_000,
+        apis: ["resource", "custom", "external"],
+      },
+      { cluster: down, controller: null, now: down.now },
+    );
     for (const path of [
       "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods",
       "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests",

@@ -16,6 +16,7 @@ import {
 } from "../../src/apiserver/microtime.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 
 const MICRO = '"2006-01-02T15:04:05.000000Z07:00"';
@@ -385,7 +386,7 @@ describe("timeDecodeFailure", () => {
 
 // Through the handler, as kubectl and client-node reach it.
 function setup() {
-  const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   const handler = createApiHandler({ cluster });
   const call = (
     method: string,

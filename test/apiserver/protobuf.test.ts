@@ -15,6 +15,7 @@ import {
 } from "../../src/apiserver/protobuf.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 
 // Raw bodies logged by a proxy in front of `horizon up` (kubectl-protocol.md §7.5).
@@ -662,7 +663,7 @@ describe("bodies that do not decode are errors as data", () => {
 
 describe("the API server decodes protobuf request bodies", () => {
   function setup() {
-    const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+    const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
     const handler = createApiHandler({
       cluster,
       extensions: { handleDiscovery: () => null, handleMetricsApi: () => null },

@@ -8,12 +8,13 @@ import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { startUp } from "../../src/cli/up.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 
 const TOKEN = "s3cret";
 
 function setup() {
-  const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   const handler = createApiHandler({ cluster, token: TOKEN });
   return (method: string, url: string, headers: Record<string, string> = {}) => {
     const parsed = new URL(url, "http://x");

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import {
   at,
@@ -15,7 +16,7 @@ import {
 } from "./builders.js";
 
 function cluster(spec: ScenarioSpec = scenario()): EmbeddedCluster {
-  return new EmbeddedCluster({ spec, startTime: T0 });
+  return new EmbeddedCluster({ model: clusterModelOf(spec), startTime: T0 });
 }
 
 function pods(c: EmbeddedCluster): KubeObject[] {
@@ -225,12 +226,15 @@ describe("Deployment → ReplicaSet → Pods", () => {
     const c = cluster();
     c.create(deployment({ replicas: 4, maxSurge: 1, maxUnavailable: 0 }));
     c.advanceTo(at(20));
-    c.applyEvent({
-      atMs: 20_000,
-      type: "updateTemplate",
-      workload: WEB,
-      patch: { spec: { containers: [{ name: "app", image: "nginx:1.28" }] } },
-    });
+    applyScenarioEvent(
+      {
+        atMs: 20_000,
+        type: "updateTemplate",
+        workload: WEB,
+        patch: { spec: { containers: [{ name: "app", image: "nginx:1.28" }] } },
+      },
+      { cluster: c, controller: null, now: c.now },
+    );
     let maxPods = 0;
     let minReady = Number.POSITIVE_INFINITY;
     for (let s = 20; s <= 200; s++) {
@@ -259,12 +263,15 @@ describe("Deployment → ReplicaSet → Pods", () => {
     c.create(deployment({ replicas: 10, maxSurge: 3, maxUnavailable: 2 }));
     const oldName = c.store.list("ReplicaSet", "default")[0]!.metadata.name;
     c.advanceTo(at(1));
-    c.applyEvent({
-      atMs: 1000,
-      type: "updateTemplate",
-      workload: WEB,
-      patch: { spec: { containers: [{ name: "app", image: "nginx:bad" }] } },
-    });
+    applyScenarioEvent(
+      {
+        atMs: 1000,
+        type: "updateTemplate",
+        workload: WEB,
+        patch: { spec: { containers: [{ name: "app", image: "nginx:bad" }] } },
+      },
+      { cluster: c, controller: null, now: c.now },
+    );
     c.advanceTo(at(10));
     const before = rsReplicas(c);
     const newName = Object.keys(before).find((n) => n !== oldName)!;
@@ -281,12 +288,15 @@ describe("Deployment → ReplicaSet → Pods", () => {
     const c = cluster();
     c.create(deployment({ replicas: 2, strategy: "Recreate" }));
     c.advanceTo(at(10));
-    c.applyEvent({
-      atMs: 10_000,
-      type: "updateTemplate",
-      workload: WEB,
-      patch: { spec: { containers: [{ name: "app", image: "v2" }] } },
-    });
+    applyScenarioEvent(
+      {
+        atMs: 10_000,
+        type: "updateTemplate",
+        workload: WEB,
+        patch: { spec: { containers: [{ name: "app", image: "v2" }] } },
+      },
+      { cluster: c, controller: null, now: c.now },
+    );
     c.advanceTo(at(20));
     assert.deepEqual(
       Object.values(rsReplicas(c)),

@@ -15,6 +15,7 @@ import {
   serviceSelects,
 } from "../../src/cluster/load.js";
 import { trafficAt } from "../../src/cluster/traffic.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { TrafficModel } from "../../src/sim/scenario-types.js";
 import { at, deployment, scenario, T0, WEB, workloadModel } from "./builders.js";
 
@@ -231,7 +232,7 @@ describe("ServiceLoads", () => {
 describe("the embedded cluster with Service loads", () => {
   const cluster = (traffic: TrafficModel[] = []) => {
     const c = new EmbeddedCluster({
-      spec: scenario({ workloads: [workloadModel({ traffic })] }),
+      model: clusterModelOf(scenario({ workloads: [workloadModel({ traffic })] })),
       startTime: T0,
     });
     c.create(deployment({ replicas: 2 }));
@@ -266,7 +267,10 @@ describe("the embedded cluster with Service loads", () => {
   });
 
   it("a workload created after the Service gets its load; one with other labels does not", () => {
-    const c = new EmbeddedCluster({ spec: scenario({ workloads: [] }), startTime: T0 });
+    const c = new EmbeddedCluster({
+      model: clusterModelOf(scenario({ workloads: [] })),
+      startTime: T0,
+    });
     c.store.create(service({ load: '{"rps":15}' }));
     c.create(deployment({ name: "web" }));
     c.create(deployment({ name: "api" }));
@@ -277,12 +281,15 @@ describe("the embedded cluster with Service loads", () => {
   it("a setTraffic event keeps the Service's load", () => {
     const c = cluster([{ type: "constant", rps: 5 }]);
     c.store.create(service({ load: '{"rps":40}' }));
-    c.applyEvent({
-      atMs: 0,
-      type: "setTraffic",
-      workload: WEB,
-      traffic: [{ type: "constant", rps: 1 }],
-    });
+    applyScenarioEvent(
+      {
+        atMs: 0,
+        type: "setTraffic",
+        workload: WEB,
+        traffic: [{ type: "constant", rps: 1 }],
+      },
+      { cluster: c, controller: null, now: c.now },
+    );
     assert.equal(c.snapshot(WEB).demandRps, 41);
   });
 
@@ -290,7 +297,7 @@ describe("the embedded cluster with Service loads", () => {
     const first = cluster();
     first.store.create(service({ load: '{"rps":25}' }));
     const restored = new EmbeddedCluster({
-      spec: scenario({ workloads: [workloadModel()] }),
+      model: clusterModelOf(scenario({ workloads: [workloadModel()] })),
       startTime: T0,
       store: first.store,
     });

@@ -4,6 +4,7 @@ import type { MetricSpec } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import { at, deployment, lifecycle, scenario, T0, usage, WEB, workloadModel } from "./builders.js";
 
@@ -25,7 +26,7 @@ const HTTP: MetricSpec = {
 };
 
 function cluster(spec: ScenarioSpec): EmbeddedCluster {
-  return new EmbeddedCluster({ spec, startTime: T0 });
+  return new EmbeddedCluster({ model: clusterModelOf(spec), startTime: T0 });
 }
 
 async function observe(c: EmbeddedCluster, spec: MetricSpec): Promise<MetricObservation> {
@@ -326,7 +327,10 @@ describe("custom and external metrics", () => {
     const c = cluster(scenario({ metrics: { pods: [podsMetric], object: [], external: [] } }));
     c.create(deployment({ replicas: 1 }));
     c.advanceTo(at(60));
-    c.applyEvent({ atMs: 60_000, type: "metricsOutage", durationMs: 30_000, apis: ["resource"] });
+    applyScenarioEvent(
+      { atMs: 60_000, type: "metricsOutage", durationMs: 30_000, apis: ["resource"] },
+      { cluster: c, controller: null, now: c.now },
+    );
     assert.deepEqual(await observe(c, CPU), {
       kind: "error",
       error:

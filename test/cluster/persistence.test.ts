@@ -23,6 +23,7 @@ import {
   SNAPSHOT_FILE,
 } from "../../src/cluster/persistence.js";
 import { ObjectStore } from "../../src/cluster/store.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0 } from "./builders.js";
 
 /** A pid no process has any more (a server killed with kill -9 leaves one in LOCK). */
@@ -416,7 +417,7 @@ describe("restart of the simulated runtime", () => {
     const dir = tempDir();
     const { store } = openAsDoomed(dir);
     const cluster = new EmbeddedCluster({
-      spec: scenario({ workloads: [] }),
+      model: clusterModelOf(scenario({ workloads: [] })),
       startTime: T0,
       store,
     });
@@ -445,7 +446,7 @@ describe("restart of the simulated runtime", () => {
       ].sort(),
     );
     const again = new EmbeddedCluster({
-      spec: scenario({ workloads: [] }),
+      model: clusterModelOf(scenario({ workloads: [] })),
       startTime: at(60),
       store: restarted,
     });

@@ -3,13 +3,14 @@ import { describe, test } from "node:test";
 import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, hpa, scenario, statefulSet, T0 } from "./builders.js";
 
 const selector = (text: string) =>
   (parseSelector(text) as { ok: true; selector: Selector }).selector;
 
 function setup() {
-  const c = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+  const c = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
   c.create(deployment({ replicas: 2 }));
   c.create(hpa());
   c.advanceTo(at(30));
@@ -237,15 +238,18 @@ describe("EventsPort", () => {
 describe("scenario events", () => {
   test("patchHpa merge-patches the HPA and re-defaults it", () => {
     const { c } = setup();
-    c.applyEvent({
-      atMs: 30_000,
-      type: "patchHpa",
-      namespace: "default",
-      name: "web",
-      patch: {
-        spec: { maxReplicas: 20, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } },
+    applyScenarioEvent(
+      {
+        atMs: 30_000,
+        type: "patchHpa",
+        namespace: "default",
+        name: "web",
+        patch: {
+          spec: { maxReplicas: 20, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } },
+        },
       },
-    });
+      { cluster: c, controller: null, now: c.now },
+    );
     const h = c.store.get(
       "HorizontalPodAutoscaler",
       "default",
@@ -259,12 +263,15 @@ describe("scenario events", () => {
 
   test("killPods deletes that many pods (seeded choice); the ReplicaSet replaces them", () => {
     const { c } = setup();
-    c.applyEvent({
-      atMs: 30_000,
-      type: "killPods",
-      workload: { namespace: "default", kind: "Deployment", name: "web" },
-      count: 1,
-    });
+    applyScenarioEvent(
+      {
+        atMs: 30_000,
+        type: "killPods",
+        workload: { namespace: "default", kind: "Deployment", name: "web" },
+        count: 1,
+      },
+      { cluster: c, controller: null, now: c.now },
+    );
     const all = c.store.list("Pod", "default");
     assert.equal(all.filter((p) => p.metadata.deletionTimestamp).length, 1);
     assert.equal(all.length, 3);
@@ -273,12 +280,15 @@ describe("scenario events", () => {
   test("setTraffic replaces the workload's traffic from now on", () => {
     const { c } = setup();
     const ref = { namespace: "default", kind: "Deployment" as const, name: "web" };
-    c.applyEvent({
-      atMs: 30_000,
-      type: "setTraffic",
-      workload: ref,
-      traffic: [{ type: "constant", rps: 77 }],
-    });
+    applyScenarioEvent(
+      {
+        atMs: 30_000,
+        type: "setTraffic",
+        workload: ref,
+        traffic: [{ type: "constant", rps: 77 }],
+      },
+      { cluster: c, controller: null, now: c.now },
+    );
     assert.equal(c.snapshot(ref).demandRps, 77);
   });
 });

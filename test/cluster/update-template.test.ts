@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
 import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0, WEB } from "./builders.js";
 
 /** web with an app container (two ports) and a sidecar. */
@@ -89,12 +90,15 @@ const CASES = [
 describe("updateTemplate is kubectl's strategic merge patch", () => {
   for (const c of CASES) {
     test(c.name, () => {
-      const cluster = new EmbeddedCluster({ spec: scenario(), startTime: T0 });
+      const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
       cluster.create(webWithSidecar());
       cluster.advanceTo(at(5));
       const before = cluster.store.get("Deployment", "default", "web")!;
       const template = (before.spec as { template: unknown }).template;
-      cluster.applyEvent({ atMs: 5000, type: "updateTemplate", workload: WEB, patch: c.patch });
+      applyScenarioEvent(
+        { atMs: 5000, type: "updateTemplate", workload: WEB, patch: c.patch },
+        { cluster, controller: null, now: cluster.now },
+      );
       const after = cluster.store.get("Deployment", "default", "web")!;
       const patched = (after.spec as { template: { spec: { containers: unknown[] } } }).template;
       // What kube-apiserver makes of the same patch of spec.template (`kubectl patch`).

@@ -19,6 +19,7 @@ import { defaultControllerConfig } from "../../src/core/config.js";
 import { EMPTY_HISTORY } from "../../src/core/history.js";
 import { selectorMatches } from "../../src/core/selector.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import { deployment, hpa as hpaManifest, scenario } from "../cluster/builders.js";
 import { cpuUsage, hpa, pods } from "../core/builders.js";
 import { FakeTimers } from "./fake-timers.js";
@@ -374,7 +375,10 @@ describe("ControllerRuntime: stop", () => {
 describe("ControllerRuntime over an embedded cluster (in-process ports)", () => {
   it("syncs the cluster's HPA each period and writes its status", async () => {
     const timers = new FakeTimers(Date.UTC(2026, 0, 1, 12, 0, 0));
-    const cluster = new EmbeddedCluster({ spec: scenario(), startTime: timers.now() });
+    const cluster = new EmbeddedCluster({
+      model: clusterModelOf(scenario()),
+      startTime: timers.now(),
+    });
     cluster.create(deployment({ replicas: 2 }));
     cluster.create(hpaManifest());
     const source = new FakeSource();

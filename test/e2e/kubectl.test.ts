@@ -28,6 +28,8 @@ import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { RealtimeDriver } from "../../src/cluster/realtime.js";
 import type { SyncReport } from "../../src/controller/controller.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
+import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
+import type { ScenarioEvent } from "../../src/sim/scenario-types.js";
 import {
   fastScenario,
   findKubectls,
@@ -737,7 +739,10 @@ describe("RealtimeDriver: the cluster and the controller on the real clock", () 
     )?.replicas;
 
   it("syncs an HPA at its sync period: status written, Deployment scaled down", async () => {
-    const cluster = new EmbeddedCluster({ spec: fastScenario().spec, startTime: Date.now() });
+    const cluster = new EmbeddedCluster({
+      model: clusterModelOf(fastScenario().spec),
+      startTime: Date.now(),
+    });
     const syncs: string[] = [];
     const driver = new RealtimeDriver({
       cluster,
@@ -778,12 +783,17 @@ describe("RealtimeDriver: the cluster and the controller on the real clock", () 
   });
 
   it("applies the scenario's events when they fall due, not before", async () => {
-    const cluster = new EmbeddedCluster({ spec: fastScenario().spec, startTime: Date.now() });
+    const cluster = new EmbeddedCluster({
+      model: clusterModelOf(fastScenario().spec),
+      startTime: Date.now(),
+    });
     cluster.create(deployment(2));
     const applied: string[] = [];
-    const driver = new RealtimeDriver({
+    const driver = new RealtimeDriver<ScenarioEvent>({
       cluster,
       controllerConfig: null,
+      applyEvent: (event, running, now) =>
+        applyScenarioEvent(event, { cluster, controller: running.controller, now }),
       events: [
         {
           atMs: 300,

@@ -11,6 +11,7 @@ import type {
   KubeWatchRequest,
   WatchEvent,
 } from "../../src/kube/types.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 
 function queryOf(query: KubeRequest["query"]): URLSearchParams {
   const params = new URLSearchParams();
@@ -29,7 +30,8 @@ export interface Harness {
 
 /** An empty embedded cluster (or the one given) behind the handler, and a client over it. */
 export function inProcessClient(cluster?: EmbeddedCluster): Harness {
-  const theCluster = cluster ?? new EmbeddedCluster({ spec: emptyScenario().spec, startTime: 0 });
+  const theCluster =
+    cluster ?? new EmbeddedCluster({ model: clusterModelOf(emptyScenario().spec), startTime: 0 });
   const handler = createApiHandler({ cluster: theCluster });
   const calls: string[] = [];
   const client: KubeClient = {

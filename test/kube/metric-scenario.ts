@@ -3,6 +3,7 @@
 // `http_requests`, an Object metric `requests-per-second` on Service `main-route` (a kind the
 // embedded API server serves, so discovery maps it), an External `queue_messages_ready`.
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import { at, scenario, T0, usage, WEB, workloadModel } from "../cluster/builders.js";
 import { type Harness, inProcessClient } from "./harness.js";
@@ -63,7 +64,7 @@ export const WEB_DEPLOYMENT = {
 
 /** The cluster three minutes after `web` was created through the client (pods running, scraped). */
 export async function runningCluster(): Promise<Harness> {
-  const cluster = new EmbeddedCluster({ spec: metricSpec(), startTime: T0 });
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(metricSpec()), startTime: T0 });
   const harness = inProcessClient(cluster);
   const created = await harness.client.request({
     method: "POST",
