@@ -13,10 +13,14 @@ import type { Selector } from "../core/selector.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../core/sources/types.js";
-import type { EmbeddedCluster } from "./cluster.js";
-import type { ExternalMetricModel, ObjectMetricModel, PodsMetricModel } from "./cluster-model.js";
+import type {
+  ClusterModel,
+  ExternalMetricModel,
+  ObjectMetricModel,
+  PodsMetricModel,
+} from "./cluster-model.js";
 import { groupOf, pluralOf } from "./kinds.js";
-import type { PodRecord, Workload } from "./model.js";
+import type { PodRecord, SelectorEntry, Workload } from "./model.js";
 import { noise, noiseBits, streamSeed } from "./random.js";
 import { trafficAt } from "./traffic.js";
 import { cpuModel, servedPerPod } from "./usage.js";
@@ -34,6 +38,17 @@ interface QueueState {
   lastT: number;
 }
 
+/** What the pipeline reads of the cluster (EmbeddedCluster is one): no import of cluster.ts. */
+export interface MetricsClusterView {
+  readonly model: ClusterModel;
+  readonly startTime: number;
+  /** The virtual time everything has run up to (epoch ms). */
+  readonly now: number;
+  workload(namespace: string, kind: string, name: string): Workload | undefined;
+  workloads(): Iterable<Workload>;
+  selectorEntry(namespace: string, selector: Selector): SelectorEntry;
+}
+
 export class MetricsPipeline {
   readonly resolution: number;
   /** Offset of the first scrape after t = 0 (seeded). */
@@ -43,7 +58,7 @@ export class MetricsPipeline {
   /** Index of the latest scrape, -1 before the first. */
   scrapeIndex = -1;
   lastScrapeAt = Number.NaN;
-  readonly #cluster: EmbeddedCluster;
+  readonly #cluster: MetricsClusterView;
   readonly #outageUntil: Record<MetricsApi, number> = {
     resource: Number.NEGATIVE_INFINITY,
     custom: Number.NEGATIVE_INFINITY,
@@ -53,7 +68,7 @@ export class MetricsPipeline {
   readonly #podsModels = new Map<string, PodsMetricModel[]>();
   readonly #objectModels: ObjectMetricModel[];
 
-  constructor(cluster: EmbeddedCluster) {
+  constructor(cluster: MetricsClusterView) {
     this.#cluster = cluster;
     const model = cluster.model;
     const resolution = model.metricsResolutionMs;

@@ -14,11 +14,25 @@ import type {
   ScaleTargetPort,
   ScaleView,
 } from "../controller/ports.js";
-import { selectorFromLabelSelector } from "../core/selector.js";
-import type { EmbeddedCluster } from "./cluster.js";
+import type { PodView } from "../core/pods.js";
+import { type Selector, selectorFromLabelSelector } from "../core/selector.js";
 import { EventRecorder } from "./events.js";
 import { groupOf } from "./kinds.js";
-import { notFoundMessage, StoreError } from "./store.js";
+import type { MetricsPipeline } from "./metrics.js";
+import { notFoundMessage, type ObjectStore, StoreError } from "./store.js";
+
+/** What the ports use of the cluster (EmbeddedCluster is one): no import of cluster.ts. */
+export interface PortsClusterView {
+  readonly store: ObjectStore;
+  readonly metrics: Pick<MetricsPipeline, "observe">;
+  listPods(namespace: string, selector: Selector): readonly PodView[];
+  scaleWorkload(
+    namespace: string,
+    kind: string,
+    name: string,
+    replicas: number,
+  ): KubeObject | undefined;
+}
 
 /** Kinds with a scale subresource, by API group. */
 const SCALABLE: Record<string, string> = {
@@ -89,7 +103,7 @@ function lookupKind(ref: CrossVersionObjectReference): Lookup {
   };
 }
 
-export function createScalePort(cluster: EmbeddedCluster): ScaleTargetPort {
+export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
   return {
     getScale(namespace, ref): PortResult<ScaleView> {
       const kind = lookupKind(ref);
@@ -110,7 +124,7 @@ export function createScalePort(cluster: EmbeddedCluster): ScaleTargetPort {
   };
 }
 
-export function createPorts(cluster: EmbeddedCluster): Omit<ControllerPorts, "clock"> {
+export function createPorts(cluster: PortsClusterView): Omit<ControllerPorts, "clock"> {
   return {
     scale: createScalePort(cluster),
     pods: { listPods: (namespace, selector) => cluster.listPods(namespace, selector) },
