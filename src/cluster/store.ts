@@ -209,7 +209,9 @@ export class ObjectStore {
   /**
    * Replaces an object. A set resourceVersion must be the current one (else Conflict); uid and
    * creationTimestamp are kept; generation goes up by one when the spec changed (or when
-   * `bumpGeneration` asks, as a deletion mark does).
+   * `bumpGeneration` asks, as a deletion mark does). An update that changes nothing is not
+   * stored: the current object comes back with its resourceVersion, no watch event, nothing
+   * journaled (kube-apiserver's GuaranteedUpdate skips identical writes).
    */
   update(object: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
     const kind = object.kind;
@@ -246,6 +248,7 @@ export class ObjectStore {
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
     const stored: KubeObject = { ...object, metadata };
+    if (unchanged(current, stored)) return current;
     this.#commit(rv, "MODIFIED", stored);
     this.#put(kind, namespace, name, stored);
     this.#emit(rv, { type: "MODIFIED", object: stored });
@@ -256,6 +259,8 @@ export class ObjectStore {
   updateStatus(kind: string, namespace: string, name: string, status: unknown): KubeObject {
     const ns = isClusterScoped(kind) ? "" : namespace;
     const current = this.#existing(kind, ns, name);
+    // A status write that changes nothing is not stored either.
+    if (jsonEqual(current.status, status)) return current;
     const rv = this.#rv + 1;
     const stored: KubeObject = {
       ...current,
@@ -352,6 +357,27 @@ export class ObjectStore {
     }
     for (const listener of this.#listeners) listener(event);
   }
+}
+
+/** The would-be object equals the stored one apart from its resourceVersion. */
+function unchanged(current: KubeObject, next: KubeObject): boolean {
+  if (!equalExcept(current, next, "metadata")) return false;
+  return equalExcept(current.metadata, next.metadata, "resourceVersion");
+}
+
+/** jsonEqual of two records on every key but `skip` (no copies: this runs on every update). */
+function equalExcept(a: object, b: object, skip: string): boolean {
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let leftKeys = 0;
+  for (const key in left) {
+    if (key === skip || left[key] === undefined) continue;
+    leftKeys++;
+    if (!jsonEqual(left[key], right[key])) return false;
+  }
+  let rightKeys = 0;
+  for (const key in right) if (key !== skip && right[key] !== undefined) rightKeys++;
+  return leftKeys === rightKeys;
 }
 
 function sortedByName(objects: Map<string, KubeObject>): KubeObject[] {

@@ -193,6 +193,46 @@ describe("ObjectStore", () => {
     assert.equal(store.changesSince("x"), "Expired");
   });
 
+  test("an update or status write that changes nothing is not stored: old resourceVersion, no event, no journal", () => {
+    const journaled: string[] = [];
+    const store = new ObjectStore({
+      now: () => T0,
+      journal: (change) => journaled.push(`${change.type} ${change.rv}`),
+    });
+    const created = store.create({ ...deploy("web"), status: { replicas: 1 } });
+    const events: WatchEvent[] = [];
+    store.watch((event) => events.push(event));
+    const rv = store.resourceVersion();
+    // The object as read (with its resourceVersion), and as a client without one sends it.
+    const same = store.update(created);
+    assert.equal(same.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.deepEqual(same, created);
+    const again = store.update({
+      ...created,
+      metadata: { ...created.metadata, resourceVersion: undefined },
+    });
+    assert.equal(again.metadata.resourceVersion, created.metadata.resourceVersion);
+    const status = store.updateStatus("Deployment", "default", "web", { replicas: 1 });
+    assert.equal(status.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.equal(store.resourceVersion(), rv);
+    assert.equal(events.length, 0);
+    assert.deepEqual(journaled, [`ADDED ${rv}`]);
+    assert.deepEqual(store.changesSince(rv), []);
+    // A real change is stored as before.
+    const changed = store.update({
+      ...created,
+      metadata: { ...created.metadata, labels: { a: "b" } },
+    });
+    assert.equal(changed.metadata.resourceVersion, String(Number(rv) + 1));
+    assert.equal(changed.metadata.generation, 1, "metadata only: same generation");
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["MODIFIED"],
+    );
+    const bumped = store.updateStatus("Deployment", "default", "web", { replicas: 2 });
+    assert.equal(bumped.metadata.resourceVersion, String(Number(rv) + 2));
+  });
+
   test("property: every write's resourceVersion is larger than all before it", () => {
     fc.assert(
       fc.property(
@@ -209,7 +249,8 @@ describe("ObjectStore", () => {
           const store = storeAt();
           let last = Number(store.resourceVersion());
           for (const { op, name } of ops) {
-            const exists = store.get("Deployment", "default", name) !== undefined;
+            const before = store.get("Deployment", "default", name);
+            const exists = before !== undefined;
             let written: KubeObject | undefined;
             if (op === "create" && !exists) written = store.create(deploy(name));
             else if (op === "update" && exists) written = store.update(deploy(name, 2));
@@ -217,6 +258,8 @@ describe("ObjectStore", () => {
               written = store.updateStatus("Deployment", "default", name, {});
             else if (op === "delete") written = store.delete("Deployment", "default", name);
             if (!written) continue;
+            // An update or status write that changes nothing is not stored (no new version).
+            if (written === before) continue;
             const rv = Number(written.metadata.resourceVersion);
             if (!(rv > last)) return false;
             last = rv;
