@@ -20,7 +20,7 @@ import {
 } from "../apiserver/tls.js";
 import type { ApiRequest } from "../apiserver/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
-import { type DataDir, openDataDir, restartSimulatedRuntime } from "../cluster/persistence.js";
+import { type DataDir, openDataDir } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
 import { ObjectStore } from "../cluster/store.js";
 import type { SyncReport } from "../controller/controller.js";
@@ -156,7 +156,6 @@ function buildCluster(
       journal: dataDir.journal,
       initial: dataDir.state(),
     });
-    restartSimulatedRuntime(store);
     cluster = new EmbeddedCluster({ model: clusterModelOf(scenario.spec), startTime, store });
     if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir } };

@@ -178,11 +178,159 @@ export class EmbeddedCluster {
     this.metrics = new MetricsPipeline(this);
     this.gc = new GarbageCollector({ store: this.store, now: () => this.now });
     this.store.watch((event) => this.#onStoreEvent(event));
-    if (options.store) {
-      for (const object of [...this.store.objects()]) {
-        this.#onStoreEvent({ type: "ADDED", object });
-      }
+    if (options.store) this.#restore();
+  }
+
+  /**
+   * Takes up a store that already holds objects (`horizon up --data-dir` restarted), as a
+   * restarted control plane finds its node's pods still running: workloads, their ReplicaSets
+   * and pods are played on from the stage their stored status shows, so nothing unchanged is
+   * written again. Terminating pods finish at once, as do pods whose controller is gone.
+   */
+  #restore(): void {
+    const objects = [...this.store.objects()];
+    const rank = (o: KubeObject) =>
+      o.kind === "Deployment" ? 0 : WORKLOAD_KINDS.has(o.kind) ? 1 : o.kind === "Pod" ? 2 : 3;
+    objects.sort((a, b) => rank(a) - rank(b));
+    for (const object of objects) {
+      if (object.kind === "Pod") this.#restorePod(object);
+      else if (object.kind === "ReplicaSet" && this.#restoreReplicaSet(object)) continue;
+      else this.#onStoreEvent({ type: "ADDED", object });
     }
+  }
+
+  /** A ReplicaSet the deployment controller made joins its Deployment's records. */
+  #restoreReplicaSet(object: KubeObject): boolean {
+    const ref = object.metadata.ownerReferences?.find((r) => r.controller);
+    if (ref?.kind !== "Deployment") return false;
+    const namespace = object.metadata.namespace ?? "default";
+    const workload = this.#workloads.get(`${namespace}/Deployment/${ref.name}`);
+    const hash = object.metadata.labels?.[POD_TEMPLATE_HASH];
+    if (!workload || workload.obj.metadata.uid !== ref.uid || hash === undefined) {
+      // Its Deployment is gone: the ReplicaSet goes too (the garbage collector's work).
+      this.#write(() => this.store.delete("ReplicaSet", namespace, object.metadata.name));
+      return true;
+    }
+    const spec = object.spec as { template?: unknown };
+    const owner = new PodOwner(
+      "ReplicaSet",
+      namespace,
+      object.metadata.name,
+      object,
+      workload,
+      parseTemplate(spec.template),
+      hash,
+      streamSeed(this.model.seed, `names/${namespace}/ReplicaSet/${object.metadata.name}`),
+      Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(this.now),
+    );
+    workload.owners.push(owner);
+    workload.revision = Math.max(workload.revision, revisionOf(owner));
+    this.#owners.set(owner.key, owner);
+    this.#dirtyOwners.add(owner);
+    this.#dirtyWorkloads.add(workload);
+    return true;
+  }
+
+  /** A stored pod, played on from the stage its status shows. */
+  #restorePod(object: KubeObject): void {
+    const namespace = object.metadata.namespace ?? "default";
+    const ref = object.metadata.ownerReferences?.find((r) => r.controller);
+    const owner = ref ? this.#owners.get(`${namespace}/${ref.kind}/${ref.name}`) : undefined;
+    const orphaned =
+      ref !== undefined &&
+      ["ReplicaSet", "StatefulSet", "ReplicationController"].includes(ref.kind) &&
+      (!owner || owner.obj.metadata.uid !== ref.uid);
+    if (object.metadata.deletionTimestamp !== undefined || orphaned) {
+      this.#write(() => this.store.delete("Pod", namespace, object.metadata.name));
+      return;
+    }
+    const played = owner && owner.obj.metadata.uid === ref?.uid ? owner : null;
+    const workload = played?.workload ?? null;
+    const revisionLabel = object.metadata.labels?.[CONTROLLER_REVISION_HASH];
+    const revision =
+      played?.kind === "StatefulSet"
+        ? (revisionLabel?.slice(played.name.length + 1) ?? "")
+        : (played?.templateHash ?? "");
+    const ordinal =
+      played?.kind === "StatefulSet"
+        ? Number(object.metadata.name.slice(played.name.length + 1))
+        : -1;
+    const record = this.#newPodRecord(
+      object,
+      played,
+      workload,
+      parseTemplate({ metadata: object.metadata, spec: object.spec }),
+      workload?.lifecycle ?? DEFAULT_LIFECYCLE,
+      workload?.usage ?? DEFAULT_USAGE,
+      Number.isInteger(ordinal) ? ordinal : -1,
+      revision,
+      Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(this.now),
+    );
+    const due = this.#restoreStage(record, object);
+    record.view = this.#buildView(record);
+    if (played) played.pods.add(record);
+    this.#track(record, namespace);
+    this.#countStage(record, null);
+    if (played) this.#dirtyOwners.add(played);
+    if (due !== null) this.#schedulePodTimer(record, Math.max(this.now, due));
+  }
+
+  /** Sets a restored pod's stage and timestamps from its stored status; when its next stage is due. */
+  #restoreStage(pod: PodRecord, object: KubeObject): number | null {
+    const status = (object.status ?? {}) as {
+      phase?: string;
+      startTime?: string;
+      conditions?: { type?: string; status?: string; lastTransitionTime?: string }[];
+      containerStatuses?: {
+        state?: { running?: { startedAt?: string }; terminated?: { finishedAt?: string } };
+      }[];
+    };
+    const time = (text: string | undefined) => {
+      const ms = Date.parse(text ?? "");
+      return Number.isFinite(ms) ? ms : null;
+    };
+    const state = status.containerStatuses?.[0]?.state;
+    const lifecycle = pod.lifecycle;
+    if (status.phase === "Failed") {
+      pod.stage = "failed";
+      pod.scheduledAt = time(status.startTime);
+      pod.failedAt = time(state?.terminated?.finishedAt) ?? this.now;
+      pod.readyCondition = {
+        status: "False",
+        time:
+          time(status.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime) ??
+          truncateToSecond(this.now),
+      };
+      return pod.failedAt + FAILED_POD_TTL_MS;
+    }
+    const scheduledAt = time(status.startTime);
+    if (scheduledAt === null) {
+      // Not bound yet: the scheduler takes it up again (capacity permitting).
+      pod.stage = "waiting";
+      return pod.createdAt + lifecycle.schedulingDelayMs;
+    }
+    pod.bound = true;
+    this.#bound++;
+    pod.scheduledAt = scheduledAt;
+    const ready = status.conditions?.find((c) => c.type === "Ready");
+    const readyTime = time(ready?.lastTransitionTime) ?? truncateToSecond(scheduledAt);
+    pod.readyCondition = { status: ready?.status === "True" ? "True" : "False", time: readyTime };
+    const runningAt = time(state?.running?.startedAt);
+    if (runningAt === null) {
+      pod.stage = "creating";
+      return scheduledAt + lifecycle.containerStartDelayMs;
+    }
+    pod.runningAt = runningAt;
+    if (lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
+    if (ready?.status !== "True") {
+      pod.stage = "running";
+      return runningAt + lifecycle.readinessDelayMs;
+    }
+    pod.stage = "ready";
+    pod.readyAt = readyTime;
+    const availableAt = readyTime + ownerMinReadyMs(pod.owner);
+    pod.available = availableAt <= this.now;
+    return pod.available ? null : availableAt;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1047,6 +1195,7 @@ export class EmbeddedCluster {
     usage: UsageModel,
     ordinal: number,
     revision: string,
+    createdAt = truncateToSecond(this.now),
   ): PodRecord {
     const namespace = object.metadata.namespace ?? "default";
     const identity = `${namespace}/${object.metadata.name}`;
@@ -1065,7 +1214,7 @@ export class EmbeddedCluster {
       usage,
       seed,
       willFail,
-      truncateToSecond(this.now),
+      createdAt,
       ordinal,
       revision,
     );

@@ -31,7 +31,7 @@ import {
 import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
 import { isClusterScoped } from "./kinds.js";
-import type { ObjectStore, StoreChange, StoreState } from "./store.js";
+import type { StoreChange, StoreState } from "./store.js";
 
 export const LOCK_FILE = "LOCK";
 export const SNAPSHOT_FILE = "snapshot.jsonl";
@@ -418,27 +418,4 @@ function acquireLock(dir: string, pid: number): Result<void> {
 
 function releaseLock(dir: string): void {
   rmSync(lockPath(dir), { force: true });
-}
-
-/**
- * At a restart the simulated node restarts too: pods the embedded cluster's workload
- * controllers made, and ReplicaSets its deployment controller made, are deleted (journaled,
- * with new resourceVersions) so the controllers re-create them; terminating bare pods finish.
- * Everything else (workloads, HPAs, Services, bare pods, ...) is kept as it was.
- */
-export function restartSimulatedRuntime(store: ObjectStore): KubeObject[] {
-  const dropped: KubeObject[] = [];
-  for (const object of [...store.objects()]) {
-    const controller = object.metadata.ownerReferences?.find((r) => r.controller);
-    const owned =
-      (object.kind === "Pod" &&
-        controller !== undefined &&
-        ["ReplicaSet", "StatefulSet", "ReplicationController"].includes(controller.kind)) ||
-      (object.kind === "ReplicaSet" && controller?.kind === "Deployment");
-    const terminating = object.kind === "Pod" && object.metadata.deletionTimestamp !== undefined;
-    if (!owned && !terminating) continue;
-    const final = store.delete(object.kind, object.metadata.namespace ?? "", object.metadata.name);
-    if (final) dropped.push(final);
-  }
-  return dropped;
 }

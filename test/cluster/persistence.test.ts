@@ -19,12 +19,20 @@ import {
   JOURNAL_FILE,
   LOCK_FILE,
   openDataDir,
-  restartSimulatedRuntime,
   SNAPSHOT_FILE,
 } from "../../src/cluster/persistence.js";
 import { ObjectStore } from "../../src/cluster/store.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
-import { at, deployment, scenario, T0 } from "./builders.js";
+import {
+  at,
+  deployment,
+  lifecycle,
+  scenario,
+  statefulSet,
+  T0,
+  WEB,
+  workloadModel,
+} from "./builders.js";
 
 /** A pid no process has any more (a server killed with kill -9 leaves one in LOCK). */
 const DEAD_PID = (() => {
@@ -413,7 +421,14 @@ describe("data directory: lock", () => {
 });
 
 describe("restart of the simulated runtime", () => {
-  test("pods and ReplicaSets the workload controllers made are re-created, the rest kept", () => {
+  /** A cluster on a restored store, as `horizon up --data-dir` starts one. */
+  function restarted(dir: string, startTime: number, workloads = scenario({ workloads: [] })) {
+    const { store } = reopen(dir);
+    const cluster = new EmbeddedCluster({ model: clusterModelOf(workloads), startTime, store });
+    return { store, cluster };
+  }
+
+  test("workloads, their ReplicaSets and pods are taken up as they were: nothing unchanged is written", () => {
     const dir = tempDir();
     const { store } = openAsDoomed(dir);
     const cluster = new EmbeddedCluster({
@@ -422,6 +437,7 @@ describe("restart of the simulated runtime", () => {
       store,
     });
     cluster.create(deployment({ name: "web", replicas: 2 }));
+    cluster.create(statefulSet({ name: "db", replicas: 2 }));
     store.create({
       apiVersion: "v1",
       kind: "Pod",
@@ -429,33 +445,70 @@ describe("restart of the simulated runtime", () => {
       spec: { containers: [{ name: "c", image: "busybox" }] },
     });
     cluster.advanceTo(at(30));
-    const podsBefore = store.list("Pod", "default").map((p) => p.metadata.name);
-    assert.equal(podsBefore.length, 3);
-    const rsBefore = store.list("ReplicaSet", "default");
-    assert.equal(rsBefore.length, 1);
+    const before = contents(store);
+    assert.equal(store.list("Pod", "default").length, 5);
+    const rv = store.resourceVersion();
 
-    const restarted = reopen(dir).store;
-    const dropped = restartSimulatedRuntime(restarted)
-      .map((o) => `${o.kind}/${o.metadata.name}`)
-      .sort();
-    assert.deepEqual(
-      dropped,
-      [
-        ...podsBefore.filter((n) => n !== "bare").map((n) => `Pod/${n}`),
-        `ReplicaSet/${rsBefore[0]!.metadata.name}`,
-      ].sort(),
-    );
-    const again = new EmbeddedCluster({
-      model: clusterModelOf(scenario({ workloads: [] })),
-      startTime: at(60),
-      store: restarted,
+    const again = restarted(dir, at(60));
+    again.cluster.advanceTo(at(120));
+    again.cluster.reconcile();
+    // A Deployment's resourceVersion (and every other object's) stays: no rewrite, no event.
+    assert.equal(again.store.resourceVersion(), rv);
+    assert.deepEqual(contents(again.store), before);
+    assert.equal(again.cluster.snapshot({ ...WEB, name: "web" }).readyPods, 2);
+    // The restored records are live: a scale-down deletes one of the restored pods.
+    again.cluster.scaleWorkload("default", "Deployment", "web", 1);
+    again.cluster.advanceTo(at(200));
+    const web = again.store
+      .list("Pod", "default")
+      .filter((p) => p.metadata.name.startsWith("web-"));
+    assert.equal(web.length, 1);
+    assert.ok(before.has(`Pod/default/${web[0]!.metadata.name}`));
+    assert.deepEqual(contents(reopen(dir).store), contents(again.store));
+  });
+
+  test("pods in the middle of their lifecycle go on from their stage; terminating pods finish", () => {
+    const dir = tempDir();
+    const { store } = openAsDoomed(dir);
+    const spec = scenario({ workloads: [workloadModel({ pod: lifecycle() })] });
+    const cluster = new EmbeddedCluster({ model: clusterModelOf(spec), startTime: T0, store });
+    cluster.create(deployment({ name: "web", replicas: 3 }));
+    cluster.advanceTo(at(20));
+    const ready = store.list("Pod", "default").map((p) => p.metadata.name);
+    assert.equal(ready.length, 3);
+    // One pod marked for deletion (grace 30 s), and a scale-up whose pods are being created.
+    const victim = store.get("Pod", "default", ready[0]!)!;
+    store.update({
+      ...victim,
+      metadata: {
+        ...victim.metadata,
+        deletionTimestamp: "2026-01-01T12:00:50Z",
+        deletionGracePeriodSeconds: 30,
+      },
     });
-    again.advanceTo(at(120));
-    const pods = restarted.list("Pod", "default");
-    assert.equal(pods.length, 3);
-    assert.ok(pods.some((p) => p.metadata.name === "bare"));
-    assert.equal(restarted.list("ReplicaSet", "default").length, 1);
-    // Everything the restarted cluster wrote is journaled too.
-    assert.deepEqual(contents(reopen(dir).store), contents(restarted));
+    cluster.scaleWorkload("default", "Deployment", "web", 4);
+    cluster.advanceTo(at(22));
+    const starting = store
+      .list("Pod", "default")
+      .filter((p) => !ready.includes(p.metadata.name))
+      .map((p) => p.metadata.name)
+      .sort();
+    assert.equal(starting.length, 2, "the scale-up and the replacement");
+
+    const again = restarted(dir, at(22), spec);
+    assert.equal(again.store.get("Pod", "default", ready[0]!), undefined, "terminated");
+    again.cluster.advanceTo(at(60));
+    const pods = again.store.list("Pod", "default");
+    assert.deepEqual(
+      pods.map((p) => p.metadata.name).sort(),
+      [...ready.slice(1), ...starting].sort(),
+      "the same pods, none re-created",
+    );
+    const snapshot = again.cluster.snapshot(WEB);
+    assert.equal(snapshot.readyPods, 4);
+    const status = again.store.get("Deployment", "default", "web")!.status as {
+      readyReplicas: number;
+    };
+    assert.equal(status.readyReplicas, 4);
   });
 });
