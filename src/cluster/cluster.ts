@@ -4,7 +4,7 @@
 // everything due up to a time; the controller talks to it through in-process port adapters.
 // It plays a ClusterModel and knows nothing of scenarios: src/sim maps a Scenario onto the
 // model and applies the scenario's events through the primitives below.
-import type { KubeObject, LabelSelector } from "../api/types.js";
+import type { KubeObject } from "../api/types.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
@@ -18,18 +18,31 @@ import {
   type WorkloadRef,
   workloadKey,
 } from "./cluster-model.js";
-import { applyWorkloadDefaults } from "./defaults.js";
+import type { ControllerContext } from "./controllers/context.js";
 import {
-  DEFAULT_POD_GRACE_SECONDS,
-  deleteFromStore,
-  GarbageCollector,
-  namespaceTerminating,
-} from "./gc.js";
+  POD_TEMPLATE_HASH,
+  reconcileDeployment,
+  revisionOf,
+  templateHash,
+} from "./controllers/deployment.js";
+import { reconcileReplicaSet } from "./controllers/replicaset.js";
+import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
+import { applyWorkloadDefaults } from "./defaults.js";
+import { deleteFromStore, GarbageCollector } from "./gc.js";
 import { TimerHeap } from "./heap.js";
+import {
+  DEFAULT_LIFECYCLE,
+  DEFAULT_USAGE,
+  FAILED_POD_TTL_MS,
+  graceMs,
+  ownerMinReadyMs,
+  podObject,
+  podView,
+  restoreStage,
+} from "./kubelet.js";
 import { ServiceLoads } from "./load.js";
 import { MetricsPipeline } from "./metrics.js";
 import {
-  type PodOwner as Owner,
   PodOwner,
   PodRecord,
   parseTemplate,
@@ -39,25 +52,8 @@ import {
   Workload,
 } from "./model.js";
 import { createPorts } from "./ports.js";
-import {
-  hashString,
-  noise,
-  randomSuffix,
-  safeEncode,
-  stableStringify,
-  streamSeed,
-} from "./random.js";
-import {
-  byCreation,
-  compareVictims,
-  deletionCostOf,
-  newReplicaSetReplicas,
-  proportionalSizes,
-  type ReplicaSetInfo,
-  resolveFenceposts,
-  scaleDownOld,
-  type VictimInfo,
-} from "./rollout.js";
+import { noise, randomSuffix, streamSeed } from "./random.js";
+import { Scheduler } from "./scheduler.js";
 import { ObjectStore, type WatchEvent } from "./store.js";
 import { rfc3339, truncateToSecond } from "./time.js";
 import { trafficAt } from "./traffic.js";
@@ -87,52 +83,15 @@ export interface WorkloadSnapshot {
   metrics: Record<string, number>;
 }
 
-/** For pods of workloads the scenario does not model, and bare pods. */
-export const DEFAULT_LIFECYCLE: PodLifecycleModel = {
-  schedulingDelayMs: 0,
-  containerStartDelayMs: 0,
-  readinessDelayMs: 0,
-  terminationGracePeriodMs: 0,
-  startupCpuBurst: null,
-  failureProbability: 0,
-};
+export { templateHash } from "./controllers/deployment.js";
+export { DEFAULT_LIFECYCLE, DEFAULT_USAGE, FAILED_POD_TTL_MS } from "./kubelet.js";
 
-/** Workloads no scenario models (created by clients of `horizon up`) idle at a small baseline. */
-export const DEFAULT_USAGE: UsageModel = {
-  cpu: { baseMilli: 5, milliPerRps: 1, limitMilli: null },
-  memory: { baseBytes: 32 * 1024 * 1024, bytesPerRps: 0 },
-  capacityRps: null,
-  jitter: 0,
-};
-
-/** Failed pods are collected after this long (upstream's PodGC keeps up to 12,500 terminated pods). */
-export const FAILED_POD_TTL_MS = 5 * 60_000;
-
-const NODE_NAME = "horizon-node";
-const POD_TEMPLATE_HASH = "pod-template-hash";
-const REVISION = "deployment.kubernetes.io/revision";
-const DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas";
-const MAX_REPLICAS = "deployment.kubernetes.io/max-replicas";
-const CONTROLLER_REVISION_HASH = "controller-revision-hash";
 const WORKLOAD_KINDS = new Set([
   "Deployment",
   "StatefulSet",
   "ReplicaSet",
   "ReplicationController",
 ]);
-
-interface DeploymentSpec {
-  replicas?: number;
-  paused?: boolean;
-  minReadySeconds?: number;
-  revisionHistoryLimit?: number;
-  selector?: LabelSelector;
-  template?: unknown;
-  strategy?: {
-    type?: string;
-    rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };
-  };
-}
 
 interface PodTimer {
   pod: PodRecord;
@@ -157,10 +116,8 @@ export class EmbeddedCluster {
   readonly #dirtyWorkloads = new Set<Workload>();
   readonly #dirtyOwners = new Set<PodOwner>();
   readonly #incarnations = new Map<string, number>();
-  readonly #waiting: PodRecord[] = [];
   /** Pods others marked for deletion, whose status is still to be written. */
   readonly #markedPods = new Set<PodRecord>();
-  #bound = 0;
   #writing = 0;
   #reconciling = false;
   readonly metrics: MetricsPipeline;
@@ -168,6 +125,10 @@ export class EmbeddedCluster {
   readonly gc: GarbageCollector;
   /** Load driven at Services (`horizon load`), added to the traffic of the workloads they select. */
   readonly #loads: ServiceLoads;
+
+  /** What the workload controllers (controllers/*.ts) see of the cluster. */
+  readonly #controllers: ControllerContext;
+  readonly #scheduler: Scheduler;
 
   constructor(options: ClusterOptions) {
     this.model = options.model;
@@ -177,6 +138,8 @@ export class EmbeddedCluster {
     this.#loads = new ServiceLoads(options.startTime);
     this.metrics = new MetricsPipeline(this);
     this.gc = new GarbageCollector({ store: this.store, now: () => this.now });
+    this.#controllers = this.#controllerContext();
+    this.#scheduler = new Scheduler(this.model.capacityPods);
     this.store.watch((event) => this.#onStoreEvent(event));
     if (options.store) this.#restore();
   }
@@ -266,71 +229,14 @@ export class EmbeddedCluster {
       revision,
       Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(this.now),
     );
-    const due = this.#restoreStage(record, object);
-    record.view = this.#buildView(record);
+    const due = restoreStage(record, object, this.now);
+    this.#scheduler.restoreBound(record);
+    record.view = podView(record);
     if (played) played.pods.add(record);
     this.#track(record, namespace);
     this.#countStage(record, null);
     if (played) this.#dirtyOwners.add(played);
     if (due !== null) this.#schedulePodTimer(record, Math.max(this.now, due));
-  }
-
-  /** Sets a restored pod's stage and timestamps from its stored status; when its next stage is due. */
-  #restoreStage(pod: PodRecord, object: KubeObject): number | null {
-    const status = (object.status ?? {}) as {
-      phase?: string;
-      startTime?: string;
-      conditions?: { type?: string; status?: string; lastTransitionTime?: string }[];
-      containerStatuses?: {
-        state?: { running?: { startedAt?: string }; terminated?: { finishedAt?: string } };
-      }[];
-    };
-    const time = (text: string | undefined) => {
-      const ms = Date.parse(text ?? "");
-      return Number.isFinite(ms) ? ms : null;
-    };
-    const state = status.containerStatuses?.[0]?.state;
-    const lifecycle = pod.lifecycle;
-    if (status.phase === "Failed") {
-      pod.stage = "failed";
-      pod.scheduledAt = time(status.startTime);
-      pod.failedAt = time(state?.terminated?.finishedAt) ?? this.now;
-      pod.readyCondition = {
-        status: "False",
-        time:
-          time(status.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime) ??
-          truncateToSecond(this.now),
-      };
-      return pod.failedAt + FAILED_POD_TTL_MS;
-    }
-    const scheduledAt = time(status.startTime);
-    if (scheduledAt === null) {
-      // Not bound yet: the scheduler takes it up again (capacity permitting).
-      pod.stage = "waiting";
-      return pod.createdAt + lifecycle.schedulingDelayMs;
-    }
-    pod.bound = true;
-    this.#bound++;
-    pod.scheduledAt = scheduledAt;
-    const ready = status.conditions?.find((c) => c.type === "Ready");
-    const readyTime = time(ready?.lastTransitionTime) ?? truncateToSecond(scheduledAt);
-    pod.readyCondition = { status: ready?.status === "True" ? "True" : "False", time: readyTime };
-    const runningAt = time(state?.running?.startedAt);
-    if (runningAt === null) {
-      pod.stage = "creating";
-      return scheduledAt + lifecycle.containerStartDelayMs;
-    }
-    pod.runningAt = runningAt;
-    if (lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
-    if (ready?.status !== "True") {
-      pod.stage = "running";
-      return runningAt + lifecycle.readinessDelayMs;
-    }
-    pod.stage = "ready";
-    pod.readyAt = readyTime;
-    const availableAt = readyTime + ownerMinReadyMs(pod.owner);
-    pod.available = availableAt <= this.now;
-    return pod.available ? null : availableAt;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -579,7 +485,7 @@ export class EmbeddedCluster {
       this.#workloads.set(key, workload);
     }
     workload.obj = object;
-    const spec = object.spec as DeploymentSpec;
+    const spec = object.spec as { template?: unknown };
     if (kind === "Deployment") {
       workload.templateHash = templateHash(spec.template);
     } else {
@@ -672,14 +578,14 @@ export class EmbeddedCluster {
         for (const workload of workloads) {
           // A deleted Deployment's records may still be referenced by its (orphaned) ReplicaSets.
           if (this.#workloads.get(workload.key) !== workload) continue;
-          if (workload.kind === "Deployment") this.#reconcileDeployment(workload);
+          if (workload.kind === "Deployment") reconcileDeployment(this.#controllers, workload);
         }
         const owners = [...this.#dirtyOwners];
         this.#dirtyOwners.clear();
         for (const owner of owners) {
           if (this.#owners.get(owner.key) !== owner) continue;
-          if (owner.kind === "StatefulSet") this.#reconcileStatefulSet(owner);
-          else this.#reconcileReplicaSet(owner);
+          if (owner.kind === "StatefulSet") reconcileStatefulSet(this.#controllers, owner);
+          else reconcileReplicaSet(this.#controllers, owner);
         }
       }
     } finally {
@@ -687,285 +593,41 @@ export class EmbeddedCluster {
     }
   }
 
-  /** The deployment controller's sync: scaling event → proportional scale, else a rollout step. */
-  #reconcileDeployment(workload: Workload): void {
-    const spec = workload.obj.spec as DeploymentSpec;
-    const replicas = spec.replicas ?? 1;
-    const rolling = spec.strategy?.type !== "Recreate";
-    const fence = resolveFenceposts(
-      spec.strategy?.rollingUpdate?.maxSurge,
-      spec.strategy?.rollingUpdate?.maxUnavailable,
-      replicas,
-    );
-    const maxSurge = rolling ? fence.surge : 0;
-    const maxUnavailable = rolling && replicas > 0 ? Math.min(fence.unavailable, replicas) : 0;
-    const params = { replicas, maxSurge, maxUnavailable };
-    const annotations = {
-      [DESIRED_REPLICAS]: String(replicas),
-      [MAX_REPLICAS]: String(replicas + maxSurge),
+  #controllerContext(): ControllerContext {
+    const cluster = this;
+    return {
+      store: this.store,
+      get now() {
+        return cluster.now;
+      },
+      seed: this.model.seed,
+      write: (action) => this.#write(action),
+      writeStatus: (target, status) => this.#writeStatus(target, status),
+      ownerByKey: (key) => this.#owners.get(key),
+      addOwner: (owner) => {
+        this.#owners.set(owner.key, owner);
+        this.#dirtyOwners.add(owner);
+      },
+      removeOwner: (owner) => {
+        this.#owners.delete(owner.key);
+      },
+      ownerChanged: (owner) => {
+        this.#dirtyOwners.add(owner);
+      },
+      workloadChanged: (workload) => {
+        this.#dirtyWorkloads.add(workload);
+      },
+      dropStandalone: (key, workload) => {
+        const standalone = this.#workloads.get(key);
+        if (standalone && standalone !== workload) {
+          this.#workloads.delete(key);
+          this.#dirtyWorkloads.delete(standalone);
+        }
+      },
+      createPod: (owner, ordinal) => this.#createPod(owner, ordinal),
+      deletePod: (pod) => this.#deletePod(pod),
+      removePod: (pod) => this.#removePod(pod),
     };
-
-    // FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's.
-    let newRs = workload.owners.find((o) => o.templateHash === workload.templateHash) ?? null;
-    const olds = workload.owners.filter((o) => o !== newRs);
-    // A Deployment being deleted only has its status synced (syncStatusOnly); nothing new can
-    // be created in a terminating namespace.
-    if (
-      workload.obj.metadata.deletionTimestamp ||
-      namespaceTerminating(this.store, workload.namespace)
-    ) {
-      this.#writeDeploymentStatus(workload, newRs);
-      return;
-    }
-
-    const scalingEvent = workload.owners.some((o) => {
-      if (o.specReplicas === 0) return false;
-      const desired = o.obj.metadata.annotations?.[DESIRED_REPLICAS];
-      return desired !== undefined && Number(desired) !== replicas;
-    });
-    if (spec.paused || scalingEvent) {
-      this.#scaleDeployment(workload, newRs, olds, params, annotations);
-    } else if (!rolling) {
-      // Recreate: old ReplicaSets to zero, and the new one only once no old pod is left.
-      let oldPods = false;
-      for (const old of olds) {
-        if (old.specReplicas > 0) this.#scaleReplicaSet(old, 0, annotations, false);
-        for (const pod of old.pods) if (pod.stage !== "failed") oldPods = true;
-      }
-      if (!oldPods) {
-        if (!newRs) newRs = this.#createReplicaSet(workload, replicas, annotations);
-        else if (newRs.specReplicas !== replicas)
-          this.#scaleReplicaSet(newRs, replicas, annotations, false);
-      }
-    } else {
-      const allSpec = workload.owners.reduce((n, o) => n + o.specReplicas, 0);
-      if (!newRs) {
-        newRs = this.#createReplicaSet(
-          workload,
-          newReplicaSetReplicas(params, allSpec, 0),
-          annotations,
-        );
-      } else if (newRs.specReplicas > replicas) {
-        this.#scaleReplicaSet(newRs, replicas, annotations, false);
-      } else if (newRs.specReplicas < replicas) {
-        const size = newReplicaSetReplicas(params, allSpec, newRs.specReplicas);
-        if (size !== newRs.specReplicas) this.#scaleReplicaSet(newRs, size, annotations, false);
-      }
-      const sizes = scaleDownOld(
-        params,
-        rsInfo(newRs),
-        olds.map((o) => rsInfo(o)!),
-      );
-      for (const old of olds) {
-        const size = sizes.get(old.name)!;
-        if (size !== old.specReplicas) this.#scaleReplicaSet(old, size, annotations, false);
-      }
-    }
-    this.#cleanupDeployment(workload, spec.revisionHistoryLimit ?? 10, newRs);
-    this.#writeDeploymentStatus(workload, newRs);
-  }
-
-  /** The deployment controller's `scale`: resize the active ReplicaSets proportionally. */
-  #scaleDeployment(
-    workload: Workload,
-    newRs: PodOwner | null,
-    olds: PodOwner[],
-    params: { replicas: number; maxSurge: number },
-    annotations: Record<string, string>,
-  ): void {
-    const all = newRs ? [...olds, newRs] : [...olds];
-    const active = all.filter((o) => o.specReplicas > 0);
-    if (active.length <= 1) {
-      // FindActiveOrLatest: the only active one, else the new one, else the newest old one.
-      const newestOld = [...olds].sort((a, b) => byCreation(rsInfo(b)!, rsInfo(a)!))[0];
-      const target = active[0] ?? newRs ?? newestOld;
-      if (target && target.specReplicas !== params.replicas) {
-        this.#scaleReplicaSet(target, params.replicas, annotations, false);
-      }
-      return;
-    }
-    const saturated =
-      newRs !== null &&
-      newRs.obj.metadata.annotations?.[DESIRED_REPLICAS] === String(params.replicas) &&
-      newRs.available === params.replicas &&
-      newRs.specReplicas === params.replicas;
-    if (saturated) {
-      for (const old of olds)
-        if (old.specReplicas > 0) this.#scaleReplicaSet(old, 0, annotations, false);
-      return;
-    }
-    if ((workload.obj.spec as DeploymentSpec).strategy?.type === "Recreate") return;
-    const status = workload.obj.status as { replicas?: number } | undefined;
-    const sizes = proportionalSizes({
-      replicas: params.replicas,
-      maxSurge: params.maxSurge,
-      statusReplicas: status?.replicas ?? 0,
-      active: active.map((o) => rsInfo(o)!),
-    });
-    for (const owner of active)
-      this.#scaleReplicaSet(owner, sizes.get(owner.name)!, annotations, true);
-  }
-
-  #createReplicaSet(
-    workload: Workload,
-    replicas: number,
-    annotations: Record<string, string>,
-  ): PodOwner {
-    const d = workload.obj;
-    const spec = d.spec as DeploymentSpec;
-    const template = (spec.template ?? {}) as { metadata?: KubeObject["metadata"]; spec?: unknown };
-    const hash = workload.templateHash;
-    const labels = { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH]: hash };
-    const selector: LabelSelector = {
-      ...(spec.selector ?? {}),
-      matchLabels: { ...(spec.selector?.matchLabels ?? {}), [POD_TEMPLATE_HASH]: hash },
-    };
-    const rsTemplate = { ...template, metadata: { ...(template.metadata ?? {}), labels } };
-    const name = `${workload.name}-${hash}`;
-    const adopted = this.#adoptReplicaSet(workload, name);
-    if (adopted) return adopted;
-    workload.revision = Math.max(workload.revision, ...workload.owners.map(revisionOf)) + 1;
-    const object = this.#write(() =>
-      this.store.create({
-        apiVersion: "apps/v1",
-        kind: "ReplicaSet",
-        metadata: {
-          name,
-          namespace: workload.namespace,
-          labels,
-          annotations: { ...annotations, [REVISION]: String(workload.revision) },
-          ownerReferences: [
-            {
-              apiVersion: "apps/v1",
-              kind: "Deployment",
-              name: workload.name,
-              uid: d.metadata.uid ?? "",
-              controller: true,
-              blockOwnerDeletion: true,
-            } as NonNullable<KubeObject["metadata"]["ownerReferences"]>[number],
-          ],
-        },
-        spec: {
-          replicas,
-          minReadySeconds: spec.minReadySeconds ?? 0,
-          selector,
-          template: rsTemplate,
-        },
-      }),
-    );
-    const owner = new PodOwner(
-      "ReplicaSet",
-      workload.namespace,
-      name,
-      object,
-      workload,
-      parseTemplate(rsTemplate),
-      hash,
-      streamSeed(this.model.seed, `names/${workload.namespace}/ReplicaSet/${name}`),
-      Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(this.now),
-    );
-    workload.owners.push(owner);
-    this.#owners.set(owner.key, owner);
-    this.#dirtyOwners.add(owner);
-    return owner;
-  }
-
-  /**
-   * A ReplicaSet of this template left by an orphaning delete joins the re-created Deployment
-   * (the ControllerRefManager's adoption) instead of a second one being created.
-   */
-  #adoptReplicaSet(workload: Workload, name: string): PodOwner | null {
-    const key = `${workload.namespace}/ReplicaSet/${name}`;
-    const owner = this.#owners.get(key);
-    const stored = this.store.get("ReplicaSet", workload.namespace, name);
-    if (!owner || !stored || stored.metadata.deletionTimestamp) return null;
-    const standalone = this.#workloads.get(key);
-    if (standalone && standalone !== workload) {
-      this.#workloads.delete(key);
-      this.#dirtyWorkloads.delete(standalone);
-    }
-    const ref = {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      name: workload.name,
-      uid: workload.obj.metadata.uid ?? "",
-      controller: true,
-      blockOwnerDeletion: true,
-    } as NonNullable<KubeObject["metadata"]["ownerReferences"]>[number];
-    owner.obj = this.#write(() =>
-      this.store.update({
-        ...stored,
-        metadata: { ...stored.metadata, resourceVersion: undefined, ownerReferences: [ref] },
-      }),
-    );
-    if (!workload.owners.includes(owner)) workload.owners.push(owner);
-    this.#dirtyOwners.add(owner);
-    return owner;
-  }
-
-  #scaleReplicaSet(
-    owner: PodOwner,
-    replicas: number,
-    annotations: Record<string, string>,
-    updateAnnotations: boolean,
-  ): void {
-    const current = owner.obj.metadata.annotations ?? {};
-    const annotate =
-      current[DESIRED_REPLICAS] !== annotations[DESIRED_REPLICAS] ||
-      current[MAX_REPLICAS] !== annotations[MAX_REPLICAS];
-    if (owner.specReplicas === replicas && !(updateAnnotations && annotate)) return;
-    const object = owner.obj;
-    owner.obj = this.#write(() =>
-      this.store.update({
-        ...object,
-        metadata: {
-          ...object.metadata,
-          resourceVersion: undefined,
-          annotations: { ...current, ...annotations },
-        },
-        spec: { ...(object.spec as object), replicas },
-      }),
-    );
-    this.#dirtyOwners.add(owner);
-  }
-
-  /** Old ReplicaSets beyond revisionHistoryLimit go once they are empty. */
-  #cleanupDeployment(workload: Workload, limit: number, newRs: PodOwner | null): void {
-    const olds = workload.owners.filter((o) => o !== newRs);
-    const excess = olds.length - limit;
-    if (excess <= 0) return;
-    olds.sort((a, b) => byCreation(rsInfo(a)!, rsInfo(b)!));
-    let removed = 0;
-    for (const old of olds) {
-      if (removed >= excess) break;
-      if (old.specReplicas !== 0 || old.pods.size !== 0) continue;
-      this.#write(() => this.store.delete("ReplicaSet", old.namespace, old.name));
-      this.#owners.delete(old.key);
-      workload.owners.splice(workload.owners.indexOf(old), 1);
-      removed++;
-    }
-  }
-
-  #writeDeploymentStatus(workload: Workload, newRs: PodOwner | null): void {
-    let replicas = 0;
-    let ready = 0;
-    let available = 0;
-    let specTotal = 0;
-    for (const owner of workload.owners) {
-      replicas += owner.active;
-      ready += owner.ready;
-      available += owner.available;
-      specTotal += owner.specReplicas;
-    }
-    const status = {
-      observedGeneration: workload.obj.metadata.generation ?? 1,
-      replicas,
-      updatedReplicas: newRs?.active ?? 0,
-      readyReplicas: ready,
-      availableReplicas: available,
-      unavailableReplicas: Math.max(0, specTotal - available),
-    };
-    this.#writeStatus(workload, status);
   }
 
   #writeStatus(target: { obj: KubeObject }, status: unknown): void {
@@ -974,117 +636,6 @@ export class EmbeddedCluster {
     target.obj = this.#write(() =>
       this.store.updateStatus(kind, metadata.namespace ?? "default", metadata.name, status),
     );
-  }
-
-  /** The ReplicaSet / ReplicationController controller: create or delete pods to match spec.replicas. */
-  #reconcileReplicaSet(owner: PodOwner): void {
-    const desired = owner.specReplicas;
-    // One being deleted manages no replicas; a terminating namespace takes no new pods.
-    const deleting = owner.obj.metadata.deletionTimestamp !== undefined;
-    const diff = deleting ? 0 : owner.active - desired;
-    if (diff < 0) {
-      if (!namespaceTerminating(this.store, owner.namespace))
-        for (let i = 0; i < -diff; i++) this.#createPod(owner, -1);
-    } else if (diff > 0) {
-      const active = [...owner.pods].filter((p) => p.active);
-      const now = this.now;
-      const ranked = active.map((pod) => ({ pod, info: victimInfo(pod) }));
-      ranked.sort((a, b) => compareVictims(a.info, b.info, now));
-      for (let i = 0; i < diff; i++) this.#deletePod(ranked[i]!.pod);
-    }
-    const before = owner.obj.status as
-      | { availableReplicas?: number; replicas?: number }
-      | undefined;
-    this.#writeStatus(owner, {
-      replicas: owner.active,
-      fullyLabeledReplicas: owner.active,
-      readyReplicas: owner.ready,
-      availableReplicas: owner.available,
-      observedGeneration: owner.obj.metadata.generation ?? 1,
-    });
-    const after = owner.obj.status;
-    if (owner.workload.kind === "Deployment" && before !== after) {
-      this.#dirtyWorkloads.add(owner.workload);
-    }
-  }
-
-  /**
-   * The StatefulSet controller: pods `name-0..N-1`; with OrderedReady, pod N is created only
-   * once pods 0..N-1 are Running and Ready, and scale-down removes the highest ordinal first,
-   * one at a time. A changed template replaces pods from the highest ordinal down.
-   */
-  #reconcileStatefulSet(owner: PodOwner): void {
-    const spec = owner.obj.spec as {
-      replicas?: number;
-      podManagementPolicy?: string;
-      updateStrategy?: { type?: string };
-    };
-    const replicas = spec.replicas ?? 1;
-    const parallel = spec.podManagementPolicy === "Parallel";
-    // A StatefulSet being deleted manages no pods; a terminating namespace takes no new ones.
-    const manage =
-      owner.obj.metadata.deletionTimestamp === undefined &&
-      !namespaceTerminating(this.store, owner.namespace);
-    const byOrdinal = new Map<number, PodRecord>();
-    for (const pod of owner.pods) {
-      if (pod.stage === "failed") {
-        // A failed pod is deleted and recreated (upstream's StatefulSet does the same).
-        this.#removePod(pod);
-        continue;
-      }
-      byOrdinal.set(pod.ordinal, pod);
-    }
-    let healthy = true;
-    for (let ordinal = 0; ordinal < replicas; ordinal++) {
-      const pod = byOrdinal.get(ordinal);
-      if (!pod) {
-        if ((healthy || parallel) && manage) this.#createPod(owner, ordinal);
-        healthy = false;
-        if (!parallel) break;
-        continue;
-      }
-      if (!pod.isReady) {
-        healthy = false;
-        if (!parallel) break;
-      }
-    }
-    const condemned = [...byOrdinal.values()]
-      .filter((p) => p.ordinal >= replicas)
-      .sort((a, b) => b.ordinal - a.ordinal);
-    if (!manage) {
-      // Left to the garbage collector.
-    } else if (parallel) {
-      for (const pod of condemned) if (pod.active) this.#deletePod(pod);
-    } else if (condemned.length > 0 && healthy) {
-      const terminating = condemned.some((p) => p.stage === "terminating");
-      if (!terminating) this.#deletePod(condemned[0]!);
-    }
-    if (manage && condemned.length === 0 && healthy && spec.updateStrategy?.type !== "OnDelete") {
-      const outdated = [...byOrdinal.values()]
-        .filter((p) => p.ordinal < replicas && p.revision !== owner.templateHash)
-        .sort((a, b) => b.ordinal - a.ordinal);
-      const busy = [...byOrdinal.values()].some((p) => p.stage === "terminating");
-      if (outdated.length > 0 && !busy) this.#deletePod(outdated[0]!);
-    }
-    let ready = 0;
-    let current = 0;
-    let available = 0;
-    for (const pod of owner.pods) {
-      if (pod.isReady) ready++;
-      if (pod.available && pod.isReady) available++;
-      if (pod.revision === owner.templateHash) current++;
-    }
-    this.#writeStatus(owner, {
-      observedGeneration: owner.obj.metadata.generation ?? 1,
-      replicas: owner.pods.size,
-      readyReplicas: ready,
-      currentReplicas: current,
-      updatedReplicas: current,
-      availableReplicas: available,
-      currentRevision: `${owner.name}-${owner.templateHash}`,
-      updateRevision: `${owner.name}-${owner.templateHash}`,
-      collisionCount: 0,
-    });
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1219,7 +770,7 @@ export class EmbeddedCluster {
       revision,
     );
     record.obj = object;
-    record.view = this.#buildView(record);
+    record.view = podView(record);
     return record;
   }
 
@@ -1253,10 +804,10 @@ export class EmbeddedCluster {
     const now = this.now;
     switch (pod.stage) {
       case "waiting":
-        if (this.#hasCapacity()) this.#bind(pod);
+        if (this.#scheduler.hasCapacity()) this.#bind(pod);
         else {
           this.#setStage(pod, "unschedulable");
-          this.#waiting.push(pod);
+          this.#scheduler.wait(pod);
         }
         break;
       case "creating":
@@ -1296,15 +847,10 @@ export class EmbeddedCluster {
     }
   }
 
-  #hasCapacity(): boolean {
-    const capacity = this.model.capacityPods;
-    return capacity === null || this.#bound < capacity;
-  }
-
+  /** The scheduler binds the pod: the kubelet starts creating its containers. */
   #bind(pod: PodRecord): void {
     const now = this.now;
-    pod.bound = true;
-    this.#bound++;
+    this.#scheduler.bind(pod);
     pod.scheduledAt = now;
     pod.readyCondition = { status: "False", time: truncateToSecond(now) };
     this.#setStage(pod, "creating");
@@ -1312,14 +858,7 @@ export class EmbeddedCluster {
   }
 
   #release(pod: PodRecord): void {
-    if (!pod.bound) return;
-    pod.bound = false;
-    this.#bound--;
-    // The scheduler binds waiting pods (first come, first served) as capacity frees up.
-    while (this.#waiting.length > 0 && this.#hasCapacity()) {
-      const next = this.#waiting.shift()!;
-      if (next.stage === "unschedulable") this.#bind(next);
-    }
+    this.#scheduler.release(pod, (next) => this.#bind(next));
   }
 
   /**
@@ -1334,7 +873,7 @@ export class EmbeddedCluster {
       return;
     }
     const now = this.now;
-    const grace = this.#graceMs(pod);
+    const grace = graceMs(pod);
     pod.obj = {
       ...pod.obj,
       metadata: {
@@ -1347,20 +886,6 @@ export class EmbeddedCluster {
     this.#setStage(pod, "terminating");
     if (grace <= 0) this.#removePod(pod);
     else this.#schedulePodTimer(pod, now + grace);
-  }
-
-  /**
-   * The grace a controller's delete gives: the scenario's model for the workloads it models
-   * (the pod template's terminationGracePeriodSeconds, or its own default), else the pod's
-   * terminationGracePeriodSeconds as the API server defaults it (30 s).
-   */
-  #graceMs(pod: PodRecord): number {
-    if (pod.lifecycle !== DEFAULT_LIFECYCLE) return pod.lifecycle.terminationGracePeriodMs;
-    const seconds = (pod.obj.spec as { terminationGracePeriodSeconds?: unknown } | undefined)
-      ?.terminationGracePeriodSeconds;
-    return typeof seconds === "number" && seconds >= 0
-      ? seconds * 1000
-      : DEFAULT_POD_GRACE_SECONDS * 1000;
   }
 
   #startTerminating(pod: PodRecord): void {
@@ -1385,7 +910,7 @@ export class EmbeddedCluster {
       this.#changeCounts(pod, () => {
         pod.stage = "terminating";
       });
-      pod.view = this.#buildView(pod);
+      pod.view = podView(pod);
       for (const entry of pod.entries) entry.views = null;
       if (pod.owner) this.#dirtyOwners.add(pod.owner);
       this.#markedPods.add(pod);
@@ -1407,7 +932,7 @@ export class EmbeddedCluster {
     this.#markedPods.clear();
     for (const pod of pods) {
       if (pod.stage === "gone" || !this.store.get("Pod", pod.namespace, pod.name)) continue;
-      const object = this.#podObject(pod);
+      const object = podObject(pod);
       pod.obj = this.#write(() => this.store.update(object));
     }
   }
@@ -1456,11 +981,11 @@ export class EmbeddedCluster {
     this.#changeCounts(pod, () => {
       pod.stage = stage;
     });
-    const object = this.#podObject(pod);
+    const object = podObject(pod);
     if (this.store.get("Pod", pod.namespace, pod.name)) {
       pod.obj = this.#write(() => this.store.update(object));
     }
-    pod.view = this.#buildView(pod);
+    pod.view = podView(pod);
     for (const entry of pod.entries) entry.views = null;
     if (pod.owner) this.#dirtyOwners.add(pod.owner);
   }
@@ -1499,32 +1024,6 @@ export class EmbeddedCluster {
     }
   }
 
-  #podObject(pod: PodRecord): KubeObject {
-    const base = pod.obj;
-    // The deletion mark (deletionTimestamp, grace) is already on the object.
-    const metadata: KubeObject["metadata"] = { ...base.metadata, resourceVersion: undefined };
-    let spec = base.spec;
-    if (pod.bound && (spec as { nodeName?: string }).nodeName !== NODE_NAME) {
-      spec = { ...(spec as object), nodeName: NODE_NAME };
-    }
-    return { ...base, metadata, spec, status: podStatus(pod) };
-  }
-
-  #buildView(pod: PodRecord): PodView {
-    const ready = pod.readyCondition;
-    return {
-      name: pod.name,
-      labels: (pod.obj.metadata.labels ?? {}) as Record<string, string>,
-      phase: podPhase(pod),
-      deleting: pod.deletingAt !== null,
-      startTime: pod.scheduledAt === null ? null : truncateToSecond(pod.scheduledAt),
-      ready: ready ? { status: ready.status, lastTransitionTime: ready.time } : null,
-      containers: pod.template.containers,
-      restartableInitContainers: pod.template.restartableInitContainers,
-      podRequests: pod.template.podRequests,
-    };
-  }
-
   #write<T>(action: () => T): T {
     this.#writing++;
     try {
@@ -1533,128 +1032,4 @@ export class EmbeddedCluster {
       this.#writing--;
     }
   }
-}
-
-// -----------------------------------------------------------------------------------------
-// Helpers
-
-/** The pod-template-hash: a hash of the template, in upstream's safe alphabet. */
-export function templateHash(template: unknown): string {
-  return safeEncode(String(hashString(stableStringify(template ?? {}))));
-}
-
-function revisionOf(owner: Owner): number {
-  const value = Number(owner.obj.metadata.annotations?.[REVISION]);
-  return Number.isFinite(value) ? value : 0;
-}
-
-function rsInfo(owner: PodOwner | null): ReplicaSetInfo | null {
-  if (!owner) return null;
-  const annotation = Number(owner.obj.metadata.annotations?.[MAX_REPLICAS]);
-  return {
-    name: owner.name,
-    created: owner.created,
-    specReplicas: owner.specReplicas,
-    availableReplicas: owner.available,
-    maxReplicasAnnotation: Number.isInteger(annotation) ? annotation : null,
-  };
-}
-
-function ownerMinReadyMs(owner: PodOwner | null): number {
-  const seconds =
-    (owner?.obj.spec as { minReadySeconds?: number } | undefined)?.minReadySeconds ?? 0;
-  return seconds * 1000;
-}
-
-function victimInfo(pod: PodRecord): VictimInfo {
-  return {
-    uid: pod.obj.metadata.uid ?? "",
-    assigned: pod.bound,
-    phase: podPhase(pod),
-    ready: pod.isReady,
-    deletionCost: deletionCostOf(pod.obj.metadata.annotations),
-    readySince: pod.readyCondition?.status === "True" ? pod.readyCondition.time : null,
-    restarts: 0,
-    created: pod.createdAt,
-  };
-}
-
-function podPhase(pod: PodRecord): "Pending" | "Running" | "Failed" {
-  if (pod.stage === "failed") return "Failed";
-  return pod.runningAt !== null ? "Running" : "Pending";
-}
-
-function podStatus(pod: PodRecord): Record<string, unknown> {
-  const phase = podPhase(pod);
-  if (pod.scheduledAt === null) {
-    const status: Record<string, unknown> = { phase: "Pending" };
-    if (pod.stage === "unschedulable") {
-      status.conditions = [
-        {
-          type: "PodScheduled",
-          status: "False",
-          lastProbeTime: null,
-          lastTransitionTime: rfc3339(pod.createdAt + pod.lifecycle.schedulingDelayMs),
-          reason: "Unschedulable",
-          message: "0/1 nodes are available: 1 Too many pods.",
-        },
-      ];
-    }
-    return status;
-  }
-  const scheduled = rfc3339(pod.scheduledAt);
-  const ready = pod.readyCondition ?? {
-    status: "False" as const,
-    time: truncateToSecond(pod.scheduledAt),
-  };
-  const readyTime = rfc3339(ready.time);
-  const notReady =
-    ready.status === "False"
-      ? { reason: pod.stage === "failed" ? "PodFailed" : "ContainersNotReady" }
-      : {};
-  const containerReady = ready.status === "True";
-  const containerStatuses = pod.template.containerNames.map((name) => {
-    let state: Record<string, unknown>;
-    if (pod.stage === "failed") {
-      state = {
-        terminated: {
-          exitCode: 1,
-          reason: "Error",
-          finishedAt: rfc3339(pod.failedAt ?? pod.scheduledAt!),
-        },
-      };
-    } else if (pod.runningAt !== null) state = { running: { startedAt: rfc3339(pod.runningAt) } };
-    else state = { waiting: { reason: "ContainerCreating" } };
-    return {
-      name,
-      ready: containerReady,
-      restartCount: 0,
-      started: pod.runningAt !== null && pod.stage !== "failed",
-      state,
-    };
-  });
-  return {
-    phase,
-    conditions: [
-      { type: "Initialized", status: "True", lastProbeTime: null, lastTransitionTime: scheduled },
-      {
-        type: "Ready",
-        status: ready.status,
-        lastProbeTime: null,
-        lastTransitionTime: readyTime,
-        ...notReady,
-      },
-      {
-        type: "ContainersReady",
-        status: ready.status,
-        lastProbeTime: null,
-        lastTransitionTime: readyTime,
-        ...notReady,
-      },
-      { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduled },
-    ],
-    hostIP: "10.0.0.1",
-    startTime: scheduled,
-    containerStatuses,
-  };
 }

@@ -1,0 +1,35 @@
+// What the workload controllers use of the embedded cluster: its store and clock, the records
+// of the controllers that own pods, and the pod operations a controller asks for (create, a
+// graceful delete, the final removal). EmbeddedCluster implements it; the controllers never
+// see the rest of the cluster.
+import type { KubeObject } from "../../api/types.js";
+import type { PodOwner, PodRecord, Workload } from "../model.js";
+import type { ObjectStore } from "../store.js";
+
+export interface ControllerContext {
+  readonly store: ObjectStore;
+  /** The virtual time everything has run up to (epoch ms). */
+  readonly now: number;
+  /** The model's seed (ReplicaSet name streams). */
+  readonly seed: number;
+  /** A write by the cluster's own controllers: its store listener does not react to it. */
+  write<T>(action: () => T): T;
+  /** Writes `status` through the status subresource when it differs from the stored one. */
+  writeStatus(target: { obj: KubeObject }, status: unknown): void;
+  ownerByKey(key: string): PodOwner | undefined;
+  /** A new pod owner (a Deployment's ReplicaSet): recorded and reconciled. */
+  addOwner(owner: PodOwner): void;
+  removeOwner(owner: PodOwner): void;
+  /** The owner's controller runs again in this reconcile. */
+  ownerChanged(owner: PodOwner): void;
+  /** The workload's controller runs again in this reconcile. */
+  workloadChanged(workload: Workload): void;
+  /** A standalone ReplicaSet's records at `key` give way to `workload`, which adopts it. */
+  dropStandalone(key: string, workload: Workload): void;
+  /** Creates a pod of the owner (StatefulSet: at `ordinal`; else -1). */
+  createPod(owner: PodOwner, ordinal: number): PodRecord;
+  /** A controller's graceful delete (default DeleteOptions). */
+  deletePod(pod: PodRecord): void;
+  /** The final delete: the pod leaves the store. */
+  removePod(pod: PodRecord): void;
+}

@@ -1,0 +1,51 @@
+// The ReplicaSet and ReplicationController controllers (upstream pkg/controller/replicaset):
+// create or delete pods to match spec.replicas, scale-down victims in ActivePodsWithRanks
+// order (rollout.ts), status.
+import { namespaceTerminating } from "../gc.js";
+import { podPhase } from "../kubelet.js";
+import type { PodOwner, PodRecord } from "../model.js";
+import { compareVictims, deletionCostOf, type VictimInfo } from "../rollout.js";
+import type { ControllerContext } from "./context.js";
+
+function victimInfo(pod: PodRecord): VictimInfo {
+  return {
+    uid: pod.obj.metadata.uid ?? "",
+    assigned: pod.bound,
+    phase: podPhase(pod),
+    ready: pod.isReady,
+    deletionCost: deletionCostOf(pod.obj.metadata.annotations),
+    readySince: pod.readyCondition?.status === "True" ? pod.readyCondition.time : null,
+    restarts: 0,
+    created: pod.createdAt,
+  };
+}
+
+/** The ReplicaSet / ReplicationController controller: create or delete pods to match spec.replicas. */
+export function reconcileReplicaSet(ctx: ControllerContext, owner: PodOwner): void {
+  const desired = owner.specReplicas;
+  // One being deleted manages no replicas; a terminating namespace takes no new pods.
+  const deleting = owner.obj.metadata.deletionTimestamp !== undefined;
+  const diff = deleting ? 0 : owner.active - desired;
+  if (diff < 0) {
+    if (!namespaceTerminating(ctx.store, owner.namespace))
+      for (let i = 0; i < -diff; i++) ctx.createPod(owner, -1);
+  } else if (diff > 0) {
+    const active = [...owner.pods].filter((p) => p.active);
+    const now = ctx.now;
+    const ranked = active.map((pod) => ({ pod, info: victimInfo(pod) }));
+    ranked.sort((a, b) => compareVictims(a.info, b.info, now));
+    for (let i = 0; i < diff; i++) ctx.deletePod(ranked[i]!.pod);
+  }
+  const before = owner.obj.status as { availableReplicas?: number; replicas?: number } | undefined;
+  ctx.writeStatus(owner, {
+    replicas: owner.active,
+    fullyLabeledReplicas: owner.active,
+    readyReplicas: owner.ready,
+    availableReplicas: owner.available,
+    observedGeneration: owner.obj.metadata.generation ?? 1,
+  });
+  const after = owner.obj.status;
+  if (owner.workload.kind === "Deployment" && before !== after) {
+    ctx.workloadChanged(owner.workload);
+  }
+}
