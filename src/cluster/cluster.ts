@@ -28,18 +28,8 @@ import {
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
 import { applyWorkloadDefaults } from "./defaults.js";
-import { deleteFromStore, GarbageCollector } from "./gc.js";
-import { TimerHeap } from "./heap.js";
-import {
-  DEFAULT_LIFECYCLE,
-  DEFAULT_USAGE,
-  FAILED_POD_TTL_MS,
-  graceMs,
-  ownerMinReadyMs,
-  podObject,
-  podView,
-  restoreStage,
-} from "./kubelet.js";
+import { GarbageCollector } from "./gc.js";
+import { DEFAULT_LIFECYCLE, DEFAULT_USAGE, Kubelet, podView, restoreStage } from "./kubelet.js";
 import { ServiceLoads } from "./load.js";
 import { MetricsPipeline } from "./metrics.js";
 import {
@@ -55,7 +45,7 @@ import { createPorts } from "./ports.js";
 import { noise, randomSuffix, streamSeed } from "./random.js";
 import { Scheduler } from "./scheduler.js";
 import { ObjectStore, type WatchEvent } from "./store.js";
-import { rfc3339, truncateToSecond } from "./time.js";
+import { truncateToSecond } from "./time.js";
 import { trafficAt } from "./traffic.js";
 import { cpuModel, cpuModelUniform, servedPerPod } from "./usage.js";
 
@@ -93,11 +83,6 @@ const WORKLOAD_KINDS = new Set([
   "ReplicationController",
 ]);
 
-interface PodTimer {
-  pod: PodRecord;
-  token: number;
-}
-
 export class EmbeddedCluster {
   readonly store: ObjectStore;
   readonly model: ClusterModel;
@@ -105,7 +90,6 @@ export class EmbeddedCluster {
   /** The virtual time everything has run up to (epoch ms). */
   now: number;
 
-  readonly #heap = new TimerHeap<PodTimer>();
   /** The runner passes the same ref objects every time: skip building the key. */
   readonly #byRef = new WeakMap<WorkloadRef, Workload>();
   readonly #workloads = new Map<string, Workload>();
@@ -116,8 +100,6 @@ export class EmbeddedCluster {
   readonly #dirtyWorkloads = new Set<Workload>();
   readonly #dirtyOwners = new Set<PodOwner>();
   readonly #incarnations = new Map<string, number>();
-  /** Pods others marked for deletion, whose status is still to be written. */
-  readonly #markedPods = new Set<PodRecord>();
   #writing = 0;
   #reconciling = false;
   readonly metrics: MetricsPipeline;
@@ -129,6 +111,7 @@ export class EmbeddedCluster {
   /** What the workload controllers (controllers/*.ts) see of the cluster. */
   readonly #controllers: ControllerContext;
   readonly #scheduler: Scheduler;
+  readonly #kubelet: Kubelet;
 
   constructor(options: ClusterOptions) {
     this.model = options.model;
@@ -140,6 +123,7 @@ export class EmbeddedCluster {
     this.gc = new GarbageCollector({ store: this.store, now: () => this.now });
     this.#controllers = this.#controllerContext();
     this.#scheduler = new Scheduler(this.model.capacityPods);
+    this.#kubelet = this.#newKubelet();
     this.store.watch((event) => this.#onStoreEvent(event));
     if (options.store) this.#restore();
   }
@@ -236,7 +220,7 @@ export class EmbeddedCluster {
     this.#track(record, namespace);
     this.#countStage(record, null);
     if (played) this.#dirtyOwners.add(played);
-    if (due !== null) this.#schedulePodTimer(record, Math.max(this.now, due));
+    if (due !== null) this.#kubelet.schedule(record, Math.max(this.now, due));
   }
 
   // ---------------------------------------------------------------------------------------
@@ -251,14 +235,10 @@ export class EmbeddedCluster {
   /** Runs everything due up to `t` (epoch ms): pod stages, controllers, metrics scrapes. */
   advanceTo(t: number): void {
     for (;;) {
-      const next = Math.min(this.#heap.peekAt(), this.metrics.nextScrapeAt);
+      const next = Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
       if (next > t) break;
       if (next > this.now) this.now = next;
-      while (this.#heap.peekAt() <= next) {
-        const timer = this.#heap.pop()!;
-        const { pod, token } = timer.value;
-        if (pod.token === token) this.#podTimer(pod);
-      }
+      this.#kubelet.runDue(next);
       this.#reconcile();
       if (this.metrics.nextScrapeAt <= next) this.metrics.scrape(this.metrics.nextScrapeAt);
     }
@@ -275,7 +255,7 @@ export class EmbeddedCluster {
 
   /** The next virtual time at which something is due, or Infinity. */
   nextDueTime(): number {
-    return Math.min(this.#heap.peekAt(), this.metrics.nextScrapeAt);
+    return Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
   }
 
   /** Writes an object as a client would (store.update); workload controllers react at once. */
@@ -295,7 +275,7 @@ export class EmbeddedCluster {
 
   /** Deletes pods as a controller does (graceful, default DeleteOptions); controllers react. */
   deletePods(pods: readonly PodRecord[]): void {
-    for (const pod of pods) this.#deletePod(pod);
+    for (const pod of pods) this.#kubelet.deletePod(pod);
     this.#reconcile();
   }
 
@@ -444,7 +424,7 @@ export class EmbeddedCluster {
       else if (event.type === "ADDED" && !existing) this.#adoptBarePod(object);
       else if (event.type === "MODIFIED" && existing) {
         existing.obj = object;
-        if (object.metadata.deletionTimestamp) this.#podMarked(existing, object);
+        if (object.metadata.deletionTimestamp) this.#kubelet.podMarked(existing, object);
       }
     } else if (object.kind === "Service") {
       if (this.#loads.update(event.type, object)) {
@@ -570,7 +550,7 @@ export class EmbeddedCluster {
       for (let round = 0; round < 100; round++) {
         // The garbage collector's deletes and the pods' deletion marks come first.
         this.gc.process();
-        this.#flushMarkedPods();
+        this.#kubelet.flushMarkedPods();
         if (this.#dirtyWorkloads.size === 0 && this.#dirtyOwners.size === 0 && !this.gc.pending)
           break;
         const workloads = [...this.#dirtyWorkloads];
@@ -591,6 +571,23 @@ export class EmbeddedCluster {
     } finally {
       this.#reconciling = false;
     }
+  }
+
+  #newKubelet(): Kubelet {
+    const cluster = this;
+    return new Kubelet({
+      store: this.store,
+      get now() {
+        return cluster.now;
+      },
+      scheduler: this.#scheduler,
+      write: (action) => this.#write(action),
+      changeCounts: (pod, change) => this.#changeCounts(pod, change),
+      ownerChanged: (owner) => {
+        this.#dirtyOwners.add(owner);
+      },
+      forgetPod: (pod) => this.#forgetPod(pod),
+    });
   }
 
   #controllerContext(): ControllerContext {
@@ -625,8 +622,8 @@ export class EmbeddedCluster {
         }
       },
       createPod: (owner, ordinal) => this.#createPod(owner, ordinal),
-      deletePod: (pod) => this.#deletePod(pod),
-      removePod: (pod) => this.#removePod(pod),
+      deletePod: (pod) => this.#kubelet.deletePod(pod),
+      removePod: (pod) => this.#kubelet.removePod(pod),
     };
   }
 
@@ -706,7 +703,7 @@ export class EmbeddedCluster {
       "",
     );
     this.#track(record, namespace);
-    this.#schedulePodTimer(record, this.now + record.lifecycle.schedulingDelayMs);
+    this.#kubelet.schedule(record, this.now + record.lifecycle.schedulingDelayMs);
   }
 
   #registerPod(
@@ -733,7 +730,7 @@ export class EmbeddedCluster {
     owner.pods.add(record);
     this.#track(record, owner.namespace);
     this.#countStage(record, null);
-    this.#schedulePodTimer(record, this.now + lifecycle.schedulingDelayMs);
+    this.#kubelet.schedule(record, this.now + lifecycle.schedulingDelayMs);
     return record;
   }
 
@@ -794,164 +791,6 @@ export class EmbeddedCluster {
     }
   }
 
-  #schedulePodTimer(pod: PodRecord, at: number): void {
-    pod.token++;
-    this.#heap.push(at, { pod, token: pod.token });
-  }
-
-  /** A pod's due transition. */
-  #podTimer(pod: PodRecord): void {
-    const now = this.now;
-    switch (pod.stage) {
-      case "waiting":
-        if (this.#scheduler.hasCapacity()) this.#bind(pod);
-        else {
-          this.#setStage(pod, "unschedulable");
-          this.#scheduler.wait(pod);
-        }
-        break;
-      case "creating":
-        if (pod.willFail) {
-          pod.failedAt = now;
-          this.#setStage(pod, "failed");
-          this.#release(pod);
-          this.#schedulePodTimer(pod, now + FAILED_POD_TTL_MS);
-        } else {
-          pod.runningAt = now;
-          if (pod.lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
-          this.#setStage(pod, "running");
-          this.#schedulePodTimer(pod, now + pod.lifecycle.readinessDelayMs);
-        }
-        break;
-      case "running": {
-        pod.readyAt = now;
-        pod.readyCondition = { status: "True", time: truncateToSecond(now) };
-        const minReady = ownerMinReadyMs(pod.owner);
-        pod.available = minReady <= 0;
-        this.#setStage(pod, "ready");
-        if (minReady > 0) this.#schedulePodTimer(pod, now + minReady);
-        break;
-      }
-      case "ready":
-        // minReadySeconds elapsed: the pod now counts as available.
-        this.#changeCounts(pod, () => {
-          pod.available = true;
-        });
-        break;
-      case "terminating":
-      case "failed":
-        this.#removePod(pod);
-        break;
-      default:
-        break;
-    }
-  }
-
-  /** The scheduler binds the pod: the kubelet starts creating its containers. */
-  #bind(pod: PodRecord): void {
-    const now = this.now;
-    this.#scheduler.bind(pod);
-    pod.scheduledAt = now;
-    pod.readyCondition = { status: "False", time: truncateToSecond(now) };
-    this.#setStage(pod, "creating");
-    this.#schedulePodTimer(pod, now + pod.lifecycle.containerStartDelayMs);
-  }
-
-  #release(pod: PodRecord): void {
-    this.#scheduler.release(pod, (next) => this.#bind(next));
-  }
-
-  /**
-   * A controller's graceful deletion (default DeleteOptions): an unbound or failed pod goes at
-   * once (as the API server deletes unscheduled pods); a bound one gets its deletionTimestamp,
-   * stops being ready and serving, and disappears after the termination grace period.
-   */
-  #deletePod(pod: PodRecord): void {
-    if (pod.stage === "terminating" || pod.stage === "gone") return;
-    if (!pod.bound || pod.stage === "failed") {
-      this.#removePod(pod);
-      return;
-    }
-    const now = this.now;
-    const grace = graceMs(pod);
-    pod.obj = {
-      ...pod.obj,
-      metadata: {
-        ...pod.obj.metadata,
-        deletionTimestamp: rfc3339(now + grace),
-        deletionGracePeriodSeconds: Math.round(grace / 1000),
-      },
-    };
-    this.#startTerminating(pod);
-    this.#setStage(pod, "terminating");
-    if (grace <= 0) this.#removePod(pod);
-    else this.#schedulePodTimer(pod, now + grace);
-  }
-
-  #startTerminating(pod: PodRecord): void {
-    const now = this.now;
-    pod.deletingAt = now;
-    if (pod.readyCondition?.status === "True") {
-      pod.readyCondition = { status: "False", time: truncateToSecond(now) };
-    }
-  }
-
-  /**
-   * A client (or the garbage collector) marked a pod for deletion: it terminates until its
-   * deletionTimestamp, then the kubelet's final delete removes it. A zero grace period leaves
-   * the removal to the API server (or to whoever removes the pod's finalizers). The pod's
-   * status is written later (#flushMarkedPods): a store listener must not write.
-   */
-  #podMarked(pod: PodRecord, object: KubeObject): void {
-    if (pod.stage === "gone") return;
-    const first = pod.stage !== "terminating";
-    if (first) {
-      this.#startTerminating(pod);
-      this.#changeCounts(pod, () => {
-        pod.stage = "terminating";
-      });
-      pod.view = podView(pod);
-      for (const entry of pod.entries) entry.views = null;
-      if (pod.owner) this.#dirtyOwners.add(pod.owner);
-      this.#markedPods.add(pod);
-    }
-    const grace = object.metadata.deletionGracePeriodSeconds;
-    if (typeof grace === "number" && grace > 0) {
-      const deadline = Date.parse(object.metadata.deletionTimestamp ?? "");
-      const at = first ? this.now + grace * 1000 : Math.max(this.now, deadline);
-      this.#schedulePodTimer(pod, Number.isFinite(at) ? at : this.now);
-    } else {
-      pod.token++;
-    }
-  }
-
-  /** Writes the status of pods marked by others (not ready, containers stopping). */
-  #flushMarkedPods(): void {
-    if (this.#markedPods.size === 0) return;
-    const pods = [...this.#markedPods];
-    this.#markedPods.clear();
-    for (const pod of pods) {
-      if (pod.stage === "gone" || !this.store.get("Pod", pod.namespace, pod.name)) continue;
-      const object = podObject(pod);
-      pod.obj = this.#write(() => this.store.update(object));
-    }
-  }
-
-  /**
-   * The kubelet's final delete (grace period 0): the pod leaves the store, unless finalizers
-   * keep it there (marked) until they are removed.
-   */
-  #removePod(pod: PodRecord): void {
-    if (pod.stage === "gone") return;
-    const current = this.store.get("Pod", pod.namespace, pod.name);
-    if (current) {
-      this.#write(() =>
-        deleteFromStore(this.store, current, { gracePeriodSeconds: 0 }, this.now, "None"),
-      );
-    }
-    this.#forgetPod(pod);
-  }
-
   /** Drops a pod from every record (it has left the store). */
   #forgetPod(pod: PodRecord): void {
     if (pod.stage === "gone") return;
@@ -959,7 +798,7 @@ export class EmbeddedCluster {
       pod.stage = "gone";
     });
     pod.token++;
-    this.#release(pod);
+    this.#kubelet.release(pod);
     this.#pods.delete(pod.key);
     this.#podsByNamespace.get(pod.namespace)?.delete(pod);
     for (const entry of pod.entries) {
@@ -974,20 +813,6 @@ export class EmbeddedCluster {
       if (pod.owner.workload.kind === "Deployment") this.#dirtyWorkloads.add(pod.owner.workload);
     }
     this.#reconcile();
-  }
-
-  /** Moves a pod to a stage: counts, the stored object and the cached view follow. */
-  #setStage(pod: PodRecord, stage: PodRecord["stage"]): void {
-    this.#changeCounts(pod, () => {
-      pod.stage = stage;
-    });
-    const object = podObject(pod);
-    if (this.store.get("Pod", pod.namespace, pod.name)) {
-      pod.obj = this.#write(() => this.store.update(object));
-    }
-    pod.view = podView(pod);
-    for (const entry of pod.entries) entry.views = null;
-    if (pod.owner) this.#dirtyOwners.add(pod.owner);
   }
 
   #countStage(

@@ -1,11 +1,15 @@
-// The kubelet's side of the embedded cluster, as data: the Pod object and PodView of a pod
-// record at its stage (kwok-style stages: waiting → creating → running → ready; failed;
-// terminating), the grace period of a graceful delete, and the stage a restored pod is at.
+// The kubelet of the embedded cluster's node: pod lifecycles played as data (kwok-style stages:
+// waiting → creating → running → ready → available; failed; terminating) on a timer heap, the
+// Pod object and PodView of a record at its stage, graceful and final deletes, and the stage a
+// restored pod is at.
 import type { KubeObject } from "../api/types.js";
 import type { PodView } from "../core/pods.js";
 import type { PodLifecycleModel, UsageModel } from "./cluster-model.js";
-import { DEFAULT_POD_GRACE_SECONDS } from "./gc.js";
+import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "./gc.js";
+import { TimerHeap } from "./heap.js";
 import type { PodOwner, PodRecord } from "./model.js";
+import type { Scheduler } from "./scheduler.js";
+import type { ObjectStore } from "./store.js";
 import { rfc3339, truncateToSecond } from "./time.js";
 
 /** For pods of workloads the scenario does not model, and bare pods. */
@@ -217,4 +221,231 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
     startTime: scheduled,
     containerStatuses,
   };
+}
+
+/** What the kubelet uses of the cluster: store, clock, scheduler and the pod records' counts. */
+export interface KubeletHost {
+  readonly store: ObjectStore;
+  /** The virtual time everything has run up to (epoch ms). */
+  readonly now: number;
+  readonly scheduler: Scheduler;
+  /** A write by the cluster itself: its store listener does not react to it. */
+  write<T>(action: () => T): T;
+  /** Runs `change` on the pod; its owner's active / ready / available counts follow. */
+  changeCounts(pod: PodRecord, change: () => void): void;
+  /** The owner's controller runs again. */
+  ownerChanged(owner: PodOwner): void;
+  /** The pod has left the store: it leaves every record. */
+  forgetPod(pod: PodRecord): void;
+}
+
+interface PodTimer {
+  pod: PodRecord;
+  token: number;
+}
+
+export class Kubelet {
+  readonly #host: KubeletHost;
+  readonly #heap = new TimerHeap<PodTimer>();
+  /** Pods others marked for deletion, whose status is still to be written. */
+  readonly #markedPods = new Set<PodRecord>();
+
+  constructor(host: KubeletHost) {
+    this.#host = host;
+  }
+
+  /** When the next pod transition is due (Infinity when none). */
+  nextDue(): number {
+    return this.#heap.peekAt();
+  }
+
+  /** Runs every pod transition due at or before `t`. */
+  runDue(t: number): void {
+    while (this.#heap.peekAt() <= t) {
+      const timer = this.#heap.pop();
+      if (!timer) break;
+      const { pod, token } = timer.value;
+      if (pod.token === token) this.#podTimer(pod);
+    }
+  }
+
+  /** The pod's next stage is due at `at` (a later call replaces the timer). */
+  schedule(pod: PodRecord, at: number): void {
+    pod.token++;
+    this.#heap.push(at, { pod, token: pod.token });
+  }
+
+  /** A pod's due transition. */
+  #podTimer(pod: PodRecord): void {
+    const now = this.#host.now;
+    switch (pod.stage) {
+      case "waiting":
+        if (this.#host.scheduler.hasCapacity()) this.#bind(pod);
+        else {
+          this.#setStage(pod, "unschedulable");
+          this.#host.scheduler.wait(pod);
+        }
+        break;
+      case "creating":
+        if (pod.willFail) {
+          pod.failedAt = now;
+          this.#setStage(pod, "failed");
+          this.release(pod);
+          this.schedule(pod, now + FAILED_POD_TTL_MS);
+        } else {
+          pod.runningAt = now;
+          if (pod.lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
+          this.#setStage(pod, "running");
+          this.schedule(pod, now + pod.lifecycle.readinessDelayMs);
+        }
+        break;
+      case "running": {
+        pod.readyAt = now;
+        pod.readyCondition = { status: "True", time: truncateToSecond(now) };
+        const minReady = ownerMinReadyMs(pod.owner);
+        pod.available = minReady <= 0;
+        this.#setStage(pod, "ready");
+        if (minReady > 0) this.schedule(pod, now + minReady);
+        break;
+      }
+      case "ready":
+        // minReadySeconds elapsed: the pod now counts as available.
+        this.#host.changeCounts(pod, () => {
+          pod.available = true;
+        });
+        break;
+      case "terminating":
+      case "failed":
+        this.removePod(pod);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The scheduler binds the pod: the kubelet starts creating its containers. */
+  #bind(pod: PodRecord): void {
+    const now = this.#host.now;
+    this.#host.scheduler.bind(pod);
+    pod.scheduledAt = now;
+    pod.readyCondition = { status: "False", time: truncateToSecond(now) };
+    this.#setStage(pod, "creating");
+    this.schedule(pod, now + pod.lifecycle.containerStartDelayMs);
+  }
+
+  /** The pod frees its place on the node; waiting pods bind. */
+  release(pod: PodRecord): void {
+    this.#host.scheduler.release(pod, (next) => this.#bind(next));
+  }
+
+  /**
+   * A controller's graceful deletion (default DeleteOptions): an unbound or failed pod goes at
+   * once (as the API server deletes unscheduled pods); a bound one gets its deletionTimestamp,
+   * stops being ready and serving, and disappears after the termination grace period.
+   */
+  deletePod(pod: PodRecord): void {
+    if (pod.stage === "terminating" || pod.stage === "gone") return;
+    if (!pod.bound || pod.stage === "failed") {
+      this.removePod(pod);
+      return;
+    }
+    const now = this.#host.now;
+    const grace = graceMs(pod);
+    pod.obj = {
+      ...pod.obj,
+      metadata: {
+        ...pod.obj.metadata,
+        deletionTimestamp: rfc3339(now + grace),
+        deletionGracePeriodSeconds: Math.round(grace / 1000),
+      },
+    };
+    this.#startTerminating(pod);
+    this.#setStage(pod, "terminating");
+    if (grace <= 0) this.removePod(pod);
+    else this.schedule(pod, now + grace);
+  }
+
+  #startTerminating(pod: PodRecord): void {
+    const now = this.#host.now;
+    pod.deletingAt = now;
+    if (pod.readyCondition?.status === "True") {
+      pod.readyCondition = { status: "False", time: truncateToSecond(now) };
+    }
+  }
+
+  /**
+   * A client (or the garbage collector) marked a pod for deletion: it terminates until its
+   * deletionTimestamp, then the kubelet's final delete removes it. A zero grace period leaves
+   * the removal to the API server (or to whoever removes the pod's finalizers). The pod's
+   * status is written later (flushMarkedPods): a store listener must not write.
+   */
+  podMarked(pod: PodRecord, object: KubeObject): void {
+    if (pod.stage === "gone") return;
+    const first = pod.stage !== "terminating";
+    if (first) {
+      this.#startTerminating(pod);
+      this.#host.changeCounts(pod, () => {
+        pod.stage = "terminating";
+      });
+      pod.view = podView(pod);
+      for (const entry of pod.entries) entry.views = null;
+      if (pod.owner) this.#host.ownerChanged(pod.owner);
+      this.#markedPods.add(pod);
+    }
+    const grace = object.metadata.deletionGracePeriodSeconds;
+    if (typeof grace === "number" && grace > 0) {
+      const deadline = Date.parse(object.metadata.deletionTimestamp ?? "");
+      const at = first ? this.#host.now + grace * 1000 : Math.max(this.#host.now, deadline);
+      this.schedule(pod, Number.isFinite(at) ? at : this.#host.now);
+    } else {
+      pod.token++;
+    }
+  }
+
+  /** Writes the status of pods marked by others (not ready, containers stopping). */
+  flushMarkedPods(): void {
+    if (this.#markedPods.size === 0) return;
+    const pods = [...this.#markedPods];
+    this.#markedPods.clear();
+    for (const pod of pods) {
+      if (pod.stage === "gone" || !this.#host.store.get("Pod", pod.namespace, pod.name)) continue;
+      const object = podObject(pod);
+      pod.obj = this.#host.write(() => this.#host.store.update(object));
+    }
+  }
+
+  /**
+   * The kubelet's final delete (grace period 0): the pod leaves the store, unless finalizers
+   * keep it there (marked) until they are removed.
+   */
+  removePod(pod: PodRecord): void {
+    if (pod.stage === "gone") return;
+    const current = this.#host.store.get("Pod", pod.namespace, pod.name);
+    if (current) {
+      this.#host.write(() =>
+        deleteFromStore(
+          this.#host.store,
+          current,
+          { gracePeriodSeconds: 0 },
+          this.#host.now,
+          "None",
+        ),
+      );
+    }
+    this.#host.forgetPod(pod);
+  }
+
+  /** Moves a pod to a stage: counts, the stored object and the cached view follow. */
+  #setStage(pod: PodRecord, stage: PodRecord["stage"]): void {
+    this.#host.changeCounts(pod, () => {
+      pod.stage = stage;
+    });
+    const object = podObject(pod);
+    if (this.#host.store.get("Pod", pod.namespace, pod.name)) {
+      pod.obj = this.#host.write(() => this.#host.store.update(object));
+    }
+    pod.view = podView(pod);
+    for (const entry of pod.entries) entry.views = null;
+    if (pod.owner) this.#host.ownerChanged(pod.owner);
+  }
 }
