@@ -171,7 +171,9 @@ describe("horizon load against horizon up", () => {
   });
 
   it("--for: progress until it ends by itself, then the annotation is gone", async () => {
-    const run = load({ rps: "40", for: "1500ms" }, { progressEveryMs: 400 });
+    // Progress every 100 ms: at least two lines in the 1.5 s even when the machine is loaded
+    // (the patch before the loop, or a stalled timer, can take a good part of it).
+    const run = load({ rps: "40", for: "1500ms" }, { progressEveryMs: 100 });
     await pollUntil("the annotation", () => annotation());
     const value = parseLoadAnnotation(annotation()!);
     assert.ok(value.ok && value.load.rps === 40 && value.load.untilMs !== null);
@@ -209,7 +211,8 @@ describe("horizon load against horizon up", () => {
   });
 
   it("a load replaced by someone else is left in place at the end of --for", async () => {
-    const run = load({ rps: "5", for: "800ms" }, { progressEveryMs: 60_000 });
+    // 3 s: room for the other load's patch to land first on a loaded machine.
+    const run = load({ rps: "5", for: "3s" }, { progressEveryMs: 60_000 });
     await pollUntil("the first annotation", () => annotation());
     const other = load({ rps: "7" });
     assert.equal(await other.done, 0);
