@@ -3,7 +3,7 @@
 // the headers) and written one JSON line per chunk until either side ends.
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
 export interface ServeOptions {
@@ -95,6 +95,19 @@ export function serveHttp(
   const server = options.tls
     ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, listener)
     : http.createServer(listener);
+  // Every accepted socket, TLS handshakes included: closeAllConnections() knows only the
+  // connections the HTTP layer has seen, so a client reconnecting while the server stops (an
+  // informer's retry) could otherwise open a watch that holds close() open for ever.
+  const sockets = new Set<Socket>();
+  let closing = false;
+  server.on("connection", (socket: Socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.address ?? "127.0.0.1", () => {
@@ -103,8 +116,10 @@ export function serveHttp(
         port,
         close: () =>
           new Promise<void>((done) => {
-            server.closeAllConnections();
+            closing = true;
             server.close(() => done());
+            server.closeAllConnections();
+            for (const socket of sockets) socket.destroy();
           }),
       });
     });
