@@ -25,6 +25,8 @@ const result = spawnSync(
     "--import",
     "tsx",
     "--test",
+    // A hung test fails after this long instead of holding the whole run (and CI) open.
+    "--test-timeout=300000",
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
     "--test-reporter=tap",
