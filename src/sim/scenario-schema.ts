@@ -788,17 +788,7 @@ const controllerFlags = z
   .superRefine(
     (flags, ctx) => {
       if (!isObj(flags)) return;
-      const paths = new Map<string, string>();
-      const values: Record<string, string> = {};
-      for (const [key, value] of Object.entries(flags)) {
-        // A value of a wrong type is reported by itself; the other flags are still checked.
-        if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-          continue;
-        }
-        const flag = key.replace(/^--?/, "");
-        values[flag] = String(value);
-        paths.set(flag, key);
-      }
+      const { values, paths } = flagValues(flags);
       const applied = applyControllerFlags(defaultControllerConfig(), values);
       if (applied.ok) return;
       for (const issue of applied.issues) {
@@ -817,6 +807,22 @@ const controllerFlags = z
     description:
       'kube-controller-manager flags by name, e.g. "horizontal-pod-autoscaler-sync-period": 30s',
   });
+
+/** Flag values by flag name (leading dashes dropped), and the key each was written as. A value
+ * of a wrong type is reported by itself: it is left out, and the other flags still count. */
+function flagValues(flags: Record<string, unknown>) {
+  const paths = new Map<string, string>();
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(flags)) {
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+      continue;
+    }
+    const flag = key.replace(/^--?/, "");
+    values[flag] = String(value);
+    paths.set(flag, key);
+  }
+  return { values, paths };
+}
 
 function gateProblem(name: string, value: boolean): string | undefined {
   try {
@@ -852,12 +858,12 @@ const featureGates = z
 export function scenarioGates(data: unknown): FeatureGates {
   let gates = FeatureGates.defaults();
   const spec = isObj(data) && isObj(data.spec) ? data.spec : {};
-  if (spec.controller !== undefined && spec.controller !== null) {
-    const flags = controllerFlags.safeParse(spec.controller);
-    if (flags.success) {
-      const applied = applyControllerFlags(defaultControllerConfig(), flags.data);
-      if (applied.ok) gates = applied.config.featureGates;
-    }
+  if (isObj(spec.controller)) {
+    const applied = applyControllerFlags(
+      defaultControllerConfig(),
+      flagValues(spec.controller).values,
+    );
+    if (applied.ok) gates = applied.config.featureGates;
   }
   for (const [name, value] of Object.entries(isObj(spec.featureGates) ? spec.featureGates : {})) {
     if (typeof value === "boolean" && gateProblem(name, value) === undefined) {

@@ -79,6 +79,30 @@ describe("the Scenario document's schema", () => {
     );
   });
 
+  test("a controller flag of a wrong type leaves the other flags' feature gates in force", () => {
+    // HPAScaleToZero (from the feature-gates flag) admits minReplicas 0 with an External metric.
+    const hpa = HPA.replace(
+      "maxReplicas: 3",
+      "minReplicas: 0\n  maxReplicas: 3\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: Value, value: 1}}",
+    );
+    const text = [
+      DEPLOYMENT,
+      hpa,
+      "apiVersion: horizon.dev/v1alpha1\nkind: Scenario\nspec:\n  controller:\n    feature-gates: HPAScaleToZero=true\n    horizontal-pod-autoscaler-tolerance: [1]\n",
+    ].join("---\n");
+    const result = parse(text);
+    assert.ok(!result.ok);
+    assert.deepEqual(
+      result.errors.map((e) => [e.path, e.message]),
+      [
+        [
+          ["spec", "controller", "horizontal-pod-autoscaler-tolerance"],
+          "must be a string or a number",
+        ],
+      ],
+    );
+  });
+
   test("unknown fields come before the missing fields reported at the same place", () => {
     const result = parse(scenario("  metrics:\n    pods:\n    - rate: 1m\n"));
     assert.ok(!result.ok);
