@@ -645,13 +645,18 @@ const METRIC_APIS = ["resource", "custom", "external"] as const;
 
 function scenarioEvent(context: ScenarioContext, { ref, traffic }: Shared) {
   const at = duration("nonNegative");
-  const patch = z
-    .record(z.string(), z.unknown(), { error: orRequired(MSG.map) })
-    .meta({ description: "a JSON merge patch" });
+  const patch = z.record(z.string(), z.unknown(), { error: orRequired(MSG.map) });
   const event = <S extends z.core.$ZodLooseShape>(shape: S) => strict(shape, { item: true });
   // Checked once the workload and the patch are read, whatever else is wrong in the event.
   const always = { when: () => true };
-  const updateTemplate = event({ at, type: z.literal("updateTemplate"), workload: ref, patch })
+  const updateTemplate = event({
+    at,
+    type: z.literal("updateTemplate"),
+    workload: ref,
+    patch: patch.meta({
+      description: "a strategic merge patch of the workload's spec.template, as kubectl patch",
+    }),
+  })
     // The patched template must still be a valid pod template.
     .superRefine((v, ctx) => {
       const workload = resolvedRef(context, v.workload);
@@ -701,7 +706,7 @@ function scenarioEvent(context: ScenarioContext, { ref, traffic }: Shared) {
     at,
     type: z.literal("patchHpa"),
     hpa: nonEmptyString().meta({ description: "name or namespace/name" }),
-    patch,
+    patch: patch.meta({ description: "a JSON merge patch of the HPA in its autoscaling/v2 form" }),
   })
     .superRefine((v, ctx) => {
       if (typeof v.hpa !== "string" || v.hpa === "" || !isObj(v.patch)) return;
