@@ -577,6 +577,12 @@ function metricModels({ ref, traffic }: Shared) {
       .meta({ type: "object", additionalProperties: { type: "string" } }),
     matchExpressions: z.unknown().optional().meta({ type: "array" }),
   }).superRefine((s, ctx) => {
+    // The shape first: the selector parser takes a typed LabelSelector.
+    const shape = labelSelectorShapeIssue(s);
+    if (shape) {
+      ctx.addIssue({ code: "custom", message: shape.message, path: shape.path });
+      return;
+    }
     const parsed = selectorFromLabelSelector(s as LabelSelector);
     if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
   });
@@ -639,6 +645,41 @@ function resolvedRef(context: ScenarioContext, value: unknown): WorkloadRef | un
   }
   const ref = { namespace, kind: kind as WorkloadKind, name };
   return context.workloads.get(refKey(ref))?.ref;
+}
+
+/** Where a label selector is not of LabelSelector's JSON types, and why; null when it is. */
+function labelSelectorShapeIssue(selector: {
+  matchLabels?: unknown;
+  matchExpressions?: unknown;
+}): { path: (string | number)[]; message: string } | null {
+  const { matchLabels, matchExpressions } = selector;
+  if (matchLabels !== undefined && matchLabels !== null) {
+    if (!isObj(matchLabels)) return { path: ["matchLabels"], message: MSG.map };
+    for (const [key, value] of Object.entries(matchLabels)) {
+      if (typeof value !== "string")
+        return { path: ["matchLabels", key], message: "must be a string" };
+    }
+  }
+  if (matchExpressions !== undefined && matchExpressions !== null) {
+    if (!Array.isArray(matchExpressions)) return { path: ["matchExpressions"], message: MSG.list };
+    for (const [i, expr] of matchExpressions.entries()) {
+      if (!isObj(expr)) return { path: ["matchExpressions", i], message: MSG.map };
+      for (const field of ["key", "operator"]) {
+        if (typeof expr[field] !== "string") {
+          return { path: ["matchExpressions", i, field], message: "must be a string" };
+        }
+      }
+      const values = expr.values;
+      if (values !== undefined && values !== null) {
+        if (!Array.isArray(values))
+          return { path: ["matchExpressions", i, "values"], message: MSG.list };
+        const at = values.findIndex((v) => typeof v !== "string");
+        if (at >= 0)
+          return { path: ["matchExpressions", i, "values", at], message: "must be a string" };
+      }
+    }
+  }
+  return null;
 }
 
 const METRIC_APIS = ["resource", "custom", "external"] as const;

@@ -376,6 +376,41 @@ describe("defaults", () => {
   });
 });
 
+describe("external metric selectors", () => {
+  const external = (selector: string) =>
+    file(
+      DEPLOYMENT,
+      `${SCENARIO_HEAD}  metrics:
+    external:
+    - name: queue_messages_ready
+      selector: ${selector}
+      servedBy: Deployment/web
+      serviceRatePerPod: 5
+      arrivals: [{type: constant, rps: 20}]
+`,
+    );
+  for (const c of [
+    {
+      selector: "{matchLabels: {version: 2}}",
+      at: "matchLabels.version",
+      what: "must be a string",
+    },
+    { selector: '{matchLabels: "x"}', at: "matchLabels", what: "must be a mapping" },
+    {
+      selector: "{matchExpressions: [{key: q, operator: In, values: [1]}]}",
+      at: "matchExpressions[0].values[0]",
+      what: "must be a string",
+    },
+  ]) {
+    test(`a selector of the wrong JSON types is an error, not a crash: ${c.selector}`, () => {
+      const lines = errorLines(external(c.selector));
+      assert.equal(lines.length, 1, lines.join("\n"));
+      assert.match(lines[0] ?? "", /^s\.yaml:\d+:\d+: /);
+      assert.ok(lines[0]?.includes(`selector.${c.at}: ${c.what}`), lines[0]);
+    });
+  }
+});
+
 describe("HPA versions and warnings", () => {
   test("autoscaling/v1 converts to v2 without a warning", () => {
     const v1 = `apiVersion: autoscaling/v1
