@@ -25,6 +25,7 @@ import {
   revisionOf,
   templateHash,
 } from "./controllers/deployment.js";
+import { podFromTemplate } from "./controllers/pods.js";
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
 import { applyWorkloadDefaults } from "./defaults.js";
@@ -646,42 +647,12 @@ export class EmbeddedCluster {
       do name = `${owner.name}-${randomSuffix(owner.names)}`;
       while (this.#pods.has(`${namespace}/${name}`));
     }
-    const template = owner.template;
-    const labels: Record<string, string> = { ...template.metadata.labels };
-    if (owner.kind === "StatefulSet") {
-      labels[CONTROLLER_REVISION_HASH] = `${owner.name}-${owner.templateHash}`;
-      labels["statefulset.kubernetes.io/pod-name"] = name;
-      labels["apps.kubernetes.io/pod-index"] = String(ordinal);
-    }
-    const metadata: KubeObject["metadata"] = {
-      name,
-      namespace,
-      labels,
-      ownerReferences: [
-        {
-          apiVersion: owner.kind === "ReplicationController" ? "v1" : "apps/v1",
-          kind: owner.kind,
-          name: owner.name,
-          uid: owner.obj.metadata.uid ?? "",
-          controller: true,
-          blockOwnerDeletion: true,
-        } as NonNullable<KubeObject["metadata"]["ownerReferences"]>[number],
-      ],
-    };
-    if (owner.kind !== "StatefulSet") metadata.generateName = `${owner.name}-`;
-    if (template.metadata.annotations) metadata.annotations = template.metadata.annotations;
     const workload = owner.workload;
     return this.#registerPod(
-      {
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata,
-        spec: template.spec,
-        status: { phase: "Pending" },
-      },
+      podFromTemplate(owner, name, ordinal),
       owner,
       workload,
-      template,
+      owner.template,
       workload.lifecycle,
       workload.usage,
       ordinal,
