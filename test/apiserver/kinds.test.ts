@@ -4,7 +4,9 @@ import { handleDiscovery } from "../../src/apiserver/discovery.js";
 import { KIND_LIST, KINDS } from "../../src/apiserver/kinds/registry.js";
 import { schemaFor } from "../../src/apiserver/managedfields.js";
 import { normalizeTimes } from "../../src/apiserver/microtime.js";
+import { PROTOBUF_SCHEMAS } from "../../src/apiserver/protobuf.js";
 import { findResource, RESOURCES, resourceOfKind } from "../../src/apiserver/resources.js";
+import { columnsFor, toTable } from "../../src/apiserver/tables.js";
 import type { ApiRequest } from "../../src/apiserver/types.js";
 import { defaultGcPolicy } from "../../src/cluster/gc.js";
 import { isClusterScoped, KNOWN_KINDS, resourceOf } from "../../src/cluster/kinds.js";
@@ -39,6 +41,11 @@ describe("every registered kind is complete", () => {
         }
       }
       assert.ok(d.times.metadata, "metadata times (creationTimestamp, managedFields)");
+      assert.ok(d.printer.columns.length > 0, "Table columns");
+      for (const v of d.versions) {
+        if (v.protobuf)
+          assert.ok(v.protobuf[1]?.name === "metadata", "protobuf field 1 is metadata");
+      }
     });
   }
   test("no kind, resource or short name is registered twice", () => {
@@ -85,6 +92,16 @@ describe("the derived views agree with the registry", () => {
       assert.equal(isClusterScoped(d.kind), !d.namespaced);
       assert.ok(KNOWN_KINDS.has(d.kind));
       assert.equal(defaultGcPolicy(d.kind), d.gcPolicy);
+      assert.equal(columnsFor(d.kind), d.printer.columns);
+      // A bare object prints one cell per column.
+      const table = toTable(d.kind, [{ apiVersion: "v1", kind: d.kind, metadata: { name: "x" } }], {
+        now: 0,
+      });
+      assert.equal(table.rows[0]?.cells.length, d.printer.columns.length);
+      for (const v of d.versions) {
+        const apiVersion = d.group ? `${d.group}/${v.version}` : v.version;
+        assert.equal(PROTOBUF_SCHEMAS[`${apiVersion}/${d.kind}`], v.protobuf);
+      }
       // Every kind's metadata times are normalized (Go's time.Time writes UTC seconds).
       const object = {
         kind: d.kind,
@@ -95,6 +112,14 @@ describe("the derived views agree with the registry", () => {
       assert.equal(normalized.value.metadata.creationTimestamp, "2024-01-02T02:04:05Z");
     });
   }
+  test("protobuf bodies are decoded for the kinds kubectl sends as protobuf", () => {
+    assert.deepEqual(Object.keys(PROTOBUF_SCHEMAS).sort(), [
+      "apps/v1/Deployment",
+      "autoscaling/v1/HorizontalPodAutoscaler",
+      "autoscaling/v2/HorizontalPodAutoscaler",
+      "v1/Namespace",
+    ]);
+  });
   test("the catalogue lists exactly the registered kinds, in registry order", () => {
     assert.deepEqual(
       RESOURCES.map((r) => r.kind),

@@ -1,5 +1,16 @@
 // autoscaling/v2 and autoscaling/v1 HorizontalPodAutoscaler.
-import { CONDITION_TIMES, CONDITIONS, OBJECT_META_TIMES, root } from "./meta.js";
+import type { MetricSpec, MetricStatus } from "../../api/types.js";
+import {
+  CONDITION_TIMES,
+  CONDITIONS,
+  LABEL_SELECTOR_PROTO,
+  OBJECT_META_PROTO,
+  OBJECT_META_TIMES,
+  root,
+} from "./meta.js";
+import { AGE, asRecord, col, formatHPAMetrics, int, NAME, since, str } from "./printing.js";
+import type { ProtoMessage } from "./proto.js";
+import * as pb from "./proto.js";
 import { atomicList, type KindDefinition, READ_WRITE, S, scalars, struct, zero } from "./types.js";
 
 const SCALE_TARGET_REF = zero(scalars("kind", "name", "apiVersion"));
@@ -56,14 +67,176 @@ const V1 = root(
   ),
 );
 
+// Protobuf field numbers.
+// k8s.io/api/autoscaling/v2
+const CROSS_VERSION_REF_PROTO: ProtoMessage = {
+  1: pb.str("kind", { keep: true }),
+  2: pb.str("name", { keep: true }),
+  3: pb.str("apiVersion"),
+};
+const METRIC_TARGET_PROTO: ProtoMessage = {
+  1: pb.str("type", { keep: true }),
+  2: pb.f("value", "quantity", pb.ptr),
+  3: pb.f("averageValue", "quantity", pb.ptr),
+  4: pb.i32("averageUtilization", pb.ptr),
+};
+const METRIC_VALUE_STATUS_PROTO: ProtoMessage = {
+  1: pb.f("value", "quantity", pb.ptr),
+  2: pb.f("averageValue", "quantity", pb.ptr),
+  3: pb.i32("averageUtilization", pb.ptr),
+};
+const METRIC_IDENTIFIER_PROTO: ProtoMessage = {
+  1: pb.str("name", { keep: true }),
+  2: pb.msg("selector", LABEL_SELECTOR_PROTO, pb.ptr),
+};
+const METRIC_SPEC_PROTO: ProtoMessage = {
+  1: pb.str("type", { keep: true }),
+  2: pb.msg(
+    "object",
+    {
+      1: pb.msg("describedObject", CROSS_VERSION_REF_PROTO),
+      2: pb.msg("target", METRIC_TARGET_PROTO),
+      3: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
+    },
+    pb.ptr,
+  ),
+  3: pb.msg(
+    "pods",
+    { 1: pb.msg("metric", METRIC_IDENTIFIER_PROTO), 2: pb.msg("target", METRIC_TARGET_PROTO) },
+    pb.ptr,
+  ),
+  4: pb.msg(
+    "resource",
+    { 1: pb.str("name", { keep: true }), 2: pb.msg("target", METRIC_TARGET_PROTO) },
+    pb.ptr,
+  ),
+  5: pb.msg(
+    "external",
+    { 1: pb.msg("metric", METRIC_IDENTIFIER_PROTO), 2: pb.msg("target", METRIC_TARGET_PROTO) },
+    pb.ptr,
+  ),
+  7: pb.msg(
+    "containerResource",
+    {
+      1: pb.str("name", { keep: true }),
+      2: pb.msg("target", METRIC_TARGET_PROTO),
+      3: pb.str("container", { keep: true }),
+    },
+    pb.ptr,
+  ),
+};
+// Status messages order their fields differently from the sources (ObjectMetricStatus: 1 metric).
+const METRIC_STATUS_PROTO: ProtoMessage = {
+  1: pb.str("type", { keep: true }),
+  2: pb.msg(
+    "object",
+    {
+      1: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
+      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
+      3: pb.msg("describedObject", CROSS_VERSION_REF_PROTO),
+    },
+    pb.ptr,
+  ),
+  3: pb.msg(
+    "pods",
+    {
+      1: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
+      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
+    },
+    pb.ptr,
+  ),
+  4: pb.msg(
+    "resource",
+    { 1: pb.str("name", { keep: true }), 2: pb.msg("current", METRIC_VALUE_STATUS_PROTO) },
+    pb.ptr,
+  ),
+  5: pb.msg(
+    "external",
+    {
+      1: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
+      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
+    },
+    pb.ptr,
+  ),
+  7: pb.msg(
+    "containerResource",
+    {
+      1: pb.str("name", { keep: true }),
+      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
+      3: pb.str("container", { keep: true }),
+    },
+    pb.ptr,
+  ),
+};
+const SCALING_RULES_PROTO: ProtoMessage = {
+  1: pb.str("selectPolicy", pb.ptr),
+  2: pb.list("policies", {
+    1: pb.str("type", { keep: true }),
+    2: pb.i32("value", { keep: true }),
+    3: pb.i32("periodSeconds", { keep: true }),
+  }),
+  3: pb.i32("stabilizationWindowSeconds", pb.ptr),
+  4: pb.f("tolerance", "quantity", pb.ptr),
+};
+const HPA_CONDITION_PROTO: ProtoMessage = {
+  1: pb.str("type", { keep: true }),
+  2: pb.str("status", { keep: true }),
+  3: pb.f("lastTransitionTime", "time"),
+  4: pb.str("reason"),
+  5: pb.str("message"),
+};
+const HPA_V2_PROTO: ProtoMessage = {
+  1: pb.msg("metadata", OBJECT_META_PROTO),
+  2: pb.msg("spec", {
+    1: pb.msg("scaleTargetRef", CROSS_VERSION_REF_PROTO),
+    2: pb.i32("minReplicas", pb.ptr),
+    3: pb.i32("maxReplicas", { keep: true }),
+    4: pb.list("metrics", METRIC_SPEC_PROTO),
+    5: pb.msg(
+      "behavior",
+      {
+        1: pb.msg("scaleUp", SCALING_RULES_PROTO, pb.ptr),
+        2: pb.msg("scaleDown", SCALING_RULES_PROTO, pb.ptr),
+      },
+      pb.ptr,
+    ),
+  }),
+  3: pb.msg("status", {
+    1: pb.f("observedGeneration", "int64", pb.ptr),
+    2: pb.f("lastScaleTime", "time", pb.ptr),
+    3: pb.i32("currentReplicas"),
+    4: pb.i32("desiredReplicas", { keep: true }),
+    5: pb.list("currentMetrics", METRIC_STATUS_PROTO),
+    6: pb.list("conditions", HPA_CONDITION_PROTO),
+  }),
+};
+
+// k8s.io/api/autoscaling/v1
+const HPA_V1_PROTO: ProtoMessage = {
+  1: pb.msg("metadata", OBJECT_META_PROTO),
+  2: pb.msg("spec", {
+    1: pb.msg("scaleTargetRef", CROSS_VERSION_REF_PROTO),
+    2: pb.i32("minReplicas", pb.ptr),
+    3: pb.i32("maxReplicas", { keep: true }),
+    4: pb.i32("targetCPUUtilizationPercentage", pb.ptr),
+  }),
+  3: pb.msg("status", {
+    1: pb.f("observedGeneration", "int64", pb.ptr),
+    2: pb.f("lastScaleTime", "time", pb.ptr),
+    3: pb.i32("currentReplicas", { keep: true }),
+    4: pb.i32("desiredReplicas", { keep: true }),
+    5: pb.i32("currentCPUUtilizationPercentage", pb.ptr),
+  }),
+};
+
 export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> = {
   kind: "HorizontalPodAutoscaler",
   resource: "horizontalpodautoscalers",
   singular: "horizontalpodautoscaler",
   group: "autoscaling",
   versions: [
-    { version: "v2", apply: V2 },
-    { version: "v1", apply: V1 },
+    { version: "v2", apply: V2, protobuf: HPA_V2_PROTO },
+    { version: "v1", apply: V1, protobuf: HPA_V1_PROTO },
   ],
   namespaced: true,
   verbs: READ_WRITE,
@@ -75,5 +248,54 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
   times: {
     metadata: OBJECT_META_TIMES,
     status: { lastScaleTime: "*Time", conditions: CONDITION_TIMES },
+  },
+  printer: {
+    columns: [
+      NAME,
+      col(
+        "Reference",
+        "string",
+        "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+      ),
+      col(
+        "Targets",
+        "string",
+        "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.",
+      ),
+      col(
+        "MinPods",
+        "string",
+        "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.",
+      ),
+      col(
+        "MaxPods",
+        "string",
+        "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
+      ),
+      col(
+        "Replicas",
+        "string",
+        "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+      ),
+      AGE,
+    ],
+    cells: (obj, now) => {
+      const spec = asRecord(obj.spec);
+      const status = asRecord(obj.status);
+      const ref = asRecord(spec.scaleTargetRef);
+      const min = spec.minReplicas;
+      return [
+        obj.metadata.name,
+        `${str(ref.kind)}/${str(ref.name)}`,
+        formatHPAMetrics(
+          spec.metrics as MetricSpec[] | undefined,
+          status.currentMetrics as MetricStatus[] | undefined,
+        ),
+        typeof min === "number" ? String(min) : "<unset>",
+        int(spec.maxReplicas),
+        int(status.currentReplicas),
+        since(obj.metadata.creationTimestamp, now),
+      ];
+    },
   },
 };

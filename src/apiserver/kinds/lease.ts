@@ -1,5 +1,6 @@
 // coordination.k8s.io/v1 Lease (leader election).
 import { OBJECT_META, OBJECT_META_TIMES } from "./meta.js";
+import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
 import { type KindDefinition, READ_WRITE, S, scalars, struct, zero } from "./types.js";
 
 export const lease: KindDefinition<"Lease"> = {
@@ -35,5 +36,21 @@ export const lease: KindDefinition<"Lease"> = {
   times: {
     metadata: OBJECT_META_TIMES,
     spec: { acquireTime: "*MicroTime", renewTime: "*MicroTime" },
+  },
+  printer: {
+    columns: [
+      NAME,
+      col(
+        "Holder",
+        "string",
+        "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
+      ),
+      AGE,
+    ],
+    cells: (obj, now) => [
+      obj.metadata.name,
+      str(asRecord(obj.spec).holderIdentity),
+      since(obj.metadata.creationTimestamp, now),
+    ],
   },
 };

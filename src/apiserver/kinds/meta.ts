@@ -1,4 +1,6 @@
 // Parts shared by several kinds: ObjectMeta, LabelSelector, conditions (k8s.io/apimachinery
+import type { ProtoMessage } from "./proto.js";
+import * as pb from "./proto.js";
 // meta/v1 and the status shapes of k8s.io/api).
 import {
   type ApplySchema,
@@ -71,4 +73,35 @@ export const CONDITION_TIMES: [TimeTree] = [{ lastTransitionTime: "Time" }];
 export const WITH_CONDITIONS_TIMES: TimeTree = {
   metadata: OBJECT_META_TIMES,
   status: { conditions: CONDITION_TIMES },
+};
+
+// Protobuf field numbers.
+const OWNER_REFERENCE_PROTO: ProtoMessage = {
+  1: pb.str("kind"),
+  3: pb.str("name"),
+  4: pb.str("uid"),
+  5: pb.str("apiVersion"),
+  6: pb.f("controller", "bool", pb.ptr),
+  7: pb.f("blockOwnerDeletion", "bool", pb.ptr),
+};
+export const OBJECT_META_PROTO: ProtoMessage = {
+  1: pb.str("name"),
+  2: pb.str("generateName"),
+  3: pb.str("namespace"),
+  4: pb.str("selfLink"),
+  5: pb.str("uid"),
+  6: pb.str("resourceVersion"),
+  7: pb.f("generation", "int64"),
+  8: pb.f("creationTimestamp", "time"),
+  9: pb.f("deletionTimestamp", "time", pb.ptr),
+  10: pb.f("deletionGracePeriodSeconds", "int64", pb.ptr),
+  11: pb.f("labels", { map: "string" }),
+  12: pb.f("annotations", { map: "string" }),
+  13: pb.list("ownerReferences", OWNER_REFERENCE_PROTO),
+  14: pb.strs("finalizers"),
+  // 17 managedFields: the server owns them; skipped.
+};
+export const LABEL_SELECTOR_PROTO: ProtoMessage = {
+  1: pb.f("matchLabels", { map: "string" }),
+  2: pb.list("matchExpressions", { 1: pb.str("key"), 2: pb.str("operator"), 3: pb.strs("values") }),
 };

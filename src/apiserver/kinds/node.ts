@@ -1,5 +1,7 @@
 // core/v1 Node: a read-only view of the simulated capacity.
+import type { KubeObject } from "../../api/types.js";
 import { OBJECT_META_TIMES, root } from "./meta.js";
+import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
 import { DEDUCED, type KindDefinition } from "./types.js";
 
 export const node: KindDefinition<"Node"> = {
@@ -19,4 +21,70 @@ export const node: KindDefinition<"Node"> = {
     metadata: OBJECT_META_TIMES,
     status: { conditions: [{ lastHeartbeatTime: "Time", lastTransitionTime: "Time" }] },
   },
+  printer: {
+    columns: [
+      NAME,
+      col("Status", "string", "The status of the node"),
+      col("Roles", "string", "The roles of the node"),
+      AGE,
+      col("Version", "string", "Kubelet Version reported by the node."),
+      col("Internal-IP", "string", "List of addresses reachable to the node.", { priority: 1 }),
+      col("External-IP", "string", "List of addresses reachable to the node.", { priority: 1 }),
+      col(
+        "OS-Image",
+        "string",
+        "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+        { priority: 1 },
+      ),
+      col(
+        "Kernel-Version",
+        "string",
+        "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+        { priority: 1 },
+      ),
+      col(
+        "Container-Runtime",
+        "string",
+        "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+        { priority: 1 },
+      ),
+    ],
+    cells: nodeCells,
+  },
 };
+
+function nodeCells(node: KubeObject, now: number): unknown[] {
+  const spec = asRecord(node.spec);
+  const status = asRecord(node.status);
+  const conditions = (status.conditions ?? []) as Record<string, unknown>[];
+  const states: string[] = [];
+  const ready = conditions.find((c) => c.type === "Ready");
+  if (ready) states.push(ready.status === "True" ? "Ready" : "NotReady");
+  if (states.length === 0) states.push("Unknown");
+  if (spec.unschedulable === true) states.push("SchedulingDisabled");
+  // Roles: node-role.kubernetes.io/<role> keys and the kubernetes.io/role value (sorted here;
+  // upstream's set order is unspecified).
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries(node.metadata.labels ?? {})) {
+    if (k.startsWith("node-role.kubernetes.io/")) {
+      const role = k.slice("node-role.kubernetes.io/".length);
+      if (role) roles.add(role);
+    } else if (k === "kubernetes.io/role" && v !== "") roles.add(v);
+  }
+  const info = asRecord(status.nodeInfo);
+  const addresses = (status.addresses ?? []) as Record<string, unknown>[];
+  const address = (type: string) =>
+    str(addresses.find((a) => a.type === type)?.address) || "<none>";
+  return [
+    node.metadata.name,
+    states.join(","),
+    roles.size > 0 ? [...roles].sort().join(",") : "<none>",
+    since(node.metadata.creationTimestamp, now),
+    str(info.kubeletVersion),
+    address("InternalIP"),
+    address("ExternalIP"),
+    str(info.osImage) || "<unknown>",
+    str(info.kernelVersion) || "<unknown>",
+    str(info.containerRuntimeVersion) || "<unknown>",
+  ];
+}

@@ -1,6 +1,8 @@
 // core/v1 Pod.
+import type { KubeObject } from "../../api/types.js";
 import { CONDITIONS, OBJECT_META_TIMES, root } from "./meta.js";
 import { CONTAINER_STATUSES_TIMES, POD_SPEC } from "./podspec.js";
+import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, str } from "./printing.js";
 import {
   atomicList,
   DEDUCED,
@@ -60,4 +62,189 @@ export const pod: KindDefinition<"Pod"> = {
       ephemeralContainerStatuses: CONTAINER_STATUSES_TIMES,
     },
   },
+  printer: {
+    columns: [
+      NAME,
+      col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
+      col("Status", "string", "The aggregate status of the containers in this pod."),
+      col(
+        "Restarts",
+        "string",
+        "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+      ),
+      AGE,
+      col(
+        "IP",
+        "string",
+        "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
+        { priority: 1 },
+      ),
+      col("Node", "string", "NodeName indicates in which node this pod is scheduled.", {
+        priority: 1,
+      }),
+      col(
+        "Nominated Node",
+        "string",
+        "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.",
+        { priority: 1 },
+      ),
+      col(
+        "Readiness Gates",
+        "string",
+        "If specified, all readiness gates will be evaluated for pod readiness.",
+        { priority: 1 },
+      ),
+    ],
+    cells: podCells,
+    conditions: (obj) => {
+      const phase = asRecord(obj.status).phase;
+      if (phase === "Succeeded") {
+        return [
+          {
+            type: "Completed",
+            status: "True",
+            reason: "Succeeded",
+            message: "The pod has completed successfully.",
+          },
+        ];
+      }
+      if (phase === "Failed") {
+        return [
+          { type: "Completed", status: "True", reason: "Failed", message: "The pod failed." },
+        ];
+      }
+      return undefined;
+    },
+  },
 };
+
+function podCells(pod: KubeObject, now: number): unknown[] {
+  const spec = asRecord(pod.spec);
+  const status = asRecord(pod.status);
+  const containers = (spec.containers ?? []) as Record<string, unknown>[];
+  const initContainers = (spec.initContainers ?? []) as Record<string, unknown>[];
+  const conditions = (status.conditions ?? []) as Record<string, unknown>[];
+  const restartable = (name: unknown) =>
+    initContainers.some((c) => c.name === name && c.restartPolicy === "Always");
+
+  let restarts = 0;
+  let restartableRestarts = 0;
+  let totalContainers = containers.length;
+  let readyContainers = 0;
+  let lastRestart = 0;
+  let lastRestartableRestart = 0;
+  const phase = str(status.phase);
+  let reason = str(status.reason) || phase;
+
+  for (const c of conditions) {
+    if (c.type === "PodScheduled" && c.reason === "SchedulingGated") reason = "SchedulingGated";
+  }
+  for (const c of initContainers) if (c.restartPolicy === "Always") totalContainers++;
+
+  const finishedAt = (cs: Record<string, unknown>): number => {
+    const t = asRecord(asRecord(cs.lastState).terminated).finishedAt;
+    return hasTime(t) ? Date.parse(t as string) : 0;
+  };
+
+  let initializing = false;
+  const initStatuses = (status.initContainerStatuses ?? []) as Record<string, unknown>[];
+  for (const [i, cs] of initStatuses.entries()) {
+    restarts += int(cs.restartCount);
+    lastRestart = Math.max(lastRestart, finishedAt(cs));
+    const isRestartable = restartable(cs.name);
+    if (isRestartable) {
+      restartableRestarts += int(cs.restartCount);
+      lastRestartableRestart = Math.max(lastRestartableRestart, finishedAt(cs));
+    }
+    const state = asRecord(cs.state);
+    const terminated = state.terminated ? asRecord(state.terminated) : undefined;
+    const waiting = state.waiting ? asRecord(state.waiting) : undefined;
+    if (terminated && int(terminated.exitCode) === 0) continue;
+    if (isRestartable && cs.started === true) {
+      if (cs.ready === true) readyContainers++;
+      continue;
+    }
+    if (terminated) {
+      if (str(terminated.reason) === "") {
+        reason =
+          int(terminated.signal) !== 0
+            ? `Init:Signal:${int(terminated.signal)}`
+            : `Init:ExitCode:${int(terminated.exitCode)}`;
+      } else reason = `Init:${str(terminated.reason)}`;
+    } else if (waiting && str(waiting.reason) !== "" && waiting.reason !== "PodInitializing") {
+      reason = `Init:${str(waiting.reason)}`;
+    } else {
+      reason = `Init:${i}/${initContainers.length}`;
+    }
+    initializing = true;
+    break;
+  }
+
+  const initialized = conditions.some((c) => c.type === "Initialized" && c.status === "True");
+  if (!initializing || initialized) {
+    restarts = restartableRestarts;
+    lastRestart = lastRestartableRestart;
+    let hasRunning = false;
+    const statuses = (status.containerStatuses ?? []) as Record<string, unknown>[];
+    for (let i = statuses.length - 1; i >= 0; i--) {
+      const cs = statuses[i]!;
+      restarts += int(cs.restartCount);
+      lastRestart = Math.max(lastRestart, finishedAt(cs));
+      const state = asRecord(cs.state);
+      const terminated = state.terminated ? asRecord(state.terminated) : undefined;
+      const waiting = state.waiting ? asRecord(state.waiting) : undefined;
+      if (waiting && str(waiting.reason) !== "") reason = str(waiting.reason);
+      else if (terminated && str(terminated.reason) !== "") reason = str(terminated.reason);
+      else if (terminated) {
+        reason =
+          int(terminated.signal) !== 0
+            ? `Signal:${int(terminated.signal)}`
+            : `ExitCode:${int(terminated.exitCode)}`;
+      } else if (cs.ready === true && state.running) {
+        hasRunning = true;
+        readyContainers++;
+      }
+    }
+    // A pod whose containers report Completed but one still runs is shown as running.
+    if (reason === "Completed" && hasRunning) {
+      reason = conditions.some((c) => c.type === "Ready" && c.status === "True")
+        ? "Running"
+        : "NotReady";
+    }
+  }
+
+  const deleting = hasTime(pod.metadata.deletionTimestamp);
+  if (deleting && status.reason === "NodeLost") reason = "Unknown";
+  else if (deleting && phase !== "Failed" && phase !== "Succeeded") reason = "Terminating";
+
+  let restartsText = String(restarts);
+  if (restarts !== 0 && lastRestart !== 0) {
+    restartsText = `${restarts} (${humanDuration(now - lastRestart)} ago)`;
+  }
+
+  const podIPs = (status.podIPs ?? []) as Record<string, unknown>[];
+  const podIP = str(podIPs[0]?.ip) || "<none>";
+  const nodeName = str(spec.nodeName) || "<none>";
+  const nominated = str(status.nominatedNodeName) || "<none>";
+  const gates = (spec.readinessGates ?? []) as Record<string, unknown>[];
+  let readinessGates = "<none>";
+  if (gates.length > 0) {
+    let trueConditions = 0;
+    for (const gate of gates) {
+      const condition = conditions.find((c) => c.type === gate.conditionType);
+      if (condition?.status === "True") trueConditions++;
+    }
+    readinessGates = `${trueConditions}/${gates.length}`;
+  }
+  return [
+    pod.metadata.name,
+    `${readyContainers}/${totalContainers}`,
+    reason,
+    restartsText,
+    since(pod.metadata.creationTimestamp, now),
+    podIP,
+    nodeName,
+    nominated,
+    readinessGates,
+  ];
+}

@@ -2,6 +2,17 @@
 import { LABEL_SELECTOR, root, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
+  AGE,
+  asRecord,
+  CONTAINERS,
+  col,
+  containerCells,
+  IMAGES,
+  int,
+  NAME,
+  since,
+} from "./printing.js";
+import {
   atomicList,
   DEDUCED,
   type KindDefinition,
@@ -60,4 +71,25 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   categories: ["all"],
   gcPolicy: "DeleteDependents",
   times: WITH_CONDITIONS_TIMES,
+  printer: {
+    columns: [
+      NAME,
+      col("Ready", "string", "Number of the pod with ready state"),
+      AGE,
+      CONTAINERS,
+      IMAGES,
+    ],
+    cells: (obj, now) => {
+      const spec = asRecord(obj.spec);
+      const status = asRecord(obj.status);
+      const [names, images] = containerCells(spec.template);
+      return [
+        obj.metadata.name,
+        `${int(status.readyReplicas)}/${int(spec.replicas)}`,
+        since(obj.metadata.creationTimestamp, now),
+        names,
+        images,
+      ];
+    },
+  },
 };

@@ -1,6 +1,8 @@
 // The shape of one served kind's definition, and the builders its schema trees are written
 // with. Everything the API server and the cluster know about a kind is read from one
 // KindDefinition (registry.ts); other modules hold only the machinery that walks them.
+import type { KubeObject } from "../../api/types.js";
+import type { ProtoMessage } from "./proto.js";
 
 /** The kinds the API server serves; registry.ts must list a definition for each. */
 export type ServedKind =
@@ -106,6 +108,30 @@ export type TimeLeaf = TimeType | "*Time" | "*MicroTime";
 export type TimeTree = { [field: string]: TimeTree | TimeLeaf | [TimeTree] };
 
 // ---------------------------------------------------------------------------------------------
+// Server-side printing (meta.k8s.io/v1 Table columns, as upstream registers them)
+
+export interface TableColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+export interface TableRowCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface Printer {
+  columns: TableColumnDefinition[];
+  cells: (obj: KubeObject, now: number) => unknown[];
+  conditions?: (obj: KubeObject) => TableRowCondition[] | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The definition
 
 /** One served version of a kind. */
@@ -114,6 +140,8 @@ export interface KindVersion {
   version: string;
   /** The apply (SSA) schema of this version. */
   apply: ApplySchema;
+  /** Field numbers of the protobuf message, for kinds kubectl sends as protobuf. */
+  protobuf?: ProtoMessage;
 }
 
 export interface KindDefinition<K extends ServedKind = ServedKind> {
@@ -139,4 +167,6 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   gcPolicy: DefaultGcPolicy;
   /** Where the kind's Time/MicroTime fields are (the Go types of the preferred version). */
   times: TimeTree;
+  /** Table columns and cells (`kubectl get`). */
+  printer: Printer;
 }
