@@ -1,40 +1,13 @@
 // Field selectors (`?fieldSelector=`): the fields each kind supports, as upstream's per-kind
-// field label conversion funcs, and their evaluation on an object.
+// field label conversion funcs, and their evaluation on an object. Each kind's fields are in
+// its definition (./kinds/).
 
 import { isRecord } from "../api/json.js";
 import type { KubeObject } from "../api/types.js";
 import { type ApiError, badRequest } from "./errors.js";
+import { kindDefinition } from "./kinds/registry.js";
 
 export const COMMON_FIELDS = ["metadata.name", "metadata.namespace"];
-export const KIND_FIELDS: Record<string, string[]> = {
-  Event: [
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-  ],
-  Pod: [
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-  ],
-  Namespace: ["status.phase"],
-  ReplicaSet: ["status.replicas"],
-  ReplicationController: ["status.replicas"],
-  Node: ["spec.unschedulable"],
-};
 
 export interface FieldTerm {
   field: string;
@@ -57,7 +30,10 @@ export function parseFieldSelector(
         error: badRequest(`invalid selector: '${text}'; can't understand '${term}'`),
       };
     const field = match[1]!.trim();
-    if (!COMMON_FIELDS.includes(field) && !(KIND_FIELDS[kind] ?? []).includes(field)) {
+    if (
+      !COMMON_FIELDS.includes(field) &&
+      !(kindDefinition(kind)?.fieldSelectors ?? []).includes(field)
+    ) {
       return { ok: false, error: badRequest(`field label not supported: ${field}`) };
     }
     terms.push({ field, value: match[3]!.trim(), equal: match[2] !== "!=" });

@@ -1,88 +1,20 @@
-// Unknown-field detection (`?fieldValidation=`): the fields a request body may carry, the
-// HPA's schema in both served versions; other kinds are checked at the top level only.
+// Unknown-field detection (`?fieldValidation=`): the fields a request body may carry are each
+// kind's `knownFields` (./kinds/): the HPA's spec in both served versions; other kinds are
+// checked at the top level and in metadata only.
 import { isRecord } from "../api/json.js";
+import { TOP_LEVEL_FIELDS } from "./kinds/meta.js";
+import { kindDefinition } from "./kinds/registry.js";
+import type { KnownFields } from "./kinds/types.js";
 
-export type Schema = "any" | { [field: string]: Schema } | [Schema];
-const OBJECT_META: Schema = Object.fromEntries(
-  [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-  ].map((f) => [f, "any" as Schema]),
-);
-const REF: Schema = { kind: "any", name: "any", apiVersion: "any" };
-const TARGET: Schema = {
-  type: "any",
-  value: "any",
-  averageValue: "any",
-  averageUtilization: "any",
-};
-const IDENTIFIER: Schema = { name: "any", selector: "any" };
-const RULES: Schema = {
-  stabilizationWindowSeconds: "any",
-  selectPolicy: "any",
-  policies: [{ type: "any", value: "any", periodSeconds: "any" }],
-  tolerance: "any",
-};
-const HPA_V2: Schema = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META,
-  spec: {
-    scaleTargetRef: REF,
-    minReplicas: "any",
-    maxReplicas: "any",
-    metrics: [
-      {
-        type: "any",
-        object: { describedObject: REF, target: TARGET, metric: IDENTIFIER },
-        pods: { metric: IDENTIFIER, target: TARGET },
-        resource: { name: "any", target: TARGET },
-        containerResource: { name: "any", target: TARGET, container: "any" },
-        external: { metric: IDENTIFIER, target: TARGET },
-      },
-    ],
-    behavior: { scaleUp: RULES, scaleDown: RULES },
-  },
-  status: "any",
-};
-const HPA_V1: Schema = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META,
-  spec: {
-    scaleTargetRef: REF,
-    minReplicas: "any",
-    maxReplicas: "any",
-    targetCPUUtilizationPercentage: "any",
-  },
-  status: "any",
-};
-const GENERIC: Schema = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META,
-  spec: "any",
-  status: "any",
-};
+export type Schema = KnownFields;
 
+/** The known fields of a kind in a version; unknown kinds are checked at the top level. */
 export function schemaFor(kind: string, version: string): Schema | null {
-  if (kind === "HorizontalPodAutoscaler") return version === "v1" ? HPA_V1 : HPA_V2;
-  // Events and others have more top-level fields than spec/status: only metadata is checked.
-  if (kind === "Event" || kind === "Lease") return null;
-  return GENERIC;
+  const definition = kindDefinition(kind);
+  if (!definition) return TOP_LEVEL_FIELDS;
+  // Another version of a served kind reads as the preferred one.
+  const served = definition.versions.find((v) => v.version === version) ?? definition.versions[0];
+  return served ? served.knownFields : TOP_LEVEL_FIELDS;
 }
 
 export function unknownFields(kind: string, version: string, object: unknown): string[] {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { handleDiscovery } from "../../src/apiserver/discovery.js";
+import { parseFieldSelector } from "../../src/apiserver/fieldselectors.js";
 import { KIND_LIST, KINDS } from "../../src/apiserver/kinds/registry.js";
 import { schemaFor } from "../../src/apiserver/managedfields.js";
 import { normalizeTimes } from "../../src/apiserver/microtime.js";
@@ -8,6 +9,7 @@ import { PROTOBUF_SCHEMAS } from "../../src/apiserver/protobuf.js";
 import { findResource, RESOURCES, resourceOfKind } from "../../src/apiserver/resources.js";
 import { columnsFor, toTable } from "../../src/apiserver/tables.js";
 import type { ApiRequest } from "../../src/apiserver/types.js";
+import { unknownFields } from "../../src/apiserver/unknownfields.js";
 import { defaultGcPolicy } from "../../src/cluster/gc.js";
 import { isClusterScoped, KNOWN_KINDS, resourceOf } from "../../src/cluster/kinds.js";
 
@@ -93,6 +95,14 @@ describe("the derived views agree with the registry", () => {
       assert.ok(KNOWN_KINDS.has(d.kind));
       assert.equal(defaultGcPolicy(d.kind), d.gcPolicy);
       assert.equal(columnsFor(d.kind), d.printer.columns);
+      for (const field of ["metadata.name", ...d.fieldSelectors]) {
+        assert.ok(parseFieldSelector(d.kind, `${field}=x`).ok, `field selector ${field}`);
+      }
+      assert.ok(!parseFieldSelector(d.kind, "spec.nothing=x").ok);
+      for (const v of d.versions) {
+        const unknown = unknownFields(d.kind, v.version, { bogus: 1, metadata: { bogus: 1 } });
+        assert.deepEqual(unknown, v.knownFields === null ? [] : ["bogus", "metadata.bogus"]);
+      }
       // A bare object prints one cell per column.
       const table = toTable(d.kind, [{ apiVersion: "v1", kind: d.kind, metadata: { name: "x" } }], {
         now: 0,

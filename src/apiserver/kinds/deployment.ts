@@ -6,6 +6,7 @@ import {
   OBJECT_META_PROTO,
   OBJECT_META_TIMES,
   root,
+  TOP_LEVEL_FIELDS,
   workloadStatus,
 } from "./meta.js";
 import { POD_SPEC_PROTO, WORKLOAD_TEMPLATE } from "./podspec.js";
@@ -62,6 +63,7 @@ export const deployment: KindDefinition<"Deployment"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       protobuf: DEPLOYMENT_PROTO,
       apply: root(
         struct(
@@ -103,6 +105,7 @@ export const deployment: KindDefinition<"Deployment"> = {
     metadata: OBJECT_META_TIMES,
     status: { conditions: [{ lastUpdateTime: "Time", lastTransitionTime: "Time" }] },
   },
+  fieldSelectors: [],
   printer: {
     columns: [
       NAME,

@@ -12,6 +12,8 @@ export const event: KindDefinition<"Event"> = {
   versions: [
     {
       version: "v1",
+      // More top-level fields than spec/status: not checked (as before the registry).
+      knownFields: null,
       apply: struct({
         apiVersion: S,
         kind: S,
@@ -48,6 +50,19 @@ export const event: KindDefinition<"Event"> = {
     eventTime: "MicroTime",
     series: { lastObservedTime: "MicroTime" },
   },
+  fieldSelectors: [
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+  ],
   printer: {
     columns: [
       col(

@@ -4,6 +4,7 @@ import {
   CONDITION_TIMES,
   CONDITIONS,
   LABEL_SELECTOR_PROTO,
+  OBJECT_META_FIELDS,
   OBJECT_META_PROTO,
   OBJECT_META_TIMES,
   root,
@@ -11,7 +12,16 @@ import {
 import { AGE, asRecord, col, formatHPAMetrics, int, NAME, since, str } from "./printing.js";
 import type { ProtoMessage } from "./proto.js";
 import * as pb from "./proto.js";
-import { atomicList, type KindDefinition, READ_WRITE, S, scalars, struct, zero } from "./types.js";
+import {
+  atomicList,
+  type KindDefinition,
+  type KnownFields,
+  READ_WRITE,
+  S,
+  scalars,
+  struct,
+  zero,
+} from "./types.js";
 
 const SCALE_TARGET_REF = zero(scalars("kind", "name", "apiVersion"));
 // autoscaling/v2: spec.metrics, currentMetrics and behavior policies are +listType=atomic.
@@ -66,6 +76,56 @@ const V1 = root(
     ),
   ),
 );
+
+// Known fields (fieldValidation): spec in full in both versions, status not checked.
+const REF_FIELDS: KnownFields = { kind: "any", name: "any", apiVersion: "any" };
+const TARGET_FIELDS: KnownFields = {
+  type: "any",
+  value: "any",
+  averageValue: "any",
+  averageUtilization: "any",
+};
+const IDENTIFIER_FIELDS: KnownFields = { name: "any", selector: "any" };
+const RULES_FIELDS: KnownFields = {
+  stabilizationWindowSeconds: "any",
+  selectPolicy: "any",
+  policies: [{ type: "any", value: "any", periodSeconds: "any" }],
+  tolerance: "any",
+};
+const V2_FIELDS: KnownFields = {
+  apiVersion: "any",
+  kind: "any",
+  metadata: OBJECT_META_FIELDS,
+  spec: {
+    scaleTargetRef: REF_FIELDS,
+    minReplicas: "any",
+    maxReplicas: "any",
+    metrics: [
+      {
+        type: "any",
+        object: { describedObject: REF_FIELDS, target: TARGET_FIELDS, metric: IDENTIFIER_FIELDS },
+        pods: { metric: IDENTIFIER_FIELDS, target: TARGET_FIELDS },
+        resource: { name: "any", target: TARGET_FIELDS },
+        containerResource: { name: "any", target: TARGET_FIELDS, container: "any" },
+        external: { metric: IDENTIFIER_FIELDS, target: TARGET_FIELDS },
+      },
+    ],
+    behavior: { scaleUp: RULES_FIELDS, scaleDown: RULES_FIELDS },
+  },
+  status: "any",
+};
+const V1_FIELDS: KnownFields = {
+  apiVersion: "any",
+  kind: "any",
+  metadata: OBJECT_META_FIELDS,
+  spec: {
+    scaleTargetRef: REF_FIELDS,
+    minReplicas: "any",
+    maxReplicas: "any",
+    targetCPUUtilizationPercentage: "any",
+  },
+  status: "any",
+};
 
 // Protobuf field numbers.
 // k8s.io/api/autoscaling/v2
@@ -235,8 +295,8 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
   singular: "horizontalpodautoscaler",
   group: "autoscaling",
   versions: [
-    { version: "v2", apply: V2, protobuf: HPA_V2_PROTO },
-    { version: "v1", apply: V1, protobuf: HPA_V1_PROTO },
+    { version: "v2", apply: V2, knownFields: V2_FIELDS, protobuf: HPA_V2_PROTO },
+    { version: "v1", apply: V1, knownFields: V1_FIELDS, protobuf: HPA_V1_PROTO },
   ],
   namespaced: true,
   verbs: READ_WRITE,
@@ -249,6 +309,7 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
     metadata: OBJECT_META_TIMES,
     status: { lastScaleTime: "*Time", conditions: CONDITION_TIMES },
   },
+  fieldSelectors: [],
   printer: {
     columns: [
       NAME,

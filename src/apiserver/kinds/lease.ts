@@ -11,6 +11,8 @@ export const lease: KindDefinition<"Lease"> = {
   versions: [
     {
       version: "v1",
+      // More top-level fields than spec/status: not checked (as before the registry).
+      knownFields: null,
       apply: struct({
         apiVersion: S,
         kind: S,
@@ -37,6 +39,7 @@ export const lease: KindDefinition<"Lease"> = {
     metadata: OBJECT_META_TIMES,
     spec: { acquireTime: "*MicroTime", renewTime: "*MicroTime" },
   },
+  fieldSelectors: [],
   printer: {
     columns: [
       NAME,

@@ -6,6 +6,7 @@ import {
   type ApplySchema,
   atomicList,
   DEDUCED,
+  type KnownFields,
   mapList,
   S,
   scalars,
@@ -63,6 +64,34 @@ export function workloadStatus(fields: string[]): ApplySchema {
     { zero: true },
   );
 }
+
+export const OBJECT_META_FIELDS: KnownFields = Object.fromEntries(
+  [
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+  ].map((f) => [f, "any" as KnownFields]),
+);
+/** A spec/status kind checked at the top level and in metadata only. */
+export const TOP_LEVEL_FIELDS: KnownFields = {
+  apiVersion: "any",
+  kind: "any",
+  metadata: OBJECT_META_FIELDS,
+  spec: "any",
+  status: "any",
+};
 
 export const OBJECT_META_TIMES: TimeTree = {
   creationTimestamp: "Time",

@@ -1,5 +1,12 @@
 // core/v1 Namespace.
-import { CONDITION_TIMES, CONDITIONS, OBJECT_META_PROTO, OBJECT_META_TIMES, root } from "./meta.js";
+import {
+  CONDITION_TIMES,
+  CONDITIONS,
+  OBJECT_META_PROTO,
+  OBJECT_META_TIMES,
+  root,
+  TOP_LEVEL_FIELDS,
+} from "./meta.js";
 import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
 import type { ProtoMessage } from "./proto.js";
 import * as pb from "./proto.js";
@@ -20,6 +27,7 @@ export const namespace: KindDefinition<"Namespace"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       protobuf: NAMESPACE_PROTO,
       apply: root(
         struct({ finalizers: atomicList }, { zero: true }),
@@ -35,6 +43,7 @@ export const namespace: KindDefinition<"Namespace"> = {
   returnsDeletedObject: true,
   gcPolicy: "None",
   times: { metadata: OBJECT_META_TIMES, status: { conditions: CONDITION_TIMES } },
+  fieldSelectors: ["status.phase"],
   printer: {
     columns: [NAME, col("Status", "string", "The status of the namespace"), AGE],
     cells: (obj, now) => [

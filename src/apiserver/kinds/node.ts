@@ -1,6 +1,6 @@
 // core/v1 Node: a read-only view of the simulated capacity.
 import type { KubeObject } from "../../api/types.js";
-import { OBJECT_META_TIMES, root } from "./meta.js";
+import { OBJECT_META_TIMES, root, TOP_LEVEL_FIELDS } from "./meta.js";
 import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
 import { DEDUCED, type KindDefinition } from "./types.js";
 
@@ -10,7 +10,7 @@ export const node: KindDefinition<"Node"> = {
   singular: "node",
   group: "",
   // Never written through the API: the generic (deduced) apply schema.
-  versions: [{ version: "v1", apply: root(DEDUCED, DEDUCED) }],
+  versions: [{ version: "v1", apply: root(DEDUCED, DEDUCED), knownFields: TOP_LEVEL_FIELDS }],
   namespaced: false,
   verbs: ["get", "list", "watch"],
   subresources: ["status"],
@@ -21,6 +21,7 @@ export const node: KindDefinition<"Node"> = {
     metadata: OBJECT_META_TIMES,
     status: { conditions: [{ lastHeartbeatTime: "Time", lastTransitionTime: "Time" }] },
   },
+  fieldSelectors: ["spec.unschedulable"],
   printer: {
     columns: [
       NAME,

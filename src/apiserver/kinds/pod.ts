@@ -1,6 +1,6 @@
 // core/v1 Pod.
 import type { KubeObject } from "../../api/types.js";
-import { CONDITIONS, OBJECT_META_TIMES, root } from "./meta.js";
+import { CONDITIONS, OBJECT_META_TIMES, root, TOP_LEVEL_FIELDS } from "./meta.js";
 import { CONTAINER_STATUSES_TIMES, POD_SPEC } from "./podspec.js";
 import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, str } from "./printing.js";
 import {
@@ -21,6 +21,7 @@ export const pod: KindDefinition<"Pod"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       apply: root(
         POD_SPEC,
         struct(
@@ -62,6 +63,16 @@ export const pod: KindDefinition<"Pod"> = {
       ephemeralContainerStatuses: CONTAINER_STATUSES_TIMES,
     },
   },
+  fieldSelectors: [
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ],
   printer: {
     columns: [
       NAME,

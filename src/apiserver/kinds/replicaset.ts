@@ -1,6 +1,12 @@
 // apps/v1 ReplicaSet.
 import type { LabelSelector } from "../../api/types.js";
-import { LABEL_SELECTOR, root, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
+import {
+  LABEL_SELECTOR,
+  root,
+  TOP_LEVEL_FIELDS,
+  WITH_CONDITIONS_TIMES,
+  workloadStatus,
+} from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -24,6 +30,7 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       apply: root(
         struct(
           {
@@ -52,6 +59,7 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   categories: ["all"],
   gcPolicy: "DeleteDependents",
   times: WITH_CONDITIONS_TIMES,
+  fieldSelectors: ["status.replicas"],
   printer: {
     columns: [
       NAME,

@@ -1,5 +1,5 @@
 // core/v1 ReplicationController.
-import { root, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
+import { root, TOP_LEVEL_FIELDS, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
 import { POD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -23,6 +23,7 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       apply: root(
         struct(
           { replicas: S, minReadySeconds: S, selector: atomicMap, template: POD_TEMPLATE },
@@ -46,6 +47,7 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   // v1 ReplicationControllers orphan, as before server-side garbage collection existed.
   gcPolicy: "OrphanDependents",
   times: WITH_CONDITIONS_TIMES,
+  fieldSelectors: ["status.replicas"],
   printer: {
     columns: [
       NAME,

@@ -1,6 +1,6 @@
 // core/v1 Service.
 import type { KubeObject } from "../../api/types.js";
-import { CONDITIONS, root, WITH_CONDITIONS_TIMES } from "./meta.js";
+import { CONDITIONS, root, TOP_LEVEL_FIELDS, WITH_CONDITIONS_TIMES } from "./meta.js";
 import { AGE, asRecord, col, formatLabels, int, NAME, since, str } from "./printing.js";
 import {
   atomicList,
@@ -22,6 +22,7 @@ export const service: KindDefinition<"Service"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       apply: root(
         struct(
           {
@@ -70,6 +71,7 @@ export const service: KindDefinition<"Service"> = {
   returnsDeletedObject: true,
   gcPolicy: "None",
   times: WITH_CONDITIONS_TIMES,
+  fieldSelectors: [],
   printer: {
     columns: [
       NAME,

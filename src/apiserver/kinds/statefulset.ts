@@ -1,5 +1,11 @@
 // apps/v1 StatefulSet.
-import { LABEL_SELECTOR, root, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
+import {
+  LABEL_SELECTOR,
+  root,
+  TOP_LEVEL_FIELDS,
+  WITH_CONDITIONS_TIMES,
+  workloadStatus,
+} from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -30,6 +36,7 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   versions: [
     {
       version: "v1",
+      knownFields: TOP_LEVEL_FIELDS,
       apply: root(
         struct(
           {
@@ -71,6 +78,7 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   categories: ["all"],
   gcPolicy: "DeleteDependents",
   times: WITH_CONDITIONS_TIMES,
+  fieldSelectors: [],
   printer: {
     columns: [
       NAME,

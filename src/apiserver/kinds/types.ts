@@ -108,6 +108,12 @@ export type TimeLeaf = TimeType | "*Time" | "*MicroTime";
 export type TimeTree = { [field: string]: TimeTree | TimeLeaf | [TimeTree] };
 
 // ---------------------------------------------------------------------------------------------
+// Known fields (`?fieldValidation=`): the fields a request body may carry. "any" accepts
+// anything below; an array is a list whose items have the element's fields.
+
+export type KnownFields = "any" | { [field: string]: KnownFields } | [KnownFields];
+
+// ---------------------------------------------------------------------------------------------
 // Server-side printing (meta.k8s.io/v1 Table columns, as upstream registers them)
 
 export interface TableColumnDefinition {
@@ -140,6 +146,8 @@ export interface KindVersion {
   version: string;
   /** The apply (SSA) schema of this version. */
   apply: ApplySchema;
+  /** The fields a body may carry (unknown-field detection); null: not checked. */
+  knownFields: KnownFields | null;
   /** Field numbers of the protobuf message, for kinds kubectl sends as protobuf. */
   protobuf?: ProtoMessage;
 }
@@ -167,6 +175,11 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   gcPolicy: DefaultGcPolicy;
   /** Where the kind's Time/MicroTime fields are (the Go types of the preferred version). */
   times: TimeTree;
+  /**
+   * Fields a field selector may name besides metadata.name and metadata.namespace (upstream's
+   * per-kind field label conversion).
+   */
+  fieldSelectors: readonly string[];
   /** Table columns and cells (`kubectl get`). */
   printer: Printer;
 }
