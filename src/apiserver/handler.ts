@@ -55,8 +55,6 @@ import {
   unsupportedMediaType,
   unsupportedPatchType,
 } from "./errors.js";
-import { fieldValue, parseFieldSelector } from "./fieldselectors.js";
-import { handleHealth, isPublicInfoRequest } from "./health.js";
 import {
   conflictStatus,
   decodeManagedFields,
@@ -71,7 +69,9 @@ import {
   trackUpdate,
   type Versions,
   validateFieldManager,
-} from "./managedfields.js";
+} from "./fieldmanager/index.js";
+import { fieldValue, parseFieldSelector } from "./fieldselectors.js";
+import { handleHealth, isPublicInfoRequest } from "./health.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "./microtime.js";
 import { jsonPatch, type PatchResult } from "./patch.js";
@@ -172,7 +172,7 @@ interface Ctx {
   apiVersion: string;
   dryRun: boolean;
   warnings: string[];
-  /** managedFields already computed by server-side apply (src/apiserver/managedfields.ts). */
+  /** managedFields already computed by server-side apply (src/apiserver/fieldmanager/). */
   managed?: ManagedFieldsEntry[];
 }
 
@@ -303,7 +303,7 @@ class ApiServer {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Field ownership (metadata.managedFields; the model is src/apiserver/managedfields.ts)
+  // Field ownership (metadata.managedFields; the model is src/apiserver/fieldmanager/)
 
   /** `?fieldManager=` must be ≤ 128 bytes of printable characters (422 on the *Options kind). */
   checkFieldManager(ctx: Ctx, method: string): ApiError | null {
@@ -1077,7 +1077,7 @@ class ApiServer {
       );
     }
     const current = this.lookup(ctx, name);
-    // Server-side apply (managedfields.ts); it creates a missing object (201).
+    // Server-side apply (fieldmanager/); it creates a missing object (201).
     if (isApply && (current || ctx.target.subresource === undefined)) {
       return this.serverApply(ctx, current);
     }

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { handleDiscovery } from "../../src/apiserver/discovery.js";
+import { schemaFor } from "../../src/apiserver/fieldmanager/index.js";
 import { parseFieldSelector } from "../../src/apiserver/fieldselectors.js";
 import { KIND_LIST, KINDS } from "../../src/apiserver/kinds/registry.js";
-import { schemaFor } from "../../src/apiserver/managedfields.js";
 import { normalizeTimes } from "../../src/apiserver/microtime.js";
 import { PROTOBUF_SCHEMAS } from "../../src/apiserver/protobuf.js";
 import { findResource, RESOURCES, resourceOfKind } from "../../src/apiserver/resources.js";

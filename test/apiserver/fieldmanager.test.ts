@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { createApiHandler } from "../../src/apiserver/handler.js";
 import {
   applyConfig,
   compare,
@@ -29,7 +28,8 @@ import {
   union,
   validateFieldManager,
   type WriteContext,
-} from "../../src/apiserver/managedfields.js";
+} from "../../src/apiserver/fieldmanager/index.js";
+import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";

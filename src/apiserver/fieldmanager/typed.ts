@@ -1,0 +1,230 @@
+// Typed values (SMD typed): an object read through its kind's apply schema — which maps are
+// structs, which lists are associative and by which keys, what is atomic — into the field set
+// it sets (toFieldSet) and the difference of two objects (compare).
+import { isRecord } from "../../api/json.js";
+
+import { root } from "../kinds/meta.js";
+import { kindDefinition } from "../kinds/registry.js";
+import { type ApplySchema, DEDUCED } from "../kinds/types.js";
+import {
+  emptySet,
+  type FieldSet,
+  fieldElement,
+  insertPath,
+  type Json,
+  keyElement,
+  valueElement,
+} from "./fieldpath.js";
+// Schemas: each served kind's apply schema is in its definition (../kinds/); anything else is
+// "deduced" as upstream does for unknown types: granular maps, atomic lists.
+
+export type Schema = ApplySchema;
+
+const GENERIC = root(DEDUCED, DEDUCED);
+
+/** The schema of a served kind in one version (unknown kinds: deduced spec and status). */
+export function schemaFor(kind: string, apiVersion: string): Schema {
+  const definition = kindDefinition(kind);
+  if (!definition) return GENERIC;
+  const prefix = definition.group ? `${definition.group}/` : "";
+  // Another version of a served kind reads as the preferred one.
+  const served =
+    definition.versions.find((v) => `${prefix}${v.version}` === apiVersion) ??
+    definition.versions[0];
+  return served?.apply ?? GENERIC;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed walks over objects
+
+export function isEmptyValue(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isRecord(value)) return Object.keys(value).length === 0;
+  return false;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+export function childSchema(schema: Schema, key: string): Schema {
+  if (schema.kind === "struct") return schema.fields[key] ?? DEDUCED;
+  if (schema.kind === "map") return schema.element;
+  return DEDUCED;
+}
+
+/** Whether a key of this map is a declared struct field (SMD inserts other keys as members). */
+function isDeclared(schema: Schema, key: string): boolean {
+  return schema.kind === "struct" && Object.hasOwn(schema.fields, key);
+}
+
+/** A child value as Go's typed conversion sees it: non-pointer structs are always there. */
+function childValue(parent: Json | undefined, key: string, schema: Schema): unknown {
+  const value = parent?.[key];
+  if (value === undefined && parent !== undefined && (schema as { zero?: boolean }).zero) return {};
+  return value;
+}
+
+/** Whether a node is compared and owned as one value (atomic, scalar, deduced non-map). */
+export function isLeafSchema(schema: Schema, value: unknown): boolean {
+  switch (schema.kind) {
+    case "scalar":
+      return true;
+    case "deduced":
+      return !isRecord(value);
+    case "struct":
+    case "map":
+      return schema.atomic === true;
+    case "list":
+      return schema.type === "atomic";
+  }
+}
+
+export class ShapeError extends Error {}
+
+/** The path element of an associative or set list item. */
+export function itemElement(
+  schema: Schema & { kind: "list" },
+  item: unknown,
+  index: number,
+): string {
+  if (schema.type === "set") return valueElement(item);
+  if (schema.type === "map" && schema.keys) {
+    if (!isRecord(item)) throw new ShapeError(`element ${index}: expected a map`);
+    const fields: [string, unknown][] = [];
+    for (const key of schema.keys) {
+      let value = item[key];
+      if (value === undefined) value = schema.keyDefaults?.[key];
+      if (value === undefined) {
+        throw new ShapeError(
+          `element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(key)} (and doesn't have default value)`,
+        );
+      }
+      fields.push([key, value]);
+    }
+    return keyElement(fields);
+  }
+  return `i:${index}`;
+}
+
+/** The items of a list keyed by path element (first occurrence wins), in list order. */
+export function indexItems(
+  schema: Schema & { kind: "list" },
+  list: unknown,
+  lenient: boolean,
+): { order: string[]; items: Map<string, unknown> } {
+  const order: string[] = [];
+  const items = new Map<string, unknown>();
+  if (!Array.isArray(list)) return { order, items };
+  list.forEach((item, index) => {
+    let pe: string;
+    try {
+      pe = itemElement(schema, item, index);
+    } catch (err) {
+      if (!lenient) throw err;
+      pe = `i:${index}`;
+    }
+    if (items.has(pe)) return;
+    items.set(pe, item);
+    order.push(pe);
+  });
+  return { order, items };
+}
+
+/** SMD ToFieldSet: the fields an applied configuration sets. */
+export function toFieldSet(value: unknown, schema: Schema): FieldSet {
+  const set = emptySet();
+  const walk = (v: unknown, s: Schema, path: string[]) => {
+    if (isLeafSchema(s, v)) {
+      insertPath(set, path);
+      return;
+    }
+    if (s.kind === "list") {
+      if (!Array.isArray(v)) {
+        if (v === null) insertPath(set, path);
+        return;
+      }
+      const { order, items } = indexItems(s, v, false);
+      for (const pe of order) {
+        walk(items.get(pe), s.element, [...path, pe]);
+        insertPath(set, [...path, pe]);
+      }
+      return;
+    }
+    if (!isRecord(v)) {
+      if (v === null) insertPath(set, path);
+      return;
+    }
+    for (const [key, child] of Object.entries(v)) {
+      const cs = childSchema(s, key);
+      const childPath = [...path, fieldElement(key)];
+      walk(child, cs, childPath);
+      if (!isDeclared(s, key)) insertPath(set, childPath);
+    }
+  };
+  walk(value, schema, []);
+  return set;
+}
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** SMD Compare: the fields added, modified and removed from `lhs` to `rhs`. */
+export function compare(lhs: unknown, rhs: unknown, schema: Schema): Comparison {
+  const out: Comparison = { added: emptySet(), modified: emptySet(), removed: emptySet() };
+  const leaf = (l: unknown, r: unknown, path: string[]) => {
+    if (l === undefined) insertPath(out.added, path);
+    else if (r === undefined) insertPath(out.removed, path);
+    else if (!deepEqual(l, r)) insertPath(out.modified, path);
+  };
+  const walk = (l: unknown, r: unknown, s: Schema, path: string[]) => {
+    if (l === undefined && r === undefined) return;
+    const bothEmpty = isEmptyValue(l) && isEmptyValue(r);
+    if (isLeafSchema(s, r === undefined ? l : r) || bothEmpty) {
+      leaf(l, r, path);
+      return;
+    }
+    if (s.kind === "list") {
+      if (!Array.isArray(l) && !Array.isArray(r)) {
+        leaf(l, r, path);
+        return;
+      }
+      const left = indexItems(s, l, true);
+      const right = indexItems(s, r, true);
+      const keys = [...left.order, ...right.order.filter((pe) => !left.items.has(pe))];
+      for (const pe of keys)
+        walk(left.items.get(pe), right.items.get(pe), s.element, [...path, pe]);
+    } else {
+      const lo = isRecord(l) ? l : undefined;
+      const ro = isRecord(r) ? r : undefined;
+      if ((l !== undefined && !lo) || (r !== undefined && !ro)) {
+        leaf(l, r, path);
+        return;
+      }
+      const keys = new Set([...Object.keys(lo ?? {}), ...Object.keys(ro ?? {})]);
+      if (s.kind === "struct") for (const k of Object.keys(s.fields)) keys.add(k);
+      for (const key of keys) {
+        const cs = childSchema(s, key);
+        walk(childValue(lo, key, cs), childValue(ro, key, cs), cs, [...path, fieldElement(key)]);
+      }
+    }
+    // SMD's post-item hook: a whole map, list or item that appeared or went away.
+    if (l === undefined) insertPath(out.added, path);
+    else if (r === undefined) insertPath(out.removed, path);
+  };
+  walk(lhs, rhs, schema, []);
+  return out;
+}
