@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { handleDiscovery } from "../../src/apiserver/discovery.js";
 import { schemaFor } from "../../src/apiserver/fieldmanager/index.js";
@@ -146,4 +147,21 @@ describe("the derived views agree with the registry", () => {
     assert.ok(!KNOWN_KINDS.has("CronJob"));
     assert.equal(resourceOf("CronJob", "batch/v1"), "cronjobs.batch");
   });
+});
+
+describe("kind modules stay low in the graph", () => {
+  // The cluster reads the registry too: kinds import only from src/api, src/core and ./.
+  const dir = new URL("../../src/apiserver/kinds/", import.meta.url);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+    test(file, () => {
+      const text = readFileSync(new URL(file, dir), "utf8");
+      for (const match of text.matchAll(/from "([^"]+)"/g)) {
+        const spec = match[1] ?? "";
+        assert.ok(
+          spec.startsWith("./") || spec.startsWith("../../api/") || spec.startsWith("../../core/"),
+          `${file} imports ${spec}`,
+        );
+      }
+    });
+  }
 });
