@@ -1377,7 +1377,7 @@ export function convertV2beta2ToV2(obj: unknown): HorizontalPodAutoscaler {
     const tolerance = parsed.quantity.toString();
     spec.behavior ??= {};
     spec.behavior[direction] ??= {};
-    spec.behavior[direction]!.tolerance = tolerance;
+    spec.behavior[direction].tolerance = tolerance;
   }
 
   const out: HorizontalPodAutoscaler = {

@@ -1121,7 +1121,7 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], base: PathSeg
           !(
             branch.length === 1 &&
             branch[0]!.code === "invalid_type" &&
-            branch[0]!.path.length === 0
+            branch[0].path.length === 0
           ),
       );
       if (matched.length === 1) out.push(...issuesFromZod(matched[0]!, path));

@@ -474,7 +474,7 @@ describe("namespaces", () => {
     assert.equal(marked?.metadata.deletionTimestamp, "2026-01-01T12:00:03Z");
     assert.deepEqual(marked?.metadata.finalizers, ["foregroundDeletion"]);
     assert.deepEqual(marked?.status, { phase: "Terminating" });
-    assert.equal(markNamespace(marked!, {}, at(4)), null, "already terminating");
+    assert.equal(markNamespace(marked, {}, at(4)), null, "already terminating");
   });
 
   test("namespaceConditions: remaining content and finalizers, sorted; times kept while the status stays", () => {

@@ -37,7 +37,7 @@ import {
 /** A pid no process has any more (a server killed with kill -9 leaves one in LOCK). */
 const DEAD_PID = (() => {
   const child = spawnSync(process.execPath, ["-e", ""]);
-  return child.pid!;
+  return child.pid;
 })();
 
 function tempDir(): string {

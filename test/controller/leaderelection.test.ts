@@ -500,7 +500,7 @@ describe("LeaderElector over a Lease in the in-process API server", () => {
     assert.equal(lease.spec?.holderIdentity, "a");
     assert.equal(lease.spec?.leaseDurationSeconds, 15);
     assert.equal(lease.spec?.leaseTransitions, 0);
-    assert.match(lease.spec!.renewTime!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    assert.match(lease.spec.renewTime!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     // Acquired, renewed at once (the renew loop polls immediately, as client-go's), then
     // every retry period (2s) after each success.
     const writes = e.get("a").lock.writes.map((w) => w.at - T);

@@ -254,10 +254,10 @@ export function spawnController(name: string, args: readonly string[]): Controll
   let out = "";
   let pending = "";
   let exitedWith: number | string | undefined;
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     out += chunk;
   });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     pending += chunk;
     let newline = pending.indexOf("\n");
     while (newline >= 0) {

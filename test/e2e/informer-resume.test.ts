@@ -61,10 +61,10 @@ async function startServer(dataDir: string, kubeconfig: string, port: number): P
   );
   let stdout = "";
   let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => {
+  child.stdout.setEncoding("utf8").on("data", (c: string) => {
     stdout += c;
   });
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => {
+  child.stderr.setEncoding("utf8").on("data", (c: string) => {
     stderr += c;
   });
   const exited = new Promise<number | null>((resolve) => child.on("close", resolve));

@@ -506,7 +506,7 @@ function describeMore(binary: KubectlBinary): void {
           const ready =
             sample?.metadata.annotations?.["autoscaling.alpha.kubernetes.io/current-metrics"] &&
             worker?.metadata.annotations?.["autoscaling.alpha.kubernetes.io/current-metrics"];
-          return ready ? { sample: sample!, worker: worker!, list } : undefined;
+          return ready ? { sample: sample, worker: worker, list } : undefined;
         },
         { timeoutMs: 15_000, intervalMs: 300 },
       );

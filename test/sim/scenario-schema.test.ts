@@ -36,7 +36,7 @@ describe("the Scenario document's schema", () => {
     assert.deepEqual(error?.path, ["spec", "workloads", 0, "traffic", 0, "rps"]);
     assert.equal(error?.line, 22);
     assert.equal(
-      formatScenarioError(error!),
+      formatScenarioError(error),
       "s.yaml:22:37: document 3 (Scenario): spec.workloads[0].traffic[0].rps: must be a non-negative number",
     );
   });
