@@ -72,6 +72,7 @@ import {
 } from "./fieldmanager/index.js";
 import { fieldValue, parseFieldSelector } from "./fieldselectors.js";
 import { handleHealth, isPublicInfoRequest } from "./health.js";
+import { patchMetaOf } from "./kinds/patchmeta.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "./microtime.js";
 import { jsonPatch, type PatchResult } from "./patch.js";
@@ -1019,6 +1020,11 @@ class ApiServer {
     const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     const body = this.decodeBody(ctx, [contentType]);
     let result: PatchResult;
+    // The merge keys of the object the request's version sees (a Scale has no lists).
+    const schema =
+      ctx.target.subresource === "scale"
+        ? undefined
+        : patchMetaOf(ctx.info.kind, ctx.target.version);
     switch (contentType) {
       case "application/merge-patch+json":
         if (!body.ok) return body;
@@ -1030,13 +1036,13 @@ class ApiServer {
         break;
       case "application/strategic-merge-patch+json":
         if (!body.ok) return body;
-        result = strategicMergePatch(current, body.value);
+        result = strategicMergePatch(current, body.value, schema);
         break;
       case "application/apply-patch+yaml":
         if (!body.ok) return body;
         // Server-side apply without managedFields (a later slice): the applied configuration
         // is merged over the live object, with merge keys as in a strategic merge patch.
-        result = strategicMergePatch(current, body.value);
+        result = strategicMergePatch(current, body.value, schema);
         break;
       default:
         return fail(unsupportedPatchType(contentType));

@@ -5,6 +5,7 @@ import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
+import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import type { ClusterModel } from "../cluster/cluster-model.js";
 import type { PodRecord } from "../cluster/model.js";
@@ -41,7 +42,11 @@ export function applyScenarioEvent(event: ScenarioEvent, context: EventContext):
       const spec = current.spec as { template?: unknown };
       // As `kubectl patch` of the workload's spec.template. The scenario checked the patch against
       // the manifest's template; one that no longer applies changes nothing, as a failed patch.
-      const patched = strategicMergePatch(spec.template ?? {}, event.patch);
+      const patched = strategicMergePatch(
+        spec.template ?? {},
+        event.patch,
+        podTemplatePatchMeta(ref.kind),
+      );
       if (!patched.ok) return;
       const template = patched.value;
       cluster.update({

@@ -20,6 +20,7 @@ import {
   fieldErrorBody,
   validateHorizontalPodAutoscaler,
 } from "../api/validation.js";
+import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import {
   defaultWorkloadModel,
@@ -847,7 +848,11 @@ function scenarioContext(
       const spec =
         isObj(manifest.doc.data) && isObj(manifest.doc.data.spec) ? manifest.doc.data.spec : {};
       // The patch must apply to the template as `kubectl patch` would, and leave a valid one.
-      const patched = strategicMergePatch(isObj(spec.template) ? spec.template : {}, patch);
+      const patched = strategicMergePatch(
+        isObj(spec.template) ? spec.template : {},
+        patch,
+        podTemplatePatchMeta(ref.kind),
+      );
       if (!patched.ok) return [`the patch does not apply to the template: ${patched.error}`];
       const podSpec = isObj(patched.value) ? patched.value.spec : undefined;
       return podSpecProblems(podSpec, ["spec"]).map(

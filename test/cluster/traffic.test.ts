@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mergePatch } from "../../src/api/patch/merge-patch.js";
 import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
+import { podTemplatePatchMeta } from "../../src/apiserver/kinds/patchmeta.js";
 import { noise, streamSeed } from "../../src/cluster/random.js";
 import { modelRps, trafficAt } from "../../src/cluster/traffic.js";
 import type { TrafficModel } from "../../src/sim/scenario-types.js";
@@ -163,7 +164,11 @@ describe("patches", () => {
       },
     };
     assert.deepEqual(
-      strategicMergePatch(template, { spec: { containers: [{ name: "app", image: "v2" }] } }),
+      strategicMergePatch(
+        template,
+        { spec: { containers: [{ name: "app", image: "v2" }] } },
+        podTemplatePatchMeta("Deployment"),
+      ),
       {
         ok: true,
         value: {

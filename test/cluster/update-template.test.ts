@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
 import type { KubeObject } from "../../src/api/types.js";
+import { podTemplatePatchMeta } from "../../src/apiserver/kinds/patchmeta.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0, WEB } from "./builders.js";
@@ -102,7 +103,10 @@ describe("updateTemplate is kubectl's strategic merge patch", () => {
       const after = cluster.store.get("Deployment", "default", "web")!;
       const patched = (after.spec as { template: { spec: { containers: unknown[] } } }).template;
       // What kube-apiserver makes of the same patch of spec.template (`kubectl patch`).
-      assert.deepEqual(strategicMergePatch(template, c.patch), { ok: true, value: patched });
+      assert.deepEqual(strategicMergePatch(template, c.patch, podTemplatePatchMeta("Deployment")), {
+        ok: true,
+        value: patched,
+      });
       assert.deepEqual(patched.spec.containers, c.containers);
     });
   }

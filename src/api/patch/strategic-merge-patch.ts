@@ -12,50 +12,46 @@ type Json = Record<string, unknown>;
 
 class PatchError extends Error {}
 
-/**
- * patchMergeKey of the list fields of the served kinds (k8s.io/api struct tags). A list not
- * named here is atomic and replaced whole, as upstream treats lists without a merge strategy.
- */
-function mergeKeyFor(field: string, items: unknown[]): string | null {
-  switch (field) {
-    case "containers":
-    case "initContainers":
-    case "ephemeralContainers":
-    case "env":
-    case "volumes":
-    case "imagePullSecrets":
-    case "resourceClaims":
-      return "name";
-    case "volumeMounts":
-      return "mountPath";
-    case "volumeDevices":
-      return "devicePath";
-    case "conditions":
-      return "type";
-    case "ownerReferences":
-      return "uid";
-    case "hostAliases":
-      return "ip";
-    case "ports":
-      // Container ports merge by containerPort, Service ports by port.
-      return items.some((item) => isRecord(item) && "containerPort" in item)
-        ? "containerPort"
-        : "port";
-    default:
-      return null;
-  }
+/** A list field's `patchStrategy` struct tag. */
+export type PatchStrategy = "merge" | "merge,retainKeys" | "retainKeys";
+
+/** What a list field's Go struct tags say about patching it. */
+export interface ListPatchMeta {
+  /** `patchMergeKey`: the field that identifies an item of a list of objects. */
+  mergeKey?: string;
+  /** `patchStrategy`; a list without "merge" is atomic and replaced whole. */
+  strategy?: PatchStrategy;
+  /** The schema of the list's items. */
+  items?: PatchMeta;
 }
 
-/** Primitive lists with patchStrategy merge (set semantics). */
-const MERGED_PRIMITIVE_LISTS = new Set(["finalizers"]);
+/**
+ * The schema a strategic merge patch is applied with (upstream's LookupPatchMeta): the patch
+ * meta of the value at one path. Declared here so that src/api does not depend on the API
+ * server's kind definitions, which provide it.
+ */
+export interface PatchMeta {
+  /** The schema of a field of this object (or of a map's values); undefined: unknown. */
+  field(name: string): PatchMeta | undefined;
+  /** The patch meta of this value as a list. */
+  list(): ListPatchMeta;
+}
 
 const DIRECTIVE = "$patch";
 const RETAIN_KEYS = "$retainKeys";
 const DELETE_FROM_PRIMITIVE = "$deleteFromPrimitiveList/";
 const SET_ELEMENT_ORDER = "$setElementOrder/";
 
-/** Applies a strategic merge patch to an object (both JSON objects). */
-export function strategicMergePatch(target: unknown, patch: unknown): PatchResult {
+/**
+ * Applies a strategic merge patch to an object (both JSON objects), with the schema of the
+ * object's kind. Where the schema knows no field, lists are replaced as upstream replaces a list
+ * without a patchMergeKey.
+ */
+export function strategicMergePatch(
+  target: unknown,
+  patch: unknown,
+  schema: PatchMeta | undefined,
+): PatchResult {
   if (!isRecord(patch)) {
     return {
       ok: false,
@@ -64,14 +60,14 @@ export function strategicMergePatch(target: unknown, patch: unknown): PatchResul
     };
   }
   try {
-    return { ok: true, value: mergeMap(isRecord(target) ? target : {}, patch) };
+    return { ok: true, value: mergeMap(isRecord(target) ? target : {}, patch, schema) };
   } catch (err) {
     if (err instanceof PatchError) return { ok: false, code: 422, error: err.message };
     throw err;
   }
 }
 
-function mergeMap(target: Json, patch: Json): unknown {
+function mergeMap(target: Json, patch: Json, schema: PatchMeta | undefined): unknown {
   const directive = patch[DIRECTIVE];
   if (directive === "replace") {
     const { [DIRECTIVE]: _d, ...rest } = patch;
@@ -100,11 +96,12 @@ function mergeMap(target: Json, patch: Json): unknown {
       continue;
     }
     const current = out[key];
+    const fieldSchema = schema?.field(key);
     if (Array.isArray(value)) {
-      const merged = mergeList(key, Array.isArray(current) ? current : [], value);
+      const merged = mergeList(key, Array.isArray(current) ? current : [], value, fieldSchema);
       out[key] = merged;
     } else if (isRecord(value)) {
-      const merged = mergeMap(isRecord(current) ? current : {}, value);
+      const merged = mergeMap(isRecord(current) ? current : {}, value, fieldSchema);
       if (merged === undefined) delete out[key];
       else out[key] = merged;
     } else {
@@ -114,20 +111,28 @@ function mergeMap(target: Json, patch: Json): unknown {
   return out;
 }
 
-function mergeList(field: string, target: unknown[], patch: unknown[]): unknown[] {
+function mergeList(
+  field: string,
+  target: unknown[],
+  patch: unknown[],
+  schema: PatchMeta | undefined,
+): unknown[] {
   // `[{"$patch": "replace"}, ...items]` replaces the whole list.
   if (patch.some((item) => isRecord(item) && item[DIRECTIVE] === "replace")) {
     return patch
       .filter((item) => !(isRecord(item) && item[DIRECTIVE] === "replace"))
       .map(stripDirectives);
   }
-  if (MERGED_PRIMITIVE_LISTS.has(field) && patch.every((v) => !isRecord(v))) {
+  const meta = schema?.list() ?? {};
+  const merge = meta.strategy?.split(",").includes("merge") ?? false;
+  const key = merge ? meta.mergeKey : undefined;
+  // A merged list without a merge key is a set of primitives (finalizers).
+  if (merge && key === undefined && patch.every((v) => !isRecord(v))) {
     const out = [...target];
     for (const v of patch) if (!out.includes(v)) out.push(v);
     return out;
   }
-  const key = mergeKeyFor(field, [...target, ...patch]);
-  if (key === null) return patch.map(stripDirectives);
+  if (key === undefined) return patch.map(stripDirectives);
   const out: unknown[] = [...target];
   for (const item of patch) {
     if (!isRecord(item))
@@ -139,7 +144,7 @@ function mergeList(field: string, target: unknown[], patch: unknown[]): unknown[
       continue;
     }
     if (index >= 0) {
-      const merged = mergeMap(out[index] as Json, item);
+      const merged = mergeMap(out[index] as Json, item, meta.items);
       if (merged === undefined) out.splice(index, 1);
       else out[index] = merged;
     } else {

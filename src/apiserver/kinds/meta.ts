@@ -8,6 +8,7 @@ import {
   DEDUCED,
   type KnownFields,
   mapList,
+  patchMerge,
   S,
   scalars,
   setList,
@@ -30,11 +31,14 @@ export const OBJECT_META = struct(
     deletionGracePeriodSeconds: S,
     labels: stringMap,
     annotations: stringMap,
-    ownerReferences: mapList(
-      ["uid"],
-      scalars("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"),
+    ownerReferences: patchMerge(
+      mapList(
+        ["uid"],
+        scalars("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"),
+      ),
+      "uid",
     ),
-    finalizers: setList,
+    finalizers: patchMerge(setList),
     managedFields: atomicList,
   },
   { zero: true },
@@ -46,7 +50,7 @@ export const LABEL_SELECTOR: ApplySchema = struct(
   { atomic: true },
 );
 
-export const CONDITIONS = mapList(["type"], DEDUCED);
+export const CONDITIONS = patchMerge(mapList(["type"], DEDUCED), "type");
 
 /** A top-level object with spec and status. */
 export function root(

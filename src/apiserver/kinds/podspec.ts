@@ -7,6 +7,7 @@ import {
   atomicMap,
   DEDUCED,
   mapList,
+  patchMerge,
   S,
   scalars,
   stringMap,
@@ -21,21 +22,24 @@ export const CONTAINER = struct({
   command: atomicList,
   args: atomicList,
   workingDir: S,
-  ports: mapList(
-    ["containerPort", "protocol"],
-    scalars("name", "hostPort", "containerPort", "protocol", "hostIP"),
-    { protocol: "TCP" },
+  ports: patchMerge(
+    mapList(
+      ["containerPort", "protocol"],
+      scalars("name", "hostPort", "containerPort", "protocol", "hostIP"),
+      { protocol: "TCP" },
+    ),
+    "containerPort",
   ),
   envFrom: atomicList,
-  env: mapList(["name"], struct({ name: S, value: S, valueFrom: DEDUCED })),
+  env: patchMerge(mapList(["name"], struct({ name: S, value: S, valueFrom: DEDUCED })), "name"),
   resources: struct(
     { limits: stringMap, requests: stringMap, claims: mapList(["name"], DEDUCED) },
     { zero: true },
   ),
   resizePolicy: atomicList,
   restartPolicy: S,
-  volumeMounts: mapList(["mountPath"], DEDUCED),
-  volumeDevices: mapList(["devicePath"], DEDUCED),
+  volumeMounts: patchMerge(mapList(["mountPath"], DEDUCED), "mountPath"),
+  volumeDevices: patchMerge(mapList(["devicePath"], DEDUCED), "devicePath"),
   livenessProbe: DEDUCED,
   readinessProbe: DEDUCED,
   startupProbe: DEDUCED,
@@ -49,12 +53,15 @@ export const CONTAINER = struct({
   tty: S,
 });
 
+/** EphemeralContainer: the fields of a Container (EphemeralContainerCommon) and its target. */
+const EPHEMERAL_CONTAINER = struct({ ...CONTAINER.fields, targetContainerName: S });
+
 export const POD_SPEC = struct(
   {
-    volumes: mapList(["name"], DEDUCED),
-    initContainers: mapList(["name"], CONTAINER),
-    containers: mapList(["name"], CONTAINER),
-    ephemeralContainers: mapList(["name"], DEDUCED),
+    volumes: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
+    initContainers: patchMerge(mapList(["name"], CONTAINER), "name"),
+    containers: patchMerge(mapList(["name"], CONTAINER), "name"),
+    ephemeralContainers: patchMerge(mapList(["name"], EPHEMERAL_CONTAINER), "name"),
     restartPolicy: S,
     terminationGracePeriodSeconds: S,
     activeDeadlineSeconds: S,
@@ -69,13 +76,13 @@ export const POD_SPEC = struct(
     hostIPC: S,
     shareProcessNamespace: S,
     securityContext: DEDUCED,
-    imagePullSecrets: mapList(["name"], DEDUCED),
+    imagePullSecrets: patchMerge(mapList(["name"], DEDUCED), "name"),
     hostname: S,
     subdomain: S,
     affinity: DEDUCED,
     schedulerName: S,
     tolerations: atomicList,
-    hostAliases: mapList(["ip"], DEDUCED),
+    hostAliases: patchMerge(mapList(["ip"], DEDUCED), "ip"),
     priorityClassName: S,
     priority: S,
     dnsConfig: DEDUCED,
@@ -85,6 +92,7 @@ export const POD_SPEC = struct(
     preemptionPolicy: S,
     overhead: stringMap,
     topologySpreadConstraints: mapList(["topologyKey", "whenUnsatisfiable"], DEDUCED),
+    resourceClaims: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
   },
   { zero: true },
 );

@@ -8,6 +8,7 @@ import {
   DEDUCED,
   type KindDefinition,
   mapList,
+  patchMerge,
   READ_WRITE,
   S,
   scalars,
@@ -26,10 +27,13 @@ export const service: KindDefinition<"Service"> = {
       apply: root(
         struct(
           {
-            ports: mapList(
-              ["port", "protocol"],
-              scalars("name", "protocol", "appProtocol", "port", "targetPort", "nodePort"),
-              { protocol: "TCP" },
+            ports: patchMerge(
+              mapList(
+                ["port", "protocol"],
+                scalars("name", "protocol", "appProtocol", "port", "targetPort", "nodePort"),
+                { protocol: "TCP" },
+              ),
+              "port",
             ),
             selector: atomicMap,
             clusterIP: S,

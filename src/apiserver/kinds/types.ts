@@ -1,6 +1,7 @@
 // The shape of one served kind's definition, and the builders its schema trees are written
 // with. Everything the API server and the cluster know about a kind is read from one
 // KindDefinition (registry.ts); other modules hold only the machinery that walks them.
+import type { PatchStrategy } from "../../api/patch/strategic-merge-patch.js";
 import type { KubeObject } from "../../api/types.js";
 import type { ProtoMessage } from "./proto.js";
 
@@ -68,6 +69,11 @@ export type ApplySchema =
       keys?: readonly string[];
       /** Defaults of key fields an item may omit (Service/container port `protocol: TCP`). */
       keyDefaults?: Record<string, unknown>;
+      /**
+       * The Go struct tags `patchMergeKey` / `patchStrategy` (strategic merge patch); a list
+       * without them is replaced whole by a patch.
+       */
+      patch?: { mergeKey?: string; strategy: PatchStrategy };
     };
 
 export const S: ApplySchema = { kind: "scalar" };
@@ -93,6 +99,18 @@ export function mapList(
   keyDefaults?: Record<string, unknown>,
 ): ApplySchema {
   return { kind: "list", element, type: "map", keys, ...(keyDefaults ? { keyDefaults } : {}) };
+}
+/**
+ * A list with `patchStrategy` (default "merge") and, for a list of objects, `patchMergeKey`
+ * tags.
+ */
+export function patchMerge(
+  list: ApplySchema,
+  mergeKey?: string,
+  strategy: PatchStrategy = "merge",
+): ApplySchema {
+  if (list.kind !== "list") throw new Error("patchMerge: not a list schema");
+  return { ...list, patch: { ...(mergeKey === undefined ? {} : { mergeKey }), strategy } };
 }
 /** A struct whose fields are all scalars. */
 export function scalars(...names: string[]): ApplySchema {
