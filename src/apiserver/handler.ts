@@ -1,6 +1,7 @@
 // The API server handler core: a fetch-style function from ApiRequest to ApiResponse over the
-// embedded cluster's store. Routing, auth, content negotiation, the verbs (get, list, watch,
-// create, update, patch, delete), the scale and status subresources, and the HPA's per-request
+// embedded cluster's store. The filter chain (filters.ts: auth, health, discovery, the metrics
+// APIs) runs first; then routing, content negotiation, the verbs (get, list, watch, create,
+// update, patch, delete), the scale and status subresources, and the HPA's per-request
 // conversion (stored once as autoscaling/v2; v1 reads and writes go through src/api/conversion).
 
 import { randomUUID } from "node:crypto";
@@ -51,7 +52,6 @@ import {
   methodNotAllowed,
   notFound,
   pathNotFound,
-  unauthorized,
   unsupportedMediaType,
   unsupportedPatchType,
 } from "./errors.js";
@@ -71,7 +71,7 @@ import {
   validateFieldManager,
 } from "./fieldmanager/index.js";
 import { fieldValue, parseFieldSelector } from "./fieldselectors.js";
-import { handleHealth, isPublicInfoRequest } from "./health.js";
+import { authentication, chain, discovery, type Handler, health, metricsApis } from "./filters.js";
 import { patchMetaOf } from "./kinds/patchmeta.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "./microtime.js";
@@ -120,11 +120,9 @@ export interface ApiHandlerOptions {
   defaultWatchTimeoutSeconds?: number;
 }
 
-type Handler = (req: ApiRequest) => Promise<ApiResponse>;
 type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 const JSON_HEADERS = { "content-type": "application/json" };
-const METRICS_GROUPS = ["metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"];
 /** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 const NODE_NAME = "horizon-node";
@@ -137,17 +135,27 @@ function fail<T>(error: ApiError): Result<T> {
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
-  const server = new ApiServer(options);
-  server.extensions = {
+  const extensions: Partial<ApiExtensions> = {
     handleDiscovery,
     toTable,
     isTableRequest,
     handleMetricsApi,
     ...options.extensions,
   };
+  const server = new ApiServer(options);
+  server.extensions = extensions;
+  const handler = chain(
+    [
+      authentication(options.token),
+      health,
+      discovery(extensions.handleDiscovery),
+      metricsApis(options.cluster, extensions.handleMetricsApi),
+    ],
+    (req) => server.handle(req),
+  );
   return async (req) => {
     try {
-      return await server.handle(req);
+      return await handler(req);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return errorResponse({
@@ -180,7 +188,6 @@ interface Ctx {
 class ApiServer {
   readonly cluster: EmbeddedCluster;
   readonly gates: FeatureGates;
-  readonly token: string | undefined;
   readonly bookmarkIntervalMs: number;
   readonly watchTimeout: number;
   extensions: Partial<ApiExtensions> = {};
@@ -192,7 +199,6 @@ class ApiServer {
     this.cluster = options.cluster;
     this.cluster.scaleManagedFields = (current, replicas) => this.scaleOwnership(current, replicas);
     this.gates = options.featureGates ?? FeatureGates.defaults();
-    this.token = options.token;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.watchTimeout = options.defaultWatchTimeoutSeconds ?? 1800;
     const store = this.cluster.store;
@@ -209,24 +215,8 @@ class ApiServer {
     }
   }
 
+  /** The resource endpoints: /api/v1/... and /apis/<group>/<version>/... */
   async handle(req: ApiRequest): Promise<ApiResponse> {
-    if (this.token !== undefined) {
-      const auth = req.headers.authorization;
-      // No credentials at all is the anonymous user, who may read the public info paths.
-      const anonymousPublic = auth === undefined && isPublicInfoRequest(req);
-      if (!anonymousPublic && auth !== `Bearer ${this.token}`) {
-        return errorResponse(unauthorized());
-      }
-    }
-    const health = handleHealth(req);
-    if (health) return health;
-    const discovery = this.extensions.handleDiscovery?.(req);
-    if (discovery) return discovery;
-    const segments = req.path.split("/");
-    if (segments[1] === "apis" && METRICS_GROUPS.includes(segments[2] ?? "")) {
-      const metrics = await this.extensions.handleMetricsApi?.(req, this.cluster);
-      return metrics ?? errorResponse(pathNotFound());
-    }
     const target = parseResourcePath(req.path);
     if (!target) return errorResponse(pathNotFound());
     const info = findResource(target.group, target.version, target.resource);
