@@ -11,6 +11,7 @@ import { FeatureGates } from "../api/featuregates.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
 import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
+import { scaleManagedFields as scaleOwnership } from "../apiserver/registry/store.js";
 import {
   certificateHosts,
   generateServingCertificate,
@@ -140,8 +141,14 @@ function buildCluster(
   startTime: number,
   dir: string | undefined,
 ): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null }> {
+  // The in-process controller writes spec.replicas through scale, as kube-controller-manager.
+  const scaleManagedFields = scaleOwnership("kube-controller-manager");
   if (dir === undefined) {
-    const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario.spec), startTime });
+    const cluster = new EmbeddedCluster({
+      model: clusterModelOf(scenario.spec),
+      startTime,
+      scaleManagedFields,
+    });
     for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir: null } };
   }
@@ -156,7 +163,12 @@ function buildCluster(
       journal: dataDir.journal,
       initial: dataDir.state(),
     });
-    cluster = new EmbeddedCluster({ model: clusterModelOf(scenario.spec), startTime, store });
+    cluster = new EmbeddedCluster({
+      model: clusterModelOf(scenario.spec),
+      startTime,
+      store,
+      scaleManagedFields,
+    });
     if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir } };
   } catch (error) {

@@ -59,6 +59,11 @@ export interface ClusterOptions {
    * disk); the workload controllers take up the objects it already holds.
    */
   store?: ObjectStore;
+  /**
+   * metadata.managedFields after an in-process write of spec.replicas (the controller's, as
+   * kube-controller-manager through scale); given by whoever serves the API (`horizon up`).
+   */
+  scaleManagedFields?: (current: KubeObject, replicas: number, now: number) => unknown;
 }
 
 /** What the timeline samples record for one workload at the current time. */
@@ -106,6 +111,7 @@ export class EmbeddedCluster {
   readonly metrics: MetricsPipeline;
   /** The garbage collector and namespace controller (ownerReferences, finalizers, namespace deletion). */
   readonly gc: GarbageCollector;
+  readonly #scaleManagedFields: ClusterOptions["scaleManagedFields"];
   /** Load driven at Services (`horizon load`), added to the traffic of the workloads they select. */
   readonly #loads: ServiceLoads;
 
@@ -118,6 +124,7 @@ export class EmbeddedCluster {
     this.model = options.model;
     this.startTime = options.startTime;
     this.now = options.startTime;
+    this.#scaleManagedFields = options.scaleManagedFields;
     this.store = options.store ?? new ObjectStore({ now: () => this.now });
     this.#loads = new ServiceLoads(options.startTime);
     this.metrics = new MetricsPipeline(this);
@@ -379,20 +386,23 @@ export class EmbeddedCluster {
     return this.selectorEntry(namespace, selector).podViews();
   }
 
-  /** Set by the API server: metadata.managedFields after a write of spec.replicas through scale. */
-  scaleManagedFields: ((current: KubeObject, replicas: number) => unknown) | null = null;
-
-  /** Sets spec.replicas of a scalable workload (scale subresource / kubectl scale). */
+  /**
+   * Sets spec.replicas of a scalable workload (scale subresource / kubectl scale); the scale
+   * endpoint gives the managedFields of its write, in-process writes get the cluster's own.
+   */
   scaleWorkload(
     namespace: string,
     kind: string,
     name: string,
     replicas: number,
+    write?: { managedFields: unknown },
   ): KubeObject | undefined {
     const current = this.store.get(kind, namespace, name);
     if (!current) return undefined;
     // The API server's field ownership of spec.replicas (server-side apply's scale handler).
-    const managedFields = this.scaleManagedFields?.(current, replicas);
+    const managedFields = write
+      ? write.managedFields
+      : this.#scaleManagedFields?.(current, replicas, this.now);
     const updated = this.#write(() =>
       this.store.update({
         ...current,

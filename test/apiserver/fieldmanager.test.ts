@@ -30,6 +30,7 @@ import {
   type WriteContext,
 } from "../../src/apiserver/fieldmanager/index.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
+import { scaleManagedFields } from "../../src/apiserver/registry/store.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
@@ -748,5 +749,49 @@ describe("handler: managedFields on writes", () => {
       await call("PATCH", `${DEPLOYMENTS}/web?fieldManager=kubectl`, changed, APPLY),
     );
     assert.notEqual(written.metadata.resourceVersion, before.metadata.resourceVersion);
+  });
+});
+
+describe("handler: spec.replicas written through scale", () => {
+  const owners = (object: Json) =>
+    (object.metadata.managedFields ?? []).map((e: Json) =>
+      [e.manager, e.operation, e.subresource ?? ""].join("/"),
+    );
+
+  it("a /scale request's field manager owns spec.replicas after it", async () => {
+    const { call } = setup();
+    await call("PATCH", `${DEPLOYMENTS}/web?fieldManager=kubectl`, WEB, APPLY);
+    const scale = { kind: "Scale", apiVersion: "autoscaling/v1", spec: { replicas: 5 } };
+    const res = await call("PUT", `${DEPLOYMENTS}/web/scale?fieldManager=hpa-ctl`, scale);
+    assert.equal(res.status, 200);
+    const after = body(await call("GET", `${DEPLOYMENTS}/web`));
+    assert.equal(after.spec.replicas, 5);
+    assert.deepEqual(owners(after), ["kubectl/Apply/", "hpa-ctl/Update/scale"]);
+  });
+
+  it("in-process writes own it as the cluster's scaleManagedFields option says, else keep it", async () => {
+    for (const c of [
+      { option: true, want: ["kubectl/Apply/", "kube-controller-manager/Update/scale"] },
+      { option: false, want: ["kubectl/Apply/"] },
+    ]) {
+      const cluster = new EmbeddedCluster({
+        model: clusterModelOf(scenario()),
+        startTime: T0,
+        ...(c.option ? { scaleManagedFields: scaleManagedFields("kube-controller-manager") } : {}),
+      });
+      const handler = createApiHandler({ cluster });
+      const url = new URL(`${DEPLOYMENTS}/web`, "http://x");
+      url.searchParams.set("fieldManager", "kubectl");
+      await handler({
+        method: "PATCH",
+        path: url.pathname,
+        query: url.searchParams,
+        headers: APPLY,
+        body: Buffer.from(JSON.stringify(WEB)),
+      });
+      const updated = cluster.scaleWorkload("default", "Deployment", "web", 4);
+      assert.ok(updated);
+      assert.deepEqual(owners(updated as Json), c.want, `option: ${c.option}`);
+    }
   });
 });

@@ -1,0 +1,99 @@
+// LIST: label and field selectors, limit / continue pages, Tables; the selectors' filter is
+// shared with watch and deletecollection.
+
+import { isRecord } from "../../api/json.js";
+import type { KubeObject } from "../../api/types.js";
+import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
+import { badRequest, errorResponse } from "../errors.js";
+import { fieldValue, parseFieldSelector } from "../fieldselectors.js";
+import { fail, JSON_HEADERS, ok, present, type Result } from "../request.js";
+import type { ApiResponse } from "../types.js";
+import { type Ctx, isTable, table } from "./context.js";
+
+/** The filter of a list or watch: namespace, label and field selectors. */
+export function listFilter(ctx: Ctx): Result<(object: KubeObject) => boolean> {
+  const labelText = ctx.req.query.get("labelSelector") ?? "";
+  let labels: Selector | null = null;
+  if (labelText.trim() !== "") {
+    const parsed = parseSelector(labelText);
+    if (!parsed.ok) return fail(badRequest(`unable to parse requirement: ${parsed.error}`));
+    labels = parsed.selector;
+  }
+  const fields = parseFieldSelector(ctx.info.kind, ctx.req.query.get("fieldSelector") ?? "");
+  if (!fields.ok) return fields;
+  const namespace = ctx.info.namespaced ? ctx.target.namespace : undefined;
+  return ok((object: KubeObject) => {
+    if (namespace !== undefined && (object.metadata.namespace ?? "") !== namespace) return false;
+    if (labels && !selectorMatches(labels, object.metadata.labels ?? {})) return false;
+    return fields.value.every((term) => {
+      const actual = fieldValue(object, term.field);
+      return term.equal ? actual === term.value : actual !== term.value;
+    });
+  });
+}
+
+export function list(ctx: Ctx): ApiResponse {
+  const filter = listFilter(ctx);
+  if (!filter.ok) return errorResponse(filter.error);
+  const rv = ctx.registry.cluster.store.resourceVersion();
+  let items = ctx.registry.objects(ctx).filter(filter.value);
+  const limitText = ctx.req.query.get("limit");
+  const continueText = ctx.req.query.get("continue");
+  const metadata: Record<string, unknown> = { resourceVersion: rv };
+  if (continueText) {
+    const start = decodeContinue(continueText);
+    if (start === null) {
+      return errorResponse(
+        badRequest(
+          "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+        ),
+      );
+    }
+    items = items.filter((o) => objectKey(o) > start);
+  }
+  const limit = limitText ? Number(limitText) : 0;
+  if (Number.isInteger(limit) && limit > 0 && items.length > limit) {
+    const remaining = items.length - limit;
+    items = items.slice(0, limit);
+    metadata.continue = encodeContinue(rv, objectKey(items[items.length - 1]!));
+    // Upstream counts the rest only when no selector filters the list.
+    if (!ctx.req.query.get("labelSelector") && !ctx.req.query.get("fieldSelector")) {
+      metadata.remainingItemCount = remaining;
+    }
+  }
+  if (isTable(ctx)) return table(ctx, items, metadata);
+  const body = {
+    kind: `${ctx.info.kind}List`,
+    apiVersion: ctx.apiVersion,
+    metadata,
+    // Items of a typed list carry no kind/apiVersion of their own.
+    items: items.map((o) => {
+      const { kind: _k, apiVersion: _a, ...rest } = present(ctx, o);
+      return rest;
+    }),
+  };
+  return { status: 200, headers: { ...JSON_HEADERS }, body };
+}
+
+function objectKey(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
+}
+
+/** Opaque continue token: the list's resourceVersion and the key the next page starts after. */
+function encodeContinue(rv: string, start: string): string {
+  return Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv: Number(rv), start })).toString(
+    "base64url",
+  );
+}
+
+function decodeContinue(token: string): string | null {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
+    if (isRecord(parsed) && parsed.v === "meta.k8s.io/v1" && typeof parsed.start === "string") {
+      return parsed.start;
+    }
+  } catch {
+    // fall through
+  }
+  return null;
+}

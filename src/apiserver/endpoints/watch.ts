@@ -1,0 +1,41 @@
+// WATCH: the event stream of a collection (a watch of one object is a field selector on its
+// name), as JSON or as one-row Tables (src/apiserver/watch.ts streams it).
+
+import { errorResponse } from "../errors.js";
+import { present } from "../request.js";
+import { TABLE_CONTENT_TYPE } from "../tables.js";
+import type { ApiResponse } from "../types.js";
+import { startWatch } from "../watch.js";
+import { type Ctx, isTable } from "./context.js";
+import { listFilter } from "./list.js";
+
+export function watch(ctx: Ctx): ApiResponse {
+  const filter = listFilter(ctx);
+  if (!filter.ok) return errorResponse(filter.error);
+  const timeout = Number(ctx.req.query.get("timeoutSeconds") ?? "");
+  const allow = ctx.req.query.get("allowWatchBookmarks");
+  // `kubectl get -w` asks for Tables: each event then carries a one-row Table.
+  const asTable = isTable(ctx);
+  const include = ctx.req.query.get("includeObject") as "None" | "Object" | "Metadata" | null;
+  return startWatch({
+    store: ctx.registry.cluster.store,
+    kind: ctx.info.kind,
+    matches: filter.value,
+    present: asTable
+      ? (object) =>
+          ctx.server.extensions.toTable!(
+            ctx.info.kind,
+            [object],
+            include ? { includeObject: include } : {},
+          )
+      : (object) => present(ctx, object),
+    contentType: asTable ? TABLE_CONTENT_TYPE : "application/json",
+    apiVersion: ctx.apiVersion,
+    resourceVersion: ctx.req.query.get("resourceVersion") ?? "",
+    allowBookmarks: allow === "true" || allow === "1",
+    timeoutSeconds:
+      Number.isFinite(timeout) && timeout > 0 ? timeout : ctx.server.watchTimeoutSeconds,
+    bookmarkIntervalMs: ctx.server.bookmarkIntervalMs,
+    initial: () => ctx.registry.objects(ctx).filter(filter.value),
+  });
+}

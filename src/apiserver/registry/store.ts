@@ -1,0 +1,599 @@
+// The registry store (upstream: k8s.io/apiserver's generic registry Store with a strategy per
+// kind): what happens to an object between the decoded request and the cluster's store.
+// BeforeCreate / BeforeUpdate (system fields, generated names, defaults, validation, status
+// and spec resets), NamespaceLifecycle admission, managedFields tracking, the delete's
+// preconditions and planning (src/cluster/gc.ts), and writes through the scale subresource.
+
+import { randomUUID } from "node:crypto";
+import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../../api/conversion.js";
+import { setDefaultsHorizontalPodAutoscaler } from "../../api/defaults.js";
+import type { FeatureGates } from "../../api/featuregates.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../../api/types.js";
+import {
+  dropDisabledHorizontalPodAutoscalerFields,
+  type FieldError,
+  validateHorizontalPodAutoscaler,
+  validateHorizontalPodAutoscalerStatusUpdate,
+  validateObjectMeta,
+} from "../../api/validation.js";
+import type { EmbeddedCluster } from "../../cluster/cluster.js";
+import { applyWorkloadDefaults } from "../../cluster/defaults.js";
+import {
+  carryDeletionFields,
+  type DeleteOptions,
+  defaultGcPolicy,
+  deleteFromStore,
+  deletionUpdateErrors,
+  IMMORTAL_NAMESPACES,
+  markNamespace,
+  namespaceTerminating,
+  prepareNamespaceCreate,
+  prepareNamespaceUpdate,
+  shouldDeleteDuringUpdate,
+} from "../../cluster/gc.js";
+import { StoreError } from "../../cluster/store.js";
+import { rfc3339 } from "../../cluster/time.js";
+import {
+  type ApiError,
+  alreadyExists,
+  conflict,
+  deleteSuccess,
+  invalid,
+  notFound,
+} from "../errors.js";
+import {
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  type ManagedFieldsEntry,
+  schemaFor as managedSchemaFor,
+  setOf,
+  trackScale,
+  trackUpdate,
+  type Versions,
+} from "../fieldmanager/index.js";
+import { fail, managerName, ok, present, type RequestScope, type Result } from "../request.js";
+import { RESOURCES, type ResourceInfo } from "../resources.js";
+
+/** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
+const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const NODE_NAME = "horizon-node";
+
+export interface RegistryStoreOptions {
+  cluster: EmbeddedCluster;
+  featureGates: FeatureGates;
+}
+
+/** The generic registry store over the embedded cluster's object store, with each kind's strategy. */
+export class RegistryStore {
+  readonly cluster: EmbeddedCluster;
+  readonly gates: FeatureGates;
+  #nameCounter = 0;
+
+  constructor(options: RegistryStoreOptions) {
+    this.cluster = options.cluster;
+    this.gates = options.featureGates;
+    const store = this.cluster.store;
+    for (const name of SYSTEM_NAMESPACES) {
+      if (!store.get("Namespace", "", name)) {
+        store.create({
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name, labels: { "kubernetes.io/metadata.name": name } },
+          spec: { finalizers: ["kubernetes"] },
+          status: { phase: "Active" },
+        });
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading
+
+  /** Stored objects of the resource in the request's namespace (all namespaces when none). */
+  objects(ctx: RequestScope): readonly KubeObject[] {
+    if (ctx.info.kind === "Node") return this.nodes();
+    const ns = ctx.info.namespaced ? ctx.target.namespace : undefined;
+    return this.cluster.store.list(ctx.info.kind, ns);
+  }
+
+  lookup(ctx: RequestScope, name: string): KubeObject | undefined {
+    if (ctx.info.kind === "Node") return this.nodes().find((n) => n.metadata.name === name);
+    return this.cluster.store.get(ctx.info.kind, ctx.namespace, name);
+  }
+
+  /** The Node list: stored Nodes, or one node carrying the simulated cluster's capacity. */
+  nodes(): readonly KubeObject[] {
+    const stored = this.cluster.store.list("Node");
+    if (stored.length > 0) return stored;
+    const capacity = {
+      cpu: "64",
+      memory: "256Gi",
+      pods: String(this.cluster.model.capacityPods ?? 110),
+    };
+    const since = rfc3339(this.cluster.startTime);
+    return [
+      {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: {
+          name: NODE_NAME,
+          uid: "00000000-0000-0000-0000-000000000001",
+          resourceVersion: "1",
+          creationTimestamp: since,
+          labels: {
+            "kubernetes.io/hostname": NODE_NAME,
+            "kubernetes.io/os": "linux",
+            "kubernetes.io/arch": "amd64",
+          },
+        },
+        spec: {},
+        status: {
+          capacity,
+          allocatable: capacity,
+          conditions: [
+            {
+              type: "Ready",
+              status: "True",
+              reason: "KubeletReady",
+              message: "kubelet is posting ready status",
+              lastHeartbeatTime: since,
+              lastTransitionTime: since,
+            },
+          ],
+          nodeInfo: { kubeletVersion: "v1.34.0", operatingSystem: "linux", architecture: "amd64" },
+        },
+      },
+    ];
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writing
+
+  /**
+   * The registry's Create: NamespaceLifecycle admission, BeforeCreate (system fields, a
+   * generated name, the kind's strategy), managedFields, then the store (nothing in a dry run).
+   */
+  create(ctx: RequestScope, placed: KubeObject): Result<KubeObject> {
+    let object = placed;
+    if (ctx.info.namespaced && !this.cluster.store.get("Namespace", "", ctx.namespace)) {
+      const namespaces = RESOURCES.find((r) => r.kind === "Namespace")!;
+      return fail(notFound(namespaces, ctx.namespace));
+    }
+    if (ctx.info.namespaced && namespaceTerminating(this.cluster.store, ctx.namespace)) {
+      // NamespaceLifecycle admission: named by the object's name, else its generateName.
+      const given = object.metadata.name || (object.metadata.generateName as string) || "Unknown";
+      const why = `unable to create new content in namespace ${ctx.namespace} because it is being terminated`;
+      const cause = {
+        reason: "NamespaceTerminating",
+        message: `namespace ${ctx.namespace} is being terminated`,
+        field: "metadata.namespace",
+      };
+      return fail(forbidden(ctx.info, given, why, [cause]));
+    }
+    // The name is generated before validation, as the registry's BeforeCreate does; a deletion
+    // mark never comes with a new object.
+    const metadata = { ...object.metadata };
+    delete metadata.resourceVersion;
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
+    // rest.FillObjectMetaSystemFields: the server sets uid and creationTimestamp on every
+    // create, whatever the client sent (the store assigns them).
+    delete metadata.uid;
+    delete metadata.creationTimestamp;
+    if (!metadata.name && typeof metadata.generateName === "string" && metadata.generateName) {
+      metadata.name = this.generateName(ctx, metadata.generateName);
+    }
+    object = { ...object, metadata };
+    const prepared = this.prepareCreate(ctx, object);
+    if (!prepared.ok) return prepared;
+    object = prepared.value;
+    const name = object.metadata.name ?? "";
+    const existing = this.lookup(ctx, name);
+    if (existing) {
+      const error = alreadyExists(ctx.info, name);
+      // The generic registry's create says why the name is still taken.
+      if (existing.metadata.deletionTimestamp)
+        error.status.message = `object is being deleted: ${error.status.message}`;
+      return fail(error);
+    }
+    object = this.withManagedFields(ctx, undefined, object);
+    if (ctx.dryRun) {
+      return ok({
+        ...object,
+        metadata: {
+          ...object.metadata,
+          uid: randomUUID(),
+          creationTimestamp: rfc3339(this.cluster.now),
+        },
+      });
+    }
+    try {
+      const created = this.cluster.store.create(object);
+      return ok(created);
+    } catch (err) {
+      return fail(this.storeError(ctx, err, name));
+    }
+  }
+
+  generateName(ctx: RequestScope, prefix: string): string {
+    // Upstream: 5 random characters from an alphabet without vowels or look-alikes.
+    const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+    for (;;) {
+      let suffix = "";
+      let n = ++this.#nameCounter * 7919 + Math.floor(Math.random() * 1e6);
+      for (let i = 0; i < 5; i++) {
+        suffix += alphabet[n % alphabet.length];
+        n = Math.floor(n / alphabet.length) + i * 31;
+      }
+      const name = `${prefix}${suffix}`;
+      if (!this.lookup(ctx, name)) return name;
+    }
+  }
+
+  /** Strategy of a create: status reset, defaults, validation (422). */
+  prepareCreate(ctx: RequestScope, object: KubeObject): Result<KubeObject> {
+    const name = object.metadata.name ?? "";
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      let hpa = object as unknown as HorizontalPodAutoscaler;
+      hpa = dropDisabledHorizontalPodAutoscalerFields(hpa, undefined, this.gates);
+      hpa = setDefaultsHorizontalPodAutoscaler(hpa);
+      // PrepareForCreate clears the status: only the controller writes it.
+      hpa.status = { desiredReplicas: 0 } as HorizontalPodAutoscaler["status"];
+      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates: this.gates });
+      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+      return ok(hpa as unknown as KubeObject);
+    }
+    const errors = metaErrors(ctx, object);
+    if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+    let out = applyWorkloadDefaults(object);
+    if (
+      ["Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"].includes(ctx.info.kind)
+    ) {
+      const { status: _s, ...rest } = out;
+      out = rest as KubeObject;
+    }
+    if (ctx.info.kind === "Namespace") out = prepareNamespaceCreate(out);
+    return ok(out);
+  }
+
+  /**
+   * The registry's Update: preconditions, BeforeUpdate (system and deletion fields, the kind's
+   * strategy, metadata rules), managedFields, then the store; an update that empties the
+   * finalizers of a terminating object deletes it.
+   */
+  update(ctx: RequestScope, object: KubeObject): Result<KubeObject> {
+    const name = ctx.target.name!;
+    const current = this.lookup(ctx, name);
+    if (!current) return fail(notFound(ctx.info, name));
+    const expected = object.metadata.resourceVersion;
+    if (expected && expected !== current.metadata.resourceVersion) {
+      return fail(conflict(ctx.info, name));
+    }
+    // rest.BeforeUpdate: an update never removes or changes a deletion mark.
+    const carried = carrySystemFields(carryDeletionFields(object, current), current);
+    const prepared =
+      ctx.target.subresource === "status"
+        ? this.prepareStatusUpdate(ctx, carried, current)
+        : this.prepareUpdate(ctx, carried, current);
+    if (!prepared.ok) return prepared;
+    if (ctx.target.subresource !== "status" && ctx.info.kind !== "HorizontalPodAutoscaler") {
+      // (The HPA's validation already checks its metadata update.)
+      const errors = deletionUpdateErrors(prepared.value, current);
+      // ValidateObjectMetaUpdate: a uid other than the stored one is refused (after the
+      // finalizer rule, before the deletion fields).
+      const uid = prepared.value.metadata.uid ?? "";
+      if (uid !== (current.metadata.uid ?? "")) {
+        const at = errors.findIndex((e) => e.field !== "metadata.finalizers");
+        errors.splice(at < 0 ? errors.length : at, 0, {
+          type: "FieldValueInvalid",
+          field: "metadata.uid",
+          badValue: uid,
+          // types.UID is not a plain string: json.Marshal quotes it.
+          badValueJSON: true,
+          detail: "field is immutable",
+        });
+      }
+      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+    }
+    const next = this.withManagedFields(ctx, current, prepared.value);
+    if (ctx.target.subresource !== "status" && shouldDeleteDuringUpdate(next, current)) {
+      // The update emptied the finalizers of a terminating object: it is deleted, and the
+      // answer is the object as the request left it.
+      if (!ctx.dryRun) this.cluster.store.delete(ctx.info.kind, ctx.namespace, name);
+      return ok(next);
+    }
+    if (ctx.dryRun) return ok(next);
+    // A status write that changes managedFields stores the metadata too.
+    const statusOnly =
+      ctx.target.subresource === "status" &&
+      JSON.stringify(next.metadata.managedFields) ===
+        JSON.stringify(current.metadata.managedFields);
+    try {
+      const written = statusOnly
+        ? this.cluster.store.updateStatus(ctx.info.kind, ctx.namespace, name, next.status)
+        : this.cluster.store.update(next);
+      return ok(written);
+    } catch (err) {
+      return fail(this.storeError(ctx, err, name));
+    }
+  }
+
+  /** Strategy of a spec update: the status subresource's fields stay as stored. */
+  prepareUpdate(ctx: RequestScope, object: KubeObject, current: KubeObject): Result<KubeObject> {
+    const name = current.metadata.name;
+    let next: KubeObject = {
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: current.metadata.resourceVersion },
+    };
+    if (ctx.info.subresources.includes("status")) {
+      next = { ...next, status: current.status };
+      if (current.status === undefined) delete next.status;
+    }
+    if (ctx.info.kind === "Namespace") next = prepareNamespaceUpdate(next, current);
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      const old = current as unknown as HorizontalPodAutoscaler;
+      let hpa = next as unknown as HorizontalPodAutoscaler;
+      hpa = dropDisabledHorizontalPodAutoscalerFields(hpa, old, this.gates);
+      hpa = setDefaultsHorizontalPodAutoscaler(hpa);
+      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates: this.gates, old });
+      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
+      return ok(hpa as unknown as KubeObject);
+    }
+    return ok(applyWorkloadDefaults(next));
+  }
+
+  /** Strategy of a status update: only status changes. */
+  prepareStatusUpdate(
+    ctx: RequestScope,
+    object: KubeObject,
+    current: KubeObject,
+  ): Result<KubeObject> {
+    const next: KubeObject = { ...current, status: object.status };
+    if (ctx.info.kind === "HorizontalPodAutoscaler") {
+      const errors = validateHorizontalPodAutoscalerStatusUpdate(
+        next as unknown as HorizontalPodAutoscaler,
+        current as unknown as HorizontalPodAutoscaler,
+      );
+      if (errors.length > 0) return fail(invalid(ctx.info, current.metadata.name, errors));
+    }
+    return ok(next);
+  }
+
+  storeError(ctx: RequestScope, err: unknown, name: string): ApiError {
+    if (err instanceof StoreError) {
+      if (err.reason === "AlreadyExists") return alreadyExists(ctx.info, name);
+      if (err.reason === "NotFound") return notFound(ctx.info, name);
+      return conflict(ctx.info, name);
+    }
+    throw err;
+  }
+
+  /** spec.replicas written through the scale subresource: the request's manager owns it after. */
+  scale(ctx: RequestScope, current: KubeObject, replicas: number): KubeObject | undefined {
+    const managedFields = scaleManagedFields(managerName(ctx))(current, replicas, this.cluster.now);
+    const name = current.metadata.name;
+    return this.cluster.scaleWorkload(ctx.namespace, ctx.info.kind, name, replicas, {
+      managedFields,
+    });
+  }
+
+  /**
+   * The registry's delete (src/cluster/gc.ts): 200 with the object while it is only marked
+   * (finalizers, a pod's grace period, a namespace being emptied), else 200 with the deleted
+   * object or a Success Status per kind; 202 only for an unfinished delete that set the legacy
+   * `orphanDependents: false`, as the delete handler does.
+   */
+  delete(
+    ctx: RequestScope,
+    current: KubeObject,
+    options: DeleteOptions,
+  ): Result<{ status: number; body: unknown }> {
+    const name = current.metadata.name;
+    const kind = ctx.info.kind;
+    const pre = options.preconditions ?? {};
+    const now = this.cluster.now;
+    if (kind === "Namespace") {
+      // NamespaceLifecycle admission, then the namespace REST's own preconditions and mark.
+      if (IMMORTAL_NAMESPACES.has(name)) {
+        return fail(forbidden(ctx.info, name, "this namespace may not be deleted"));
+      }
+      const uid = current.metadata.uid ?? "";
+      if (pre.uid !== undefined && pre.uid !== uid) {
+        const why = `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`;
+        return fail(conflict(ctx.info, name, why));
+      }
+      const rv = current.metadata.resourceVersion ?? "";
+      if (pre.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        const why = `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`;
+        return fail(conflict(ctx.info, name, why));
+      }
+      const marked = markNamespace(current, options, now);
+      if (marked) {
+        const stored = ctx.dryRun
+          ? marked
+          : this.cluster.store.update({
+              ...marked,
+              metadata: { ...marked.metadata, resourceVersion: rv },
+            });
+        return ok({ status: 200, body: present(ctx, stored) });
+      }
+      const specFinalizers = (current.spec as { finalizers?: string[] } | undefined)?.finalizers;
+      if ((specFinalizers ?? []).length > 0) {
+        return ok({ status: 200, body: present(ctx, current) });
+      }
+    } else {
+      // rest.BeforeDelete's preconditions (the conflict names the Kind, not the resource).
+      const byKind = { resource: kind, group: ctx.info.group, kind };
+      const uid = current.metadata.uid ?? "";
+      if (pre.uid !== undefined && pre.uid !== uid) {
+        const why = `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`;
+        return fail(conflict(byKind, name, why));
+      }
+      const rv = current.metadata.resourceVersion ?? "";
+      if (pre.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        const why = `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`;
+        return fail(conflict(byKind, name, why));
+      }
+    }
+    const outcome = deleteFromStore(
+      this.cluster.store,
+      current,
+      options,
+      now,
+      defaultGcPolicy(kind, ctx.apiVersion),
+      ctx.dryRun,
+    );
+    const finished = outcome.deleted || outcome.pending;
+    const body =
+      !finished || ctx.info.returnsDeletedObject
+        ? present(ctx, outcome.object)
+        : deleteSuccess(ctx.info, name, outcome.object.metadata.uid);
+    const status = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
+    return ok({ status, body });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Field ownership (metadata.managedFields; the model is src/apiserver/fieldmanager/)
+
+  /** An object of the request's version seen in another served version (the HPA's v1⇄v2). */
+  versions(ctx: RequestScope): Versions {
+    const kind = ctx.info.kind;
+    return (apiVersion) => {
+      const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+      if (group !== ctx.info.group) return undefined;
+      const schema = managedSchemaFor(kind, apiVersion);
+      if (apiVersion === ctx.apiVersion) return { schema, view: (o) => o };
+      if (kind !== "HorizontalPodAutoscaler") return undefined;
+      return {
+        schema,
+        view: (o) => {
+          const read = readHorizontalPodAutoscaler(o);
+          if (!read.ok) return o;
+          return writeHorizontalPodAutoscaler(
+            read.value.hpa,
+            apiVersion as "autoscaling/v1" | "autoscaling/v2",
+          );
+        },
+      };
+    };
+  }
+
+  /** Fields the endpoint's strategy resets: status on the main resource, spec on status. */
+  ignoredFields(ctx: RequestScope) {
+    if (!ctx.info.subresources.includes("status")) return undefined;
+    return setOf([[ctx.target.subresource === "status" ? "f:spec" : "f:status"]]);
+  }
+
+  /**
+   * `next` with the managedFields of an Update by this request: from the request's own
+   * managedFields when it sets them (`[]` or `[{}]` resets), else from the live object's.
+   */
+  withManagedFields(ctx: RequestScope, live: KubeObject | undefined, next: KubeObject): KubeObject {
+    let entries: ManagedFieldsEntry[];
+    if (ctx.managed) {
+      entries = ctx.managed;
+    } else {
+      const requested = next.metadata.managedFields;
+      const fromLive = () => {
+        const decoded = decodeManagedFields(live?.metadata.managedFields);
+        return decoded.ok ? decoded.value : [];
+      };
+      let managed: ReturnType<typeof fromLive>;
+      if (ctx.target.subresource !== undefined) managed = fromLive();
+      else if (isResetManagedFields(requested)) managed = [];
+      else {
+        const decoded = decodeManagedFields(requested);
+        managed = decoded.ok && decoded.value.length > 0 ? decoded.value : fromLive();
+      }
+      const tracked = trackUpdate(
+        live ? present(ctx, live) : undefined,
+        present(ctx, next),
+        managed,
+        {
+          manager: managerName(ctx),
+          apiVersion: ctx.apiVersion,
+          subresource: ctx.target.subresource ?? "",
+          now: rfc3339(this.cluster.now),
+          versions: this.versions(ctx),
+          ignored: this.ignoredFields(ctx),
+        },
+      );
+      entries = encodeManagedFields(tracked);
+    }
+    const metadata = { ...next.metadata };
+    if (entries.length > 0) metadata.managedFields = entries;
+    else delete metadata.managedFields;
+    return { ...next, metadata };
+  }
+}
+
+/**
+ * managedFields after spec.replicas is written through scale by `manager` (upstream's
+ * ScaleHandler); the embedded cluster takes it for its in-process writes (kube-controller-manager).
+ */
+export function scaleManagedFields(
+  manager: string,
+): (current: KubeObject, replicas: number, now: number) => unknown {
+  return (current, replicas, now) => {
+    const decoded = decodeManagedFields(current.metadata.managedFields);
+    if (!decoded.ok || decoded.value.length === 0) return current.metadata.managedFields;
+    const spec = current.spec as { replicas?: number } | undefined;
+    const tracked = trackScale(decoded.value, (spec?.replicas ?? 1) !== replicas, {
+      manager,
+      apiVersion: current.apiVersion,
+      now: rfc3339(now),
+    });
+    return encodeManagedFields(tracked);
+  };
+}
+
+/**
+ * rest.BeforeUpdate: generation and creationTimestamp always come from the stored object, and
+ * so does the uid when the client sent none (a different uid is then refused as immutable).
+ */
+function carrySystemFields(next: KubeObject, current: KubeObject): KubeObject {
+  const metadata = { ...next.metadata };
+  if (current.metadata.generation !== undefined) metadata.generation = current.metadata.generation;
+  else delete metadata.generation;
+  if (current.metadata.creationTimestamp)
+    metadata.creationTimestamp = current.metadata.creationTimestamp;
+  if (!metadata.uid && current.metadata.uid) metadata.uid = current.metadata.uid;
+  return { ...next, metadata };
+}
+
+/** NewForbidden: `pods "x" is forbidden: <why>` (403), with optional causes. */
+function forbidden(
+  r: ResourceInfo,
+  name: string,
+  why: string,
+  causes?: { reason: string; message: string; field: string }[],
+): ApiError {
+  const resource = r.group ? `${r.resource}.${r.group}` : r.resource;
+  const details: Record<string, unknown> = {};
+  if (name) details.name = name;
+  if (r.group) details.group = r.group;
+  details.kind = r.resource;
+  if (causes) details.causes = causes;
+  return {
+    status: {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: name
+        ? `${resource} "${name}" is forbidden: ${why}`
+        : `${resource} is forbidden: ${why}`,
+      reason: "Forbidden",
+      details,
+      code: 403,
+    },
+  };
+}
+
+/** Metadata validation of kinds other than the HPA (name required, DNS subdomain names). */
+function metaErrors(ctx: RequestScope, object: KubeObject): FieldError[] {
+  const errors = validateObjectMeta(object.metadata as never);
+  // Cluster-scoped objects have no namespace to require.
+  return ctx.info.namespaced ? errors : errors.filter((e) => e.field !== "metadata.namespace");
+}

@@ -1,0 +1,72 @@
+// The request scope the router resolved (resource, version, namespace, dry run, warnings) and
+// the helpers the endpoints and the registry store share: Results, JSON answers, the object as
+// served in the request's version, the field manager.
+
+import { writeHorizontalPodAutoscaler } from "../api/conversion.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
+import { type ApiError, errorResponse, invalid } from "./errors.js";
+import {
+  type ManagedFieldsEntry,
+  managerFromUserAgent,
+  validateFieldManager,
+} from "./fieldmanager/index.js";
+import type { RequestTarget, ResourceInfo } from "./resources.js";
+import type { ApiRequest, ApiResponse } from "./types.js";
+
+/** One resource request as the router resolved it. */
+export interface RequestScope {
+  req: ApiRequest;
+  target: RequestTarget;
+  info: ResourceInfo;
+  namespace: string;
+  apiVersion: string;
+  dryRun: boolean;
+  warnings: string[];
+  /** managedFields already computed by server-side apply (src/apiserver/fieldmanager/). */
+  managed?: ManagedFieldsEntry[];
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+export function fail<T>(error: ApiError): Result<T> {
+  return { ok: false, error };
+}
+
+export const JSON_HEADERS = { "content-type": "application/json" };
+
+export function respond(result: Result<{ status: number; body: unknown }>): ApiResponse {
+  if (!result.ok) return errorResponse(result.error);
+  return { status: result.value.status, headers: { ...JSON_HEADERS }, body: result.value.body };
+}
+
+/** `?fieldManager=` must be ≤ 128 bytes of printable characters (422 on the *Options kind). */
+export function checkFieldManager(ctx: RequestScope, method: string): ApiError | null {
+  const name = ctx.req.query.get("fieldManager");
+  const kind = { POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions" }[method];
+  if (name === null || kind === undefined) return null;
+  const errors = validateFieldManager(name);
+  if (errors.length === 0) return null;
+  const names = { resource: `${kind.toLowerCase()}s`, group: "meta.k8s.io", kind };
+  return invalid(names, "", errors);
+}
+
+/** The writer: `?fieldManager=`, else the User-Agent's program name (prefixFromUserAgent). */
+export function managerName(ctx: RequestScope): string {
+  return (
+    ctx.req.query.get("fieldManager") || managerFromUserAgent(ctx.req.headers["user-agent"] ?? "")
+  );
+}
+
+/** The object as served in the request's version. */
+export function present(ctx: RequestScope, object: KubeObject): KubeObject {
+  if (ctx.info.kind === "HorizontalPodAutoscaler") {
+    return writeHorizontalPodAutoscaler(
+      object as unknown as HorizontalPodAutoscaler,
+      ctx.apiVersion as "autoscaling/v1" | "autoscaling/v2",
+    ) as KubeObject;
+  }
+  return { ...object, apiVersion: ctx.apiVersion, kind: ctx.info.kind };
+}
