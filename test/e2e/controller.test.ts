@@ -442,11 +442,19 @@ describe("horizon controller: the full loop against the embedded API server", ()
       () => (replicasOf(inProcess, "web") === 1 ? true : undefined),
       { timeoutMs: 20_000 },
     );
-    const refEvents = inProcess.cluster.store
-      .list("Event", "default")
-      .map((e) => e as unknown as { reason: string; message: string })
-      .filter((e) => e.reason === "SuccessfulRescale")
-      .map((e) => `${e.reason}: ${e.message}`);
+    const rescales = () =>
+      inProcess.cluster.store
+        .list("Event", "default")
+        .map((e) => e as unknown as { reason: string; message: string })
+        .filter((e) => e.reason === "SuccessfulRescale")
+        .map((e) => `${e.reason}: ${e.message}`);
+    // The controller records the event after its scale write: wait for the scale-down's.
+    await pollUntil(
+      "the reference's scale-down event",
+      () => (rescales().some((e) => e.includes("New size: 1;")) ? true : undefined),
+      { timeoutMs: 20_000 },
+    );
+    const refEvents = rescales();
     assert.equal(
       refEvents[0],
       "SuccessfulRescale: New size: 4; reason: cpu resource utilization (percentage of request) above target",
