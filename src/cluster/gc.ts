@@ -1,13 +1,13 @@
 // Deletion as kube-apiserver and kube-controller-manager do it, over the embedded cluster's
-// store: DeleteOptions, the generic registry's delete (graceful pod deletion, finalizers,
-// deletionTimestamp, the `orphan` / `foregroundDeletion` finalizers of a propagation policy),
-// updates that empty the finalizers of a terminating object, the garbage collector
-// (ownerReferences: Background, Foreground, Orphan) and the namespace controller's cascade.
+// store: the generic registry's delete (graceful pod deletion, finalizers, deletionTimestamp,
+// the `orphan` / `foregroundDeletion` finalizers of a propagation policy), updates that empty
+// the finalizers of a terminating object, the garbage collector (ownerReferences: Background,
+// Foreground, Orphan) and the namespace controller's cascade. The cluster's own controllers
+// (kubelet, GC) delete through these as the registry store does; the request side (decoding
+// DeleteOptions, the namespace strategy, update rules) is src/apiserver/registry/.
 // The decisions are pure functions; `GarbageCollector` applies them to the store, driven by the
 // cluster's clock (it never reads the wall clock).
-import { isRecord } from "../api/json.js";
 import type { KubeObject, OwnerReference } from "../api/types.js";
-import { type FieldError, goQuote } from "../api/validation.js";
 import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
 import { jsonEqual } from "../core/json.js";
 import { isClusterScoped, KNOWN_KINDS, knownGcPolicy, knownPluralOf } from "./kinds.js";
@@ -24,7 +24,6 @@ export const NAMESPACE_FINALIZER = "kubernetes";
 export const DEFAULT_POD_GRACE_SECONDS = 30;
 
 export type PropagationPolicy = "Foreground" | "Background" | "Orphan";
-const POLICIES: readonly PropagationPolicy[] = ["Foreground", "Background", "Orphan"];
 
 /** metav1.DeleteOptions as a DELETE carries it (body, or query parameters when the body is empty). */
 export interface DeleteOptions {
@@ -34,130 +33,6 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: string[];
-}
-
-export type OptionsError =
-  | { reason: "BadRequest"; message: string }
-  | { reason: "Invalid"; errors: FieldError[] };
-
-export type OptionsResult = { ok: true; value: DeleteOptions } | { ok: false; error: OptionsError };
-
-function badRequest(message: string): OptionsResult {
-  return { ok: false, error: { reason: "BadRequest", message } };
-}
-
-function goType(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  if (value === null) return "null";
-  return typeof value === "object" ? "object" : typeof value;
-}
-
-/**
- * DeleteOptions of a DELETE: the JSON body when there is one, else the query parameters
- * (the delete handler decodes one or the other), then ValidateDeleteOptions.
- */
-export function parseDeleteOptions(body: string, query: URLSearchParams): OptionsResult {
-  const options: DeleteOptions = {};
-  if (body.trim() !== "") {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch (err) {
-      return badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
-    }
-    if (!isRecord(parsed)) {
-      return badRequest(
-        `json: cannot unmarshal ${goType(parsed)} into Go value of type v1.DeleteOptions`,
-      );
-    }
-    const field = (name: string, want: "number" | "string" | "boolean"): unknown => {
-      const value = parsed[name];
-      if (value === undefined || value === null) return undefined;
-      const okType = want === "number" ? Number.isInteger(value) : typeof value === want;
-      if (!okType) {
-        const goWant = { number: "int64", string: "string", boolean: "bool" }[want];
-        throw new Error(
-          `json: cannot unmarshal ${goType(value)} into Go struct field DeleteOptions.${name} of type ${goWant}`,
-        );
-      }
-      return value;
-    };
-    try {
-      const grace = field("gracePeriodSeconds", "number");
-      if (grace !== undefined) options.gracePeriodSeconds = grace as number;
-      const policy = field("propagationPolicy", "string");
-      if (policy !== undefined) options.propagationPolicy = policy as string;
-      const orphan = field("orphanDependents", "boolean");
-      if (orphan !== undefined) options.orphanDependents = orphan as boolean;
-    } catch (err) {
-      return badRequest((err as Error).message);
-    }
-    if (isRecord(parsed.preconditions)) {
-      const pre: DeleteOptions["preconditions"] = {};
-      if (typeof parsed.preconditions.uid === "string") pre.uid = parsed.preconditions.uid;
-      if (typeof parsed.preconditions.resourceVersion === "string")
-        pre.resourceVersion = parsed.preconditions.resourceVersion;
-      options.preconditions = pre;
-    }
-    if (Array.isArray(parsed.dryRun)) options.dryRun = parsed.dryRun.map(String);
-  } else {
-    const grace = query.get("gracePeriodSeconds");
-    if (grace !== null) {
-      if (!/^[+-]?\d+$/.test(grace)) {
-        return badRequest(`strconv.ParseInt: parsing ${goQuote(grace)}: invalid syntax`);
-      }
-      options.gracePeriodSeconds = Number(grace);
-    }
-    const policy = query.get("propagationPolicy");
-    if (policy !== null) options.propagationPolicy = policy;
-    const orphan = query.get("orphanDependents");
-    if (orphan !== null) {
-      if (orphan !== "true" && orphan !== "false") {
-        return badRequest(`strconv.ParseBool: parsing ${goQuote(orphan)}: invalid syntax`);
-      }
-      options.orphanDependents = orphan === "true";
-    }
-    const dryRun = query.getAll("dryRun");
-    if (dryRun.length > 0) options.dryRun = dryRun;
-  }
-  const errors = validateDeleteOptions(options);
-  return errors.length > 0
-    ? { ok: false, error: { reason: "Invalid", errors } }
-    : { ok: true, value: options };
-}
-
-/** ValidateDeleteOptions (apimachinery meta/v1/validation). */
-export function validateDeleteOptions(options: DeleteOptions): FieldError[] {
-  const errors: FieldError[] = [];
-  const policy = options.propagationPolicy;
-  if (options.orphanDependents !== undefined && policy !== undefined) {
-    errors.push({
-      type: "FieldValueInvalid",
-      field: "propagationPolicy",
-      badValue: policy,
-      badValueJSON: true,
-      detail: "orphanDependents and deletionPropagation cannot be both set",
-    });
-  }
-  if (policy !== undefined && !POLICIES.includes(policy as PropagationPolicy)) {
-    errors.push({
-      type: "FieldValueNotSupported",
-      field: "propagationPolicy",
-      badValue: policy,
-      badValueJSON: true,
-      detail: `supported values: ${[...POLICIES, "nil"].map(goQuote).join(", ")}`,
-    });
-  }
-  const dryRun = options.dryRun ?? [];
-  if (dryRun.length > 1 || (dryRun.length === 1 && dryRun[0] !== "All")) {
-    errors.push({
-      type: "FieldValueNotSupported",
-      field: "dryRun",
-      badValue: dryRun,
-      detail: `supported values: ${goQuote("All")}`,
-    });
-  }
-  return errors;
 }
 
 // -----------------------------------------------------------------------------------------
@@ -253,7 +128,7 @@ export type DeletePlan =
   /** Stored with this metadata (deletionTimestamp set); gone once finalizers and grace allow. */
   | { type: "mark"; metadata: KubeObject["metadata"]; bumpGeneration: boolean };
 
-function finalizersOf(object: KubeObject): string[] {
+export function finalizersOf(object: KubeObject): string[] {
   return (object.metadata.finalizers as string[] | undefined) ?? [];
 }
 
@@ -262,7 +137,7 @@ function graceOf(object: KubeObject): number | undefined {
   return typeof grace === "number" ? grace : undefined;
 }
 
-function withFinalizers(
+export function withFinalizers(
   meta: KubeObject["metadata"],
   finalizers: string[],
 ): KubeObject["metadata"] {
@@ -349,62 +224,6 @@ export function shouldDeleteDuringUpdate(next: KubeObject, current: KubeObject):
   return true;
 }
 
-/**
- * rest.BeforeUpdate's rule that an update never removes or changes a deletion mark: the
- * deletionTimestamp (and a missing deletionGracePeriodSeconds) come from the stored object.
- */
-export function carryDeletionFields(next: KubeObject, current: KubeObject): KubeObject {
-  const stamp = current.metadata.deletionTimestamp;
-  const grace = current.metadata.deletionGracePeriodSeconds;
-  if (!stamp && grace === undefined) return next;
-  const metadata = { ...next.metadata };
-  if (stamp) metadata.deletionTimestamp = stamp;
-  if (grace !== undefined && metadata.deletionGracePeriodSeconds === undefined)
-    metadata.deletionGracePeriodSeconds = grace;
-  return { ...next, metadata };
-}
-
-/**
- * ValidateObjectMetaUpdate's deletion rules: no new finalizers on a terminating object, and
- * deletionTimestamp / deletionGracePeriodSeconds are immutable (after carryDeletionFields only
- * a client setting them on a live object, or changing the grace, trips these).
- */
-export function deletionUpdateErrors(next: KubeObject, current: KubeObject): FieldError[] {
-  const errors: FieldError[] = [];
-  if (current.metadata.deletionTimestamp) {
-    const old = new Set(finalizersOf(current));
-    const extra = [...new Set(finalizersOf(next))].filter((f) => !old.has(f)).sort();
-    if (extra.length > 0) {
-      errors.push({
-        type: "FieldValueForbidden",
-        field: "metadata.finalizers",
-        badValue: "",
-        detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map(goQuote).join(", ")}}`,
-      });
-    }
-  }
-  const stamp = next.metadata.deletionTimestamp ?? null;
-  if (stamp !== (current.metadata.deletionTimestamp ?? null)) {
-    errors.push({
-      type: "FieldValueInvalid",
-      field: "metadata.deletionTimestamp",
-      badValue: stamp,
-      badValueJSON: true,
-      detail: "field is immutable",
-    });
-  }
-  const grace = next.metadata.deletionGracePeriodSeconds ?? null;
-  if (grace !== (current.metadata.deletionGracePeriodSeconds ?? null)) {
-    errors.push({
-      type: "FieldValueInvalid",
-      field: "metadata.deletionGracePeriodSeconds",
-      badValue: grace,
-      detail: "field is immutable",
-    });
-  }
-  return errors;
-}
-
 /** Where a delete left the object. */
 export interface DeleteOutcome {
   /** Gone from the store (or would be, in a dry run). */
@@ -480,80 +299,7 @@ export function updateInStore(store: ObjectStore, next: KubeObject, current: Kub
 }
 
 // -----------------------------------------------------------------------------------------
-// The namespace REST's delete
-
-/** The namespaces kube-apiserver's NamespaceLifecycle admission never lets go. */
-export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set([
-  "default",
-  "kube-system",
-  "kube-public",
-]);
-
-/**
- * The first delete of a namespace only marks it: deletionTimestamp, phase Terminating, and
- * `orphan` / `foregroundDeletion` in metadata.finalizers as the options ask; the namespace
- * controller empties it. Null when the namespace is already terminating (then a delete with
- * spec.finalizers left answers with the namespace; without, it is a generic delete).
- */
-export function markNamespace(
-  namespace: KubeObject,
-  options: DeleteOptions,
-  now: number,
-): KubeObject | null {
-  if (namespace.metadata.deletionTimestamp) return null;
-  const current = finalizersOf(namespace);
-  const orphan =
-    options.orphanDependents ??
-    (options.propagationPolicy !== undefined
-      ? options.propagationPolicy === "Orphan"
-      : current.includes(ORPHAN_FINALIZER));
-  const foreground =
-    options.orphanDependents !== undefined
-      ? false
-      : options.propagationPolicy !== undefined
-        ? options.propagationPolicy === "Foreground"
-        : current.includes(FOREGROUND_FINALIZER);
-  const finalizers = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
-  if (orphan) finalizers.push(ORPHAN_FINALIZER);
-  if (foreground) finalizers.push(FOREGROUND_FINALIZER);
-  const metadata = withFinalizers(
-    { ...namespace.metadata, deletionTimestamp: rfc3339(now) },
-    finalizers,
-  );
-  const status = { ...((namespace.status as object | undefined) ?? {}), phase: "Terminating" };
-  return { ...namespace, metadata, status };
-}
-
-/**
- * The namespace strategy's create: phase Active, the `kubernetes` finalizer in spec.finalizers
- * (the namespace controller's), and the `kubernetes.io/metadata.name` label defaulting sets.
- */
-export function prepareNamespaceCreate(namespace: KubeObject): KubeObject {
-  const spec = { ...((namespace.spec as { finalizers?: string[] } | undefined) ?? {}) };
-  const finalizers = spec.finalizers ?? [];
-  spec.finalizers = finalizers.includes(NAMESPACE_FINALIZER)
-    ? finalizers
-    : [...finalizers, NAMESPACE_FINALIZER];
-  const labels = { ...(namespace.metadata.labels ?? {}) };
-  labels["kubernetes.io/metadata.name"] = namespace.metadata.name;
-  return {
-    ...namespace,
-    metadata: { ...namespace.metadata, labels },
-    spec,
-    status: { phase: "Active" },
-  };
-}
-
-/** The namespace strategy's update: spec.finalizers change only through `finalize`. */
-export function prepareNamespaceUpdate(next: KubeObject, current: KubeObject): KubeObject {
-  const finalizers = (current.spec as { finalizers?: string[] } | undefined)?.finalizers;
-  const spec: Record<string, unknown> = { ...((next.spec as object | undefined) ?? {}) };
-  if (finalizers) spec.finalizers = finalizers;
-  else delete spec.finalizers;
-  const labels = { ...(next.metadata.labels ?? {}) };
-  labels["kubernetes.io/metadata.name"] = next.metadata.name;
-  return { ...next, metadata: { ...next.metadata, labels }, spec };
-}
+// NamespaceLifecycle
 
 /** The namespace the object lives in is being deleted (NamespaceLifecycle forbids creates). */
 export function namespaceTerminating(store: ObjectStore, namespace: string): boolean {

@@ -1,21 +1,24 @@
-// The deletion decisions (src/cluster/gc.ts) as tables, and the garbage collector over a store:
-// what survives a deletion is exactly what still has a live owner (a fast-check property).
+// The deletion decisions (src/cluster/gc.ts; their request side in src/apiserver/registry/) as
+// tables, and the garbage collector over a store: what survives a deletion is exactly what
+// still has a live owner (a fast-check property).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { KubeObject } from "../../src/api/types.js";
+import { parseDeleteOptions } from "../../src/apiserver/registry/deleteoptions.js";
 import {
   carryDeletionFields,
+  deletionUpdateErrors,
+} from "../../src/apiserver/registry/metadata.js";
+import { markNamespace } from "../../src/apiserver/registry/namespace.js";
+import {
   type DefaultGcPolicy,
   type DeleteOptions,
   defaultGcPolicy,
   deleteFromStore,
-  deletionUpdateErrors,
   GarbageCollector,
   gcFinalizers,
-  markNamespace,
   namespaceConditions,
-  parseDeleteOptions,
   planDelete,
   podGracePeriodSeconds,
   shouldDeleteDuringUpdate,

@@ -2,8 +2,8 @@
 // the query, then the registry store's delete for each object.
 
 import type { DeleteOptions } from "../../cluster/gc.js";
-import { parseDeleteOptions } from "../../cluster/gc.js";
 import { badRequest, invalid, methodNotAllowed, notFound } from "../errors.js";
+import { parseDeleteOptions } from "../registry/deleteoptions.js";
 import { fail, ok, present, type Result } from "../request.js";
 import type { Ctx } from "./context.js";
 import { listFilter } from "./list.js";

@@ -19,16 +19,10 @@ import {
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import { applyWorkloadDefaults } from "../../cluster/defaults.js";
 import {
-  carryDeletionFields,
   type DeleteOptions,
   defaultGcPolicy,
   deleteFromStore,
-  deletionUpdateErrors,
-  IMMORTAL_NAMESPACES,
-  markNamespace,
   namespaceTerminating,
-  prepareNamespaceCreate,
-  prepareNamespaceUpdate,
   shouldDeleteDuringUpdate,
 } from "../../cluster/gc.js";
 import { StoreError } from "../../cluster/store.js";
@@ -54,6 +48,13 @@ import {
 } from "../fieldmanager/index.js";
 import { fail, managerName, ok, present, type RequestScope, type Result } from "../request.js";
 import { RESOURCES, type ResourceInfo } from "../resources.js";
+import { carryDeletionFields, deletionUpdateErrors } from "./metadata.js";
+import {
+  IMMORTAL_NAMESPACES,
+  markNamespace,
+  prepareNamespaceCreate,
+  prepareNamespaceUpdate,
+} from "./namespace.js";
 
 /** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];

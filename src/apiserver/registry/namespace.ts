@@ -1,0 +1,87 @@
+// The namespace's registry rules: the strategy's create and update (phase, the `kubernetes`
+// finalizer, the metadata.name label), NamespaceLifecycle's immortal namespaces and the
+// namespace REST's delete, which only marks the namespace for the namespace controller.
+
+import type { KubeObject } from "../../api/types.js";
+import type { DeleteOptions } from "../../cluster/gc.js";
+import {
+  FOREGROUND_FINALIZER,
+  finalizersOf,
+  NAMESPACE_FINALIZER,
+  ORPHAN_FINALIZER,
+  withFinalizers,
+} from "../../cluster/gc.js";
+import { rfc3339 } from "../../cluster/time.js";
+
+/** The namespaces kube-apiserver's NamespaceLifecycle admission never lets go. */
+export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set([
+  "default",
+  "kube-system",
+  "kube-public",
+]);
+
+/**
+ * The first delete of a namespace only marks it: deletionTimestamp, phase Terminating, and
+ * `orphan` / `foregroundDeletion` in metadata.finalizers as the options ask; the namespace
+ * controller empties it. Null when the namespace is already terminating (then a delete with
+ * spec.finalizers left answers with the namespace; without, it is a generic delete).
+ */
+export function markNamespace(
+  namespace: KubeObject,
+  options: DeleteOptions,
+  now: number,
+): KubeObject | null {
+  if (namespace.metadata.deletionTimestamp) return null;
+  const current = finalizersOf(namespace);
+  const orphan =
+    options.orphanDependents ??
+    (options.propagationPolicy !== undefined
+      ? options.propagationPolicy === "Orphan"
+      : current.includes(ORPHAN_FINALIZER));
+  const foreground =
+    options.orphanDependents !== undefined
+      ? false
+      : options.propagationPolicy !== undefined
+        ? options.propagationPolicy === "Foreground"
+        : current.includes(FOREGROUND_FINALIZER);
+  const finalizers = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (orphan) finalizers.push(ORPHAN_FINALIZER);
+  if (foreground) finalizers.push(FOREGROUND_FINALIZER);
+  const metadata = withFinalizers(
+    { ...namespace.metadata, deletionTimestamp: rfc3339(now) },
+    finalizers,
+  );
+  const status = { ...((namespace.status as object | undefined) ?? {}), phase: "Terminating" };
+  return { ...namespace, metadata, status };
+}
+
+/**
+ * The namespace strategy's create: phase Active, the `kubernetes` finalizer in spec.finalizers
+ * (the namespace controller's), and the `kubernetes.io/metadata.name` label defaulting sets.
+ */
+export function prepareNamespaceCreate(namespace: KubeObject): KubeObject {
+  const spec = { ...((namespace.spec as { finalizers?: string[] } | undefined) ?? {}) };
+  const finalizers = spec.finalizers ?? [];
+  spec.finalizers = finalizers.includes(NAMESPACE_FINALIZER)
+    ? finalizers
+    : [...finalizers, NAMESPACE_FINALIZER];
+  const labels = { ...(namespace.metadata.labels ?? {}) };
+  labels["kubernetes.io/metadata.name"] = namespace.metadata.name;
+  return {
+    ...namespace,
+    metadata: { ...namespace.metadata, labels },
+    spec,
+    status: { phase: "Active" },
+  };
+}
+
+/** The namespace strategy's update: spec.finalizers change only through `finalize`. */
+export function prepareNamespaceUpdate(next: KubeObject, current: KubeObject): KubeObject {
+  const finalizers = (current.spec as { finalizers?: string[] } | undefined)?.finalizers;
+  const spec: Record<string, unknown> = { ...((next.spec as object | undefined) ?? {}) };
+  if (finalizers) spec.finalizers = finalizers;
+  else delete spec.finalizers;
+  const labels = { ...(next.metadata.labels ?? {}) };
+  labels["kubernetes.io/metadata.name"] = next.metadata.name;
+  return { ...next, metadata: { ...next.metadata, labels }, spec };
+}
