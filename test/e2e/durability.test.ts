@@ -60,6 +60,8 @@ async function startServer(dataDir: string, kubeconfig: string): Promise<Server>
       if (exitCode !== undefined) {
         throw new Error(`horizon up exited (${exitCode}):\n${server.stdout()}\n${server.stderr()}`);
       }
+      // The whole banner: the store line comes after the address.
+      if (!/^ {2}cluster: .*; store: /m.test(server.stdout())) return undefined;
       return server.stdout().match(/listening on (http:\/\/127\.0\.0\.1:\d+)$/m)?.[1];
     },
     { timeoutMs: 30_000 },
