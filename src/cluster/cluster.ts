@@ -5,6 +5,7 @@
 // It plays a ClusterModel and knows nothing of scenarios: src/sim maps a Scenario onto the
 // model and applies the scenario's events through the primitives below.
 import type { KubeObject } from "../api/types.js";
+import { applyWorkloadDefaults } from "../api/workload-defaults.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
@@ -28,7 +29,6 @@ import {
 import { podFromTemplate } from "./controllers/pods.js";
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
-import { applyWorkloadDefaults } from "./defaults.js";
 import { GarbageCollector } from "./gc.js";
 import { DEFAULT_LIFECYCLE, DEFAULT_USAGE, Kubelet, podView, restoreStage } from "./kubelet.js";
 import { ServiceLoads } from "./load.js";

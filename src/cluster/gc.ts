@@ -7,7 +7,9 @@
 // DeleteOptions, the namespace strategy, update rules) is src/apiserver/registry/.
 // The decisions are pure functions; `GarbageCollector` applies them to the store, driven by the
 // cluster's clock (it never reads the wall clock).
+
 import type { KubeObject, OwnerReference } from "../api/types.js";
+import { NAMESPACE_FINALIZER } from "../apiserver/kinds/namespace.js";
 import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
 import { jsonEqual } from "../core/json.js";
 import { isClusterScoped, KNOWN_KINDS, knownGcPolicy, knownPluralOf } from "./kinds.js";
@@ -18,8 +20,6 @@ import { rfc3339 } from "./time.js";
 export const ORPHAN_FINALIZER = "orphan";
 /** metav1.FinalizerDeleteDependents. */
 export const FOREGROUND_FINALIZER = "foregroundDeletion";
-/** The namespace controller's spec.finalizers entry (v1.FinalizerKubernetes). */
-export const NAMESPACE_FINALIZER = "kubernetes";
 /** What the API server defaults a pod's spec.terminationGracePeriodSeconds to. */
 export const DEFAULT_POD_GRACE_SECONDS = 30;
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
+import { FeatureGates } from "../../src/api/featuregates.js";
 import { handleDiscovery } from "../../src/apiserver/discovery.js";
 import { schemaFor } from "../../src/apiserver/fieldmanager/index.js";
 import { parseFieldSelector } from "../../src/apiserver/fieldselectors.js";
@@ -164,4 +165,74 @@ describe("kind modules stay low in the graph", () => {
       }
     });
   }
+});
+
+describe("each kind's strategy: defaults, validation and create/update rules", () => {
+  const context = { featureGates: FeatureGates.defaults() };
+  const meta = { name: "x", namespace: "default" };
+
+  test("workloads are defaulted and a create drops the status", () => {
+    const created = KINDS.Deployment.strategy.prepareForCreate(
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: meta,
+        spec: { selector: { matchLabels: { a: "b" } }, template: {} },
+        status: { replicas: 3 },
+      },
+      context,
+    );
+    assert.ok(created.ok);
+    assert.equal(created.value.status, undefined);
+    assert.equal((created.value.spec as { replicas?: number }).replicas, 1);
+  });
+
+  test("a namespace gets its finalizer and name label; an update cannot change spec.finalizers", () => {
+    const ns = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } };
+    const created = KINDS.Namespace.strategy.prepareForCreate(ns, context);
+    assert.ok(created.ok);
+    assert.deepEqual(created.value.spec, { finalizers: ["kubernetes"] });
+    assert.equal(created.value.metadata.labels?.["kubernetes.io/metadata.name"], "team");
+    const updated = KINDS.Namespace.strategy.prepareForUpdate(
+      { ...created.value, spec: { finalizers: [] } },
+      created.value,
+      context,
+    );
+    assert.ok(updated.ok);
+    assert.deepEqual(updated.value.spec, { finalizers: ["kubernetes"] });
+  });
+
+  test("the HPA is defaulted and validated with its metadata, and its status reset on create", () => {
+    assert.equal(KINDS.HorizontalPodAutoscaler.strategy.validatesMetadata, true);
+    const hpa = {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: meta,
+      spec: {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+        maxReplicas: 5,
+      },
+      status: { currentReplicas: 9 },
+    };
+    const created = KINDS.HorizontalPodAutoscaler.strategy.prepareForCreate(hpa, context);
+    assert.ok(created.ok);
+    assert.equal((created.value.spec as { minReplicas?: number }).minReplicas, 1);
+    assert.deepEqual(created.value.status, { desiredReplicas: 0 });
+    const invalid = KINDS.HorizontalPodAutoscaler.strategy.prepareForCreate(
+      { ...hpa, spec: { ...hpa.spec, maxReplicas: 0 } },
+      context,
+    );
+    assert.equal(invalid.ok, false);
+    assert.ok(!invalid.ok && invalid.errors.some((e) => e.field === "spec.maxReplicas"));
+  });
+
+  test("kinds without rules of their own store what is sent", () => {
+    for (const kind of ["Pod", "Service", "Event", "Lease", "Node"] as const) {
+      const object = { apiVersion: "v1", kind, metadata: meta, spec: { a: 1 } };
+      assert.deepEqual(KINDS[kind].strategy.prepareForCreate(object, context), {
+        ok: true,
+        value: object,
+      });
+    }
+  });
 });

@@ -1,4 +1,5 @@
 // apps/v1 Deployment.
+
 import type { LabelSelector } from "../../api/types.js";
 import {
   LABEL_SELECTOR,
@@ -25,6 +26,7 @@ import {
 import type { ProtoMessage } from "./proto.js";
 import * as pb from "./proto.js";
 import { type KindDefinition, READ_WRITE, S, scalars, struct } from "./types.js";
+import { WORKLOAD_STRATEGY } from "./workload.js";
 
 // Protobuf field numbers.
 const DEPLOYMENT_PROTO: ProtoMessage = {
@@ -106,6 +108,7 @@ export const deployment: KindDefinition<"Deployment"> = {
     status: { conditions: [{ lastUpdateTime: "Time", lastTransitionTime: "Time" }] },
   },
   fieldSelectors: [],
+  strategy: WORKLOAD_STRATEGY,
   printer: {
     columns: [
       NAME,

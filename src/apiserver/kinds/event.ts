@@ -1,8 +1,18 @@
 // core/v1 Event (events.k8s.io is not served).
+
 import type { KubeObject } from "../../api/types.js";
 import { OBJECT_META, OBJECT_META_TIMES } from "./meta.js";
 import { asRecord, col, DOC, hasTime, int, since, str } from "./printing.js";
-import { DEDUCED, type KindDefinition, READ_WRITE, S, scalars, struct, zero } from "./types.js";
+import {
+  DEDUCED,
+  type KindDefinition,
+  PLAIN_STRATEGY,
+  READ_WRITE,
+  S,
+  scalars,
+  struct,
+  zero,
+} from "./types.js";
 
 export const event: KindDefinition<"Event"> = {
   kind: "Event",
@@ -63,6 +73,7 @@ export const event: KindDefinition<"Event"> = {
     "source",
     "type",
   ],
+  strategy: PLAIN_STRATEGY,
   printer: {
     columns: [
       col(

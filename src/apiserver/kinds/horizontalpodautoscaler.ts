@@ -1,5 +1,16 @@
 // autoscaling/v2 and autoscaling/v1 HorizontalPodAutoscaler.
-import type { MetricSpec, MetricStatus } from "../../api/types.js";
+import { setDefaultsHorizontalPodAutoscaler } from "../../api/defaults.js";
+import type {
+  HorizontalPodAutoscaler,
+  KubeObject,
+  MetricSpec,
+  MetricStatus,
+} from "../../api/types.js";
+import {
+  dropDisabledHorizontalPodAutoscalerFields,
+  validateHorizontalPodAutoscaler,
+  validateHorizontalPodAutoscalerStatusUpdate,
+} from "../../api/validation.js";
 import {
   CONDITION_TIMES,
   CONDITIONS,
@@ -15,6 +26,7 @@ import * as pb from "./proto.js";
 import {
   atomicList,
   type KindDefinition,
+  type KindStrategy,
   type KnownFields,
   READ_WRITE,
   S,
@@ -289,6 +301,34 @@ const HPA_V1_PROTO: ProtoMessage = {
   }),
 };
 
+const asHpa = (object: KubeObject) => object as unknown as HorizontalPodAutoscaler;
+const asObject = (hpa: HorizontalPodAutoscaler) => hpa as unknown as KubeObject;
+
+/**
+ * The HPA strategy (pkg/registry/autoscaling/horizontalpodautoscaler): fields of disabled gates
+ * dropped, v2 defaults, full-object validation (ObjectMeta included); a create's status is
+ * cleared, since only the controller writes it.
+ */
+const HPA_STRATEGY: KindStrategy = {
+  validatesMetadata: true,
+  prepareForCreate(object, { featureGates }) {
+    let hpa = dropDisabledHorizontalPodAutoscalerFields(asHpa(object), undefined, featureGates);
+    hpa = setDefaultsHorizontalPodAutoscaler(hpa);
+    hpa.status = { desiredReplicas: 0 } as HorizontalPodAutoscaler["status"];
+    const errors = validateHorizontalPodAutoscaler(hpa, { featureGates });
+    return errors.length > 0 ? { ok: false, errors } : { ok: true, value: asObject(hpa) };
+  },
+  prepareForUpdate(next, current, { featureGates }) {
+    const old = asHpa(current);
+    let hpa = dropDisabledHorizontalPodAutoscalerFields(asHpa(next), old, featureGates);
+    hpa = setDefaultsHorizontalPodAutoscaler(hpa);
+    const errors = validateHorizontalPodAutoscaler(hpa, { featureGates, old });
+    return errors.length > 0 ? { ok: false, errors } : { ok: true, value: asObject(hpa) };
+  },
+  validateStatusUpdate: (next, current) =>
+    validateHorizontalPodAutoscalerStatusUpdate(asHpa(next), asHpa(current)),
+};
+
 export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> = {
   kind: "HorizontalPodAutoscaler",
   resource: "horizontalpodautoscalers",
@@ -310,6 +350,7 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
     status: { lastScaleTime: "*Time", conditions: CONDITION_TIMES },
   },
   fieldSelectors: [],
+  strategy: HPA_STRATEGY,
   printer: {
     columns: [
       NAME,

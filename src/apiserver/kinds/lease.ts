@@ -1,7 +1,16 @@
 // coordination.k8s.io/v1 Lease (leader election).
+
 import { OBJECT_META, OBJECT_META_TIMES } from "./meta.js";
 import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
-import { type KindDefinition, READ_WRITE, S, scalars, struct, zero } from "./types.js";
+import {
+  type KindDefinition,
+  PLAIN_STRATEGY,
+  READ_WRITE,
+  S,
+  scalars,
+  struct,
+  zero,
+} from "./types.js";
 
 export const lease: KindDefinition<"Lease"> = {
   kind: "Lease",
@@ -40,6 +49,7 @@ export const lease: KindDefinition<"Lease"> = {
     spec: { acquireTime: "*MicroTime", renewTime: "*MicroTime" },
   },
   fieldSelectors: [],
+  strategy: PLAIN_STRATEGY,
   printer: {
     columns: [
       NAME,

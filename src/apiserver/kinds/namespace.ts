@@ -1,4 +1,6 @@
 // core/v1 Namespace.
+
+import type { KubeObject } from "../../api/types.js";
 import {
   CONDITION_TIMES,
   CONDITIONS,
@@ -10,7 +12,49 @@ import {
 import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
 import type { ProtoMessage } from "./proto.js";
 import * as pb from "./proto.js";
-import { atomicList, type KindDefinition, S, struct } from "./types.js";
+import { atomicList, type KindDefinition, type KindStrategy, S, struct } from "./types.js";
+
+/** The namespace controller's finalizer in spec.finalizers. */
+export const NAMESPACE_FINALIZER = "kubernetes";
+
+/**
+ * The namespace strategy: a create gets phase Active, the `kubernetes` finalizer and the
+ * `kubernetes.io/metadata.name` label (which defaulting sets); spec.finalizers change only
+ * through `finalize`, never through an update.
+ */
+const NAMESPACE_STRATEGY: KindStrategy = {
+  prepareForCreate(namespace) {
+    const spec = { ...((namespace.spec as { finalizers?: string[] } | undefined) ?? {}) };
+    const finalizers = spec.finalizers ?? [];
+    spec.finalizers = finalizers.includes(NAMESPACE_FINALIZER)
+      ? finalizers
+      : [...finalizers, NAMESPACE_FINALIZER];
+    const value: KubeObject = {
+      ...namespace,
+      metadata: { ...namespace.metadata, labels: nameLabel(namespace) },
+      spec,
+      status: { phase: "Active" },
+    };
+    return { ok: true, value };
+  },
+  prepareForUpdate(next, current) {
+    const finalizers = (current.spec as { finalizers?: string[] } | undefined)?.finalizers;
+    const spec: Record<string, unknown> = { ...((next.spec as object | undefined) ?? {}) };
+    if (finalizers) spec.finalizers = finalizers;
+    else delete spec.finalizers;
+    return {
+      ok: true,
+      value: { ...next, metadata: { ...next.metadata, labels: nameLabel(next) }, spec },
+    };
+  },
+};
+
+function nameLabel(namespace: KubeObject): Record<string, string> {
+  return {
+    ...(namespace.metadata.labels ?? {}),
+    "kubernetes.io/metadata.name": namespace.metadata.name,
+  };
+}
 
 // Protobuf field numbers.
 const NAMESPACE_PROTO: ProtoMessage = {
@@ -44,6 +88,7 @@ export const namespace: KindDefinition<"Namespace"> = {
   gcPolicy: "None",
   times: { metadata: OBJECT_META_TIMES, status: { conditions: CONDITION_TIMES } },
   fieldSelectors: ["status.phase"],
+  strategy: NAMESPACE_STRATEGY,
   printer: {
     columns: [NAME, col("Status", "string", "The status of the namespace"), AGE],
     cells: (obj, now) => [

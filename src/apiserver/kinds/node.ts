@@ -1,8 +1,9 @@
 // core/v1 Node: a read-only view of the simulated capacity.
+
 import type { KubeObject } from "../../api/types.js";
 import { OBJECT_META_TIMES, root, TOP_LEVEL_FIELDS } from "./meta.js";
 import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
-import { DEDUCED, type KindDefinition } from "./types.js";
+import { DEDUCED, type KindDefinition, PLAIN_STRATEGY } from "./types.js";
 
 export const node: KindDefinition<"Node"> = {
   kind: "Node",
@@ -22,6 +23,7 @@ export const node: KindDefinition<"Node"> = {
     status: { conditions: [{ lastHeartbeatTime: "Time", lastTransitionTime: "Time" }] },
   },
   fieldSelectors: ["spec.unschedulable"],
+  strategy: PLAIN_STRATEGY,
   printer: {
     columns: [
       NAME,

@@ -1,4 +1,5 @@
 // core/v1 Pod.
+
 import type { KubeObject } from "../../api/types.js";
 import { CONDITIONS, OBJECT_META_TIMES, root, TOP_LEVEL_FIELDS } from "./meta.js";
 import { CONTAINER_STATUSES_TIMES, POD_SPEC } from "./podspec.js";
@@ -8,6 +9,7 @@ import {
   DEDUCED,
   type KindDefinition,
   mapList,
+  PLAIN_STRATEGY,
   READ_WRITE,
   S,
   struct,
@@ -73,6 +75,7 @@ export const pod: KindDefinition<"Pod"> = {
     "status.podIP",
     "status.nominatedNodeName",
   ],
+  strategy: PLAIN_STRATEGY,
   printer: {
     columns: [
       NAME,

@@ -1,4 +1,5 @@
 // apps/v1 ReplicaSet.
+
 import type { LabelSelector } from "../../api/types.js";
 import {
   LABEL_SELECTOR,
@@ -21,6 +22,7 @@ import {
   since,
 } from "./printing.js";
 import { type KindDefinition, READ_WRITE, S, struct } from "./types.js";
+import { WORKLOAD_STRATEGY } from "./workload.js";
 
 export const replicaSet: KindDefinition<"ReplicaSet"> = {
   kind: "ReplicaSet",
@@ -60,6 +62,7 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   gcPolicy: "DeleteDependents",
   times: WITH_CONDITIONS_TIMES,
   fieldSelectors: ["status.replicas"],
+  strategy: WORKLOAD_STRATEGY,
   printer: {
     columns: [
       NAME,

@@ -1,4 +1,5 @@
 // core/v1 ReplicationController.
+
 import { root, TOP_LEVEL_FIELDS, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
 import { POD_TEMPLATE } from "./podspec.js";
 import {
@@ -14,6 +15,7 @@ import {
   since,
 } from "./printing.js";
 import { atomicMap, type KindDefinition, READ_WRITE, S, struct } from "./types.js";
+import { WORKLOAD_STRATEGY } from "./workload.js";
 
 export const replicationController: KindDefinition<"ReplicationController"> = {
   kind: "ReplicationController",
@@ -48,6 +50,7 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   gcPolicy: "OrphanDependents",
   times: WITH_CONDITIONS_TIMES,
   fieldSelectors: ["status.replicas"],
+  strategy: WORKLOAD_STRATEGY,
   printer: {
     columns: [
       NAME,

@@ -1,4 +1,5 @@
 // core/v1 Service.
+
 import type { KubeObject } from "../../api/types.js";
 import { CONDITIONS, root, TOP_LEVEL_FIELDS, WITH_CONDITIONS_TIMES } from "./meta.js";
 import { AGE, asRecord, col, formatLabels, int, NAME, since, str } from "./printing.js";
@@ -8,6 +9,7 @@ import {
   DEDUCED,
   type KindDefinition,
   mapList,
+  PLAIN_STRATEGY,
   patchMerge,
   READ_WRITE,
   S,
@@ -76,6 +78,7 @@ export const service: KindDefinition<"Service"> = {
   gcPolicy: "None",
   times: WITH_CONDITIONS_TIMES,
   fieldSelectors: [],
+  strategy: PLAIN_STRATEGY,
   printer: {
     columns: [
       NAME,

@@ -1,4 +1,5 @@
 // apps/v1 StatefulSet.
+
 import {
   LABEL_SELECTOR,
   root,
@@ -27,6 +28,7 @@ import {
   scalars,
   struct,
 } from "./types.js";
+import { WORKLOAD_STRATEGY } from "./workload.js";
 
 export const statefulSet: KindDefinition<"StatefulSet"> = {
   kind: "StatefulSet",
@@ -79,6 +81,7 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   gcPolicy: "DeleteDependents",
   times: WITH_CONDITIONS_TIMES,
   fieldSelectors: [],
+  strategy: WORKLOAD_STRATEGY,
   printer: {
     columns: [
       NAME,

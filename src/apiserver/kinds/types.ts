@@ -1,8 +1,11 @@
 // The shape of one served kind's definition, and the builders its schema trees are written
 // with. Everything the API server and the cluster know about a kind is read from one
 // KindDefinition (registry.ts); other modules hold only the machinery that walks them.
+
+import type { FeatureGates } from "../../api/featuregates.js";
 import type { PatchStrategy } from "../../api/patch/strategic-merge-patch.js";
 import type { KubeObject } from "../../api/types.js";
+import type { FieldError } from "../../api/validation.js";
 import type { ProtoMessage } from "./proto.js";
 
 /** The kinds the API server serves; registry.ts must list a definition for each. */
@@ -156,6 +159,34 @@ export interface Printer {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Strategy: the kind's own create and update rules (upstream's per-kind RESTCreateStrategy /
+// RESTUpdateStrategy: PrepareForCreate/Update, defaulting, Validate). The registry store runs
+// the steps every kind shares around them.
+
+export interface StrategyContext {
+  featureGates: FeatureGates;
+}
+
+/** The object to store, or the field errors of a 422 Invalid. */
+export type Prepared = { ok: true; value: KubeObject } | { ok: false; errors: FieldError[] };
+
+export interface KindStrategy {
+  /** The kind's validation covers ObjectMeta (create and update), so the store's generic checks are skipped. */
+  validatesMetadata?: boolean;
+  prepareForCreate(object: KubeObject, context: StrategyContext): Prepared;
+  /** `next` already carries the stored status (the status subresource owns it). */
+  prepareForUpdate(next: KubeObject, current: KubeObject, context: StrategyContext): Prepared;
+  /** Checks of a write through the status subresource; none by default. */
+  validateStatusUpdate?(next: KubeObject, current: KubeObject): FieldError[];
+}
+
+/** No rules of its own: the object is stored as sent. */
+export const PLAIN_STRATEGY: KindStrategy = {
+  prepareForCreate: (object) => ({ ok: true, value: object }),
+  prepareForUpdate: (next) => ({ ok: true, value: next }),
+};
+
+// ---------------------------------------------------------------------------------------------
 // The definition
 
 /** One served version of a kind. */
@@ -200,4 +231,6 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   fieldSelectors: readonly string[];
   /** Table columns and cells (`kubectl get`). */
   printer: Printer;
+  /** Defaults, validation and the create/update rules of this kind. */
+  strategy: KindStrategy;
 }

@@ -1,13 +1,12 @@
-// The namespace's registry rules: the strategy's create and update (phase, the `kubernetes`
-// finalizer, the metadata.name label), NamespaceLifecycle's immortal namespaces and the
-// namespace REST's delete, which only marks the namespace for the namespace controller.
+// The namespace's registry rules beyond its strategy (kinds/namespace.ts): NamespaceLifecycle's
+// immortal namespaces and the namespace REST's delete, which only marks the namespace for the
+// namespace controller.
 
 import type { KubeObject } from "../../api/types.js";
 import type { DeleteOptions } from "../../cluster/gc.js";
 import {
   FOREGROUND_FINALIZER,
   finalizersOf,
-  NAMESPACE_FINALIZER,
   ORPHAN_FINALIZER,
   withFinalizers,
 } from "../../cluster/gc.js";
@@ -53,35 +52,4 @@ export function markNamespace(
   );
   const status = { ...((namespace.status as object | undefined) ?? {}), phase: "Terminating" };
   return { ...namespace, metadata, status };
-}
-
-/**
- * The namespace strategy's create: phase Active, the `kubernetes` finalizer in spec.finalizers
- * (the namespace controller's), and the `kubernetes.io/metadata.name` label defaulting sets.
- */
-export function prepareNamespaceCreate(namespace: KubeObject): KubeObject {
-  const spec = { ...((namespace.spec as { finalizers?: string[] } | undefined) ?? {}) };
-  const finalizers = spec.finalizers ?? [];
-  spec.finalizers = finalizers.includes(NAMESPACE_FINALIZER)
-    ? finalizers
-    : [...finalizers, NAMESPACE_FINALIZER];
-  const labels = { ...(namespace.metadata.labels ?? {}) };
-  labels["kubernetes.io/metadata.name"] = namespace.metadata.name;
-  return {
-    ...namespace,
-    metadata: { ...namespace.metadata, labels },
-    spec,
-    status: { phase: "Active" },
-  };
-}
-
-/** The namespace strategy's update: spec.finalizers change only through `finalize`. */
-export function prepareNamespaceUpdate(next: KubeObject, current: KubeObject): KubeObject {
-  const finalizers = (current.spec as { finalizers?: string[] } | undefined)?.finalizers;
-  const spec: Record<string, unknown> = { ...((next.spec as object | undefined) ?? {}) };
-  if (finalizers) spec.finalizers = finalizers;
-  else delete spec.finalizers;
-  const labels = { ...(next.metadata.labels ?? {}) };
-  labels["kubernetes.io/metadata.name"] = next.metadata.name;
-  return { ...next, metadata: { ...next.metadata, labels }, spec };
 }

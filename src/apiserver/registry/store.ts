@@ -6,18 +6,10 @@
 
 import { randomUUID } from "node:crypto";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../../api/conversion.js";
-import { setDefaultsHorizontalPodAutoscaler } from "../../api/defaults.js";
 import type { FeatureGates } from "../../api/featuregates.js";
-import type { HorizontalPodAutoscaler, KubeObject } from "../../api/types.js";
-import {
-  dropDisabledHorizontalPodAutoscalerFields,
-  type FieldError,
-  validateHorizontalPodAutoscaler,
-  validateHorizontalPodAutoscalerStatusUpdate,
-  validateObjectMeta,
-} from "../../api/validation.js";
+import type { KubeObject } from "../../api/types.js";
+import { type FieldError, validateObjectMeta } from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
-import { applyWorkloadDefaults } from "../../cluster/defaults.js";
 import {
   type DeleteOptions,
   defaultGcPolicy,
@@ -46,15 +38,12 @@ import {
   trackUpdate,
   type Versions,
 } from "../fieldmanager/index.js";
+import { kindDefinition } from "../kinds/registry.js";
+import { type KindStrategy, PLAIN_STRATEGY } from "../kinds/types.js";
 import { fail, managerName, ok, present, type RequestScope, type Result } from "../request.js";
 import { RESOURCES, type ResourceInfo } from "../resources.js";
 import { carryDeletionFields, deletionUpdateErrors } from "./metadata.js";
-import {
-  IMMORTAL_NAMESPACES,
-  markNamespace,
-  prepareNamespaceCreate,
-  prepareNamespaceUpdate,
-} from "./namespace.js";
+import { IMMORTAL_NAMESPACES, markNamespace } from "./namespace.js";
 
 /** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -232,30 +221,16 @@ export class RegistryStore {
     }
   }
 
-  /** Strategy of a create: status reset, defaults, validation (422). */
+  /** The kind's strategy of a create (defaults, its rules, validation: 422), after ObjectMeta checks. */
   prepareCreate(ctx: RequestScope, object: KubeObject): Result<KubeObject> {
     const name = object.metadata.name ?? "";
-    if (ctx.info.kind === "HorizontalPodAutoscaler") {
-      let hpa = object as unknown as HorizontalPodAutoscaler;
-      hpa = dropDisabledHorizontalPodAutoscalerFields(hpa, undefined, this.gates);
-      hpa = setDefaultsHorizontalPodAutoscaler(hpa);
-      // PrepareForCreate clears the status: only the controller writes it.
-      hpa.status = { desiredReplicas: 0 } as HorizontalPodAutoscaler["status"];
-      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates: this.gates });
+    const strategy = strategyOf(ctx);
+    if (!strategy.validatesMetadata) {
+      const errors = metaErrors(ctx, object);
       if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
-      return ok(hpa as unknown as KubeObject);
     }
-    const errors = metaErrors(ctx, object);
-    if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
-    let out = applyWorkloadDefaults(object);
-    if (
-      ["Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"].includes(ctx.info.kind)
-    ) {
-      const { status: _s, ...rest } = out;
-      out = rest as KubeObject;
-    }
-    if (ctx.info.kind === "Namespace") out = prepareNamespaceCreate(out);
-    return ok(out);
+    const prepared = strategy.prepareForCreate(object, { featureGates: this.gates });
+    return prepared.ok ? ok(prepared.value) : fail(invalid(ctx.info, name, prepared.errors));
   }
 
   /**
@@ -278,8 +253,7 @@ export class RegistryStore {
         ? this.prepareStatusUpdate(ctx, carried, current)
         : this.prepareUpdate(ctx, carried, current);
     if (!prepared.ok) return prepared;
-    if (ctx.target.subresource !== "status" && ctx.info.kind !== "HorizontalPodAutoscaler") {
-      // (The HPA's validation already checks its metadata update.)
+    if (ctx.target.subresource !== "status" && !strategyOf(ctx).validatesMetadata) {
       const errors = deletionUpdateErrors(prepared.value, current);
       // ValidateObjectMetaUpdate: a uid other than the stored one is refused (after the
       // finalizer rule, before the deletion fields).
@@ -320,9 +294,8 @@ export class RegistryStore {
     }
   }
 
-  /** Strategy of a spec update: the status subresource's fields stay as stored. */
+  /** Strategy of a spec update: the status subresource's fields stay as stored; then the kind's. */
   prepareUpdate(ctx: RequestScope, object: KubeObject, current: KubeObject): Result<KubeObject> {
-    const name = current.metadata.name;
     let next: KubeObject = {
       ...object,
       metadata: { ...object.metadata, resourceVersion: current.metadata.resourceVersion },
@@ -331,33 +304,21 @@ export class RegistryStore {
       next = { ...next, status: current.status };
       if (current.status === undefined) delete next.status;
     }
-    if (ctx.info.kind === "Namespace") next = prepareNamespaceUpdate(next, current);
-    if (ctx.info.kind === "HorizontalPodAutoscaler") {
-      const old = current as unknown as HorizontalPodAutoscaler;
-      let hpa = next as unknown as HorizontalPodAutoscaler;
-      hpa = dropDisabledHorizontalPodAutoscalerFields(hpa, old, this.gates);
-      hpa = setDefaultsHorizontalPodAutoscaler(hpa);
-      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates: this.gates, old });
-      if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
-      return ok(hpa as unknown as KubeObject);
-    }
-    return ok(applyWorkloadDefaults(next));
+    const prepared = strategyOf(ctx).prepareForUpdate(next, current, { featureGates: this.gates });
+    return prepared.ok
+      ? ok(prepared.value)
+      : fail(invalid(ctx.info, current.metadata.name, prepared.errors));
   }
 
-  /** Strategy of a status update: only status changes. */
+  /** Strategy of a status update: only status changes, with the kind's checks. */
   prepareStatusUpdate(
     ctx: RequestScope,
     object: KubeObject,
     current: KubeObject,
   ): Result<KubeObject> {
     const next: KubeObject = { ...current, status: object.status };
-    if (ctx.info.kind === "HorizontalPodAutoscaler") {
-      const errors = validateHorizontalPodAutoscalerStatusUpdate(
-        next as unknown as HorizontalPodAutoscaler,
-        current as unknown as HorizontalPodAutoscaler,
-      );
-      if (errors.length > 0) return fail(invalid(ctx.info, current.metadata.name, errors));
-    }
+    const errors = strategyOf(ctx).validateStatusUpdate?.(next, current) ?? [];
+    if (errors.length > 0) return fail(invalid(ctx.info, current.metadata.name, errors));
     return ok(next);
   }
 
@@ -593,6 +554,11 @@ function forbidden(
 }
 
 /** Metadata validation of kinds other than the HPA (name required, DNS subdomain names). */
+/** The served kind's strategy (every resource the store serves has a definition). */
+function strategyOf(ctx: RequestScope): KindStrategy {
+  return kindDefinition(ctx.info.kind)?.strategy ?? PLAIN_STRATEGY;
+}
+
 function metaErrors(ctx: RequestScope, object: KubeObject): FieldError[] {
   const errors = validateObjectMeta(object.metadata as never);
   // Cluster-scoped objects have no namespace to require.

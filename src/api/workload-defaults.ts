@@ -1,6 +1,6 @@
 // apps/v1 and core/v1 defaulting of the workload fields the embedded controllers read, as the
 // API server applies it on create (SetDefaults_Deployment, _StatefulSet, _ReplicaSet, _RC).
-import type { KubeObject } from "../api/types.js";
+import type { KubeObject } from "./types.js";
 
 type Spec = Record<string, unknown>;
 
