@@ -129,21 +129,9 @@ function spamKey(e: CoreEvent): string {
   ].join("\u0000");
 }
 
+/** The spam key's fields plus what makes events "similar" (client-go's EventAggregatorByReasonFunc). */
 function aggregateKey(e: CoreEvent): string {
-  const o = e.involvedObject;
-  return [
-    e.source.component,
-    e.source.host ?? "",
-    o.kind,
-    o.namespace,
-    o.name,
-    o.uid,
-    o.apiVersion,
-    e.type,
-    e.reason,
-    e.reportingComponent,
-    e.reportingInstance,
-  ].join("\u0000");
+  return [spamKey(e), e.type, e.reason, e.reportingComponent, e.reportingInstance].join("\u0000");
 }
 
 interface Observation {
