@@ -9,6 +9,7 @@
 // provider errors: "the server could not find the metric X for pods"); an outage is the
 // aggregator's plain-text 503.
 import { Quantity } from "../api/quantity.js";
+import { rfc3339 } from "../api/time.js";
 import type {
   KubeObject,
   LabelSelector,
@@ -19,7 +20,6 @@ import type { EmbeddedCluster } from "../cluster/cluster.js";
 import type { ObjectMetricModel } from "../cluster/cluster-model.js";
 import { groupOf, pluralOf } from "../cluster/kinds.js";
 import type { PodRecord } from "../cluster/model.js";
-import { rfc3339 } from "../cluster/time.js";
 import { formatDuration } from "../core/duration.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
 import { isTableRequest, toTable } from "./tables.js";

@@ -4,6 +4,8 @@
 // everything due up to a time; the controller talks to it through in-process port adapters.
 // It plays a ClusterModel and knows nothing of scenarios: src/sim maps a Scenario onto the
 // model and applies the scenario's events through the primitives below.
+
+import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults } from "../api/workload-defaults.js";
 import type { ControllerPorts } from "../controller/ports.js";
@@ -46,7 +48,6 @@ import { createPorts } from "./ports.js";
 import { noise, randomSuffix, streamSeed } from "./random.js";
 import { Scheduler } from "./scheduler.js";
 import { ObjectStore, type WatchEvent } from "./store.js";
-import { truncateToSecond } from "./time.js";
 import { trafficAt } from "./traffic.js";
 import { cpuModel, cpuModelUniform, servedPerPod } from "./usage.js";
 

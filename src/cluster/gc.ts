@@ -8,13 +8,13 @@
 // The decisions are pure functions; `GarbageCollector` applies them to the store, driven by the
 // cluster's clock (it never reads the wall clock).
 
+import { rfc3339 } from "../api/time.js";
 import type { KubeObject, OwnerReference } from "../api/types.js";
 import { NAMESPACE_FINALIZER } from "../apiserver/kinds/namespace.js";
 import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
 import { jsonEqual } from "../core/json.js";
 import { isClusterScoped, KNOWN_KINDS, knownGcPolicy, knownPluralOf } from "./kinds.js";
 import type { ObjectStore, WatchEvent } from "./store.js";
-import { rfc3339 } from "./time.js";
 
 /** metav1.FinalizerOrphanDependents. */
 export const ORPHAN_FINALIZER = "orphan";

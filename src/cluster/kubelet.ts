@@ -2,6 +2,8 @@
 // waiting → creating → running → ready → available; failed; terminating) on a timer heap, the
 // Pod object and PodView of a record at its stage, graceful and final deletes, and the stage a
 // restored pod is at.
+
+import { rfc3339, truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import type { PodView } from "../core/pods.js";
 import type { PodLifecycleModel, UsageModel } from "./cluster-model.js";
@@ -10,7 +12,6 @@ import { TimerHeap } from "./heap.js";
 import type { PodOwner, PodRecord } from "./model.js";
 import type { Scheduler } from "./scheduler.js";
 import type { ObjectStore } from "./store.js";
-import { rfc3339, truncateToSecond } from "./time.js";
 
 /** For pods of workloads the scenario does not model, and bare pods. */
 export const DEFAULT_LIFECYCLE: PodLifecycleModel = {

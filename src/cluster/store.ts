@@ -3,11 +3,11 @@
 // and synchronous watch notifications. Objects are immutable once stored: writers store new
 // objects and readers never mutate, so nothing is deep-copied or serialized on the hot path.
 
+import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { jsonEqual } from "../core/json.js";
 import { isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
-import { rfc3339 } from "./time.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 

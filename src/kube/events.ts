@@ -19,7 +19,7 @@ import type { SyncEvent } from "../core/sync.js";
 import { requestWithDeadline } from "./api-errors.js";
 import type { KubeClient } from "./types.js";
 
-export { HPA_COMPONENT, wireTime } from "../controller/events/correlator.js";
+export { HPA_COMPONENT } from "../controller/events/correlator.js";
 
 /** Upstream's broadcaster queue length (watch.NewLongQueueBroadcaster(1000, DropIfChannelFull)). */
 const MAX_QUEUED = 1000;

@@ -3,10 +3,10 @@
 // the stored ones (the update strategy copies them from the old object).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { rfc3339 } from "../../src/api/time.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { rfc3339 } from "../../src/cluster/time.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { deployment, hpa, scenario, T0 } from "../cluster/builders.js";
 

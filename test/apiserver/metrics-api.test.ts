@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { rfc3339 } from "../../src/api/time.js";
 import { handleMetricsApi } from "../../src/apiserver/metrics-api.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { rfc3339 } from "../../src/cluster/time.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import { at, deployment, scenario, T0, usage, WEB, workloadModel } from "../cluster/builders.js";

@@ -3,12 +3,12 @@
 // fake clock, with no writes.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { rfc3339 } from "../../src/api/time.js";
 import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
 import {
   type Correlation,
   EventCorrelator,
   type EventCorrelatorOptions,
-  wireTime,
 } from "../../src/controller/events/correlator.js";
 import type { SyncEvent } from "../../src/core/sync.js";
 
@@ -182,8 +182,8 @@ describe("EventCorrelator", () => {
         reason: "FailedGetScale",
         message: "no metrics",
         source: { component: "horizontal-pod-autoscaler" },
-        firstTimestamp: wireTime(T),
-        lastTimestamp: wireTime(T),
+        firstTimestamp: rfc3339(T),
+        lastTimestamp: rfc3339(T),
         count: 1,
         type: "Warning",
         eventTime: null,
@@ -198,10 +198,10 @@ describe("EventCorrelator", () => {
     const [first, second] = out as [Correlation, Correlation];
     assert.equal(second.action, "patch");
     assert.equal(second.event.metadata.name, first.event.metadata.name);
-    assert.equal(second.event.firstTimestamp, wireTime(T));
+    assert.equal(second.event.firstTimestamp, rfc3339(T));
     assert.deepEqual(second.action === "patch" && second.patch, {
       count: 2,
-      lastTimestamp: wireTime(T + 60_000),
+      lastTimestamp: rfc3339(T + 60_000),
       message: "no metrics",
     });
   });

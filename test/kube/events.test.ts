@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { rfc3339 } from "../../src/api/time.js";
 import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
 import type { SyncEvent } from "../../src/core/sync.js";
-import { KubeEventRecorder, type KubeEventsOptions, wireTime } from "../../src/kube/events.js";
+import { KubeEventRecorder, type KubeEventsOptions } from "../../src/kube/events.js";
 import type { KubeClient, KubeRequest, KubeResponse } from "../../src/kube/types.js";
 import { inProcessClient } from "./harness.js";
 
@@ -129,13 +130,13 @@ describe("recording", () => {
     );
     assert.deepEqual(client.requests[2]!.body, {
       count: 3,
-      lastTimestamp: wireTime(T + 60_000),
+      lastTimestamp: rfc3339(T + 60_000),
       message: rescale(3).message,
     });
     const [stored] = await events(inner);
     assert.equal(stored?.count, 3);
-    assert.equal(stored?.firstTimestamp, wireTime(T));
-    assert.equal(stored?.lastTimestamp, wireTime(T + 60_000));
+    assert.equal(stored?.firstTimestamp, rfc3339(T));
+    assert.equal(stored?.lastTimestamp, rfc3339(T + 60_000));
   });
 
   const keys = [

@@ -5,8 +5,8 @@
 import { isRecord } from "../../api/json.js";
 import { mergePatch } from "../../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../../api/patch/strategic-merge-patch.js";
+import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
-import { rfc3339 } from "../../cluster/time.js";
 import { badRequest, invalid, notFound, unsupportedPatchType } from "../errors.js";
 import {
   conflictStatus,

@@ -2,6 +2,7 @@
 // immortal namespaces and the namespace REST's delete, which only marks the namespace for the
 // namespace controller.
 
+import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import type { DeleteOptions } from "../../cluster/gc.js";
 import {
@@ -10,7 +11,6 @@ import {
   ORPHAN_FINALIZER,
   withFinalizers,
 } from "../../cluster/gc.js";
-import { rfc3339 } from "../../cluster/time.js";
 
 /** The namespaces kube-apiserver's NamespaceLifecycle admission never lets go. */
 export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set([

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../../api/conversion.js";
 import type { FeatureGates } from "../../api/featuregates.js";
+import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import { type FieldError, validateObjectMeta } from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
@@ -18,7 +19,6 @@ import {
   shouldDeleteDuringUpdate,
 } from "../../cluster/gc.js";
 import { StoreError } from "../../cluster/store.js";
-import { rfc3339 } from "../../cluster/time.js";
 import {
   type ApiError,
   alreadyExists,

@@ -2,6 +2,8 @@
 // `<name>-<pod-template-hash>`; RollingUpdate within maxSurge / maxUnavailable, Recreate,
 // proportional scaling of several active ReplicaSets, revisionHistoryLimit clean-up, adoption
 // of an orphaned ReplicaSet of the same template, status. The arithmetic is rollout.ts's.
+
+import { truncateToSecond } from "../../api/time.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
 import { namespaceTerminating } from "../gc.js";
 import { PodOwner, parseTemplate, type Workload } from "../model.js";
@@ -14,7 +16,6 @@ import {
   resolveFenceposts,
   scaleDownOld,
 } from "../rollout.js";
-import { truncateToSecond } from "../time.js";
 import type { ControllerContext } from "./context.js";
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";

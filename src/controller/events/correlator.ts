@@ -11,6 +11,8 @@
 //   of the first event: count + 1, lastTimestamp and message;
 // - spam filter (on by default, as upstream): a token bucket per source + object, burst 25,
 //   refilled one event per 5 minutes; a filtered event is not written, but still counted.
+
+import { rfc3339 } from "../../api/time.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import type { SyncEvent } from "../../core/sync.js";
 
@@ -94,11 +96,6 @@ class Lru<V> {
   }
 }
 
-/** metav1.Time on the wire: RFC 3339, whole seconds. */
-export function wireTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 function eventKey(e: CoreEvent): string {
   const o = e.involvedObject;
   return [
@@ -179,7 +176,7 @@ export class EventCorrelator {
     if (hpa.metadata.uid) involvedObject.uid = hpa.metadata.uid;
     involvedObject.apiVersion = "autoscaling/v2";
     if (hpa.metadata.resourceVersion) involvedObject.resourceVersion = hpa.metadata.resourceVersion;
-    const time = wireTime(now);
+    const time = rfc3339(now);
     return {
       apiVersion: "v1",
       kind: "Event",
@@ -226,7 +223,7 @@ export class EventCorrelator {
     // Keep the set from growing past the maximum (PopAny).
     const any = record.localKeys.values().next().value;
     if (any !== undefined) record.localKeys.delete(any);
-    const time = wireTime(now);
+    const time = rfc3339(now);
     const combined: CoreEvent = {
       ...event,
       metadata: {
