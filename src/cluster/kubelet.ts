@@ -5,9 +5,9 @@
 
 import { rfc3339, truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
+import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "../apiserver/registry/delete.js";
 import type { PodView } from "../core/pods.js";
 import type { PodLifecycleModel, UsageModel } from "./cluster-model.js";
-import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "./gc.js";
 import { TimerHeap } from "./heap.js";
 import type { PodOwner, PodRecord } from "./model.js";
 import type { Scheduler } from "./scheduler.js";

@@ -88,6 +88,11 @@ interface KindTable {
 /** How many recent changes `changesSince` can replay (older: Expired, as etcd compaction). */
 const HISTORY = 4096;
 
+/** The namespace an object is kept under: "" for cluster-scoped kinds, `default` when unset. */
+export function storeNamespaceOf(object: KubeObject): string {
+  return isClusterScoped(object.kind) ? "" : (object.metadata.namespace ?? "default");
+}
+
 export class ObjectStore {
   readonly #now: () => number;
   readonly #kinds = new Map<string, KindTable>();
@@ -168,7 +173,7 @@ export class ObjectStore {
    */
   create(object: KubeObject): KubeObject {
     const kind = object.kind;
-    const namespace = isClusterScoped(kind) ? "" : (object.metadata.namespace ?? "default");
+    const namespace = storeNamespaceOf(object);
     let name = object.metadata.name;
     if (!name && typeof object.metadata.generateName === "string") {
       do {
@@ -215,7 +220,7 @@ export class ObjectStore {
    */
   update(object: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
     const kind = object.kind;
-    const namespace = isClusterScoped(kind) ? "" : (object.metadata.namespace ?? "default");
+    const namespace = storeNamespaceOf(object);
     const name = object.metadata.name;
     const current = this.#existing(kind, namespace, name, object.apiVersion);
     const expected = object.metadata.resourceVersion;

@@ -8,11 +8,11 @@ import { parseFieldSelector } from "../../src/apiserver/fieldselectors.js";
 import { KIND_LIST, KINDS } from "../../src/apiserver/kinds/registry.js";
 import { normalizeTimes } from "../../src/apiserver/microtime.js";
 import { PROTOBUF_SCHEMAS } from "../../src/apiserver/protobuf.js";
+import { defaultGcPolicy } from "../../src/apiserver/registry/delete.js";
 import { findResource, RESOURCES, resourceOfKind } from "../../src/apiserver/resources.js";
 import { columnsFor, toTable } from "../../src/apiserver/tables.js";
 import type { ApiRequest } from "../../src/apiserver/types.js";
 import { unknownFields } from "../../src/apiserver/unknownfields.js";
-import { defaultGcPolicy } from "../../src/cluster/gc.js";
 import { isClusterScoped, KNOWN_KINDS, resourceOf } from "../../src/cluster/kinds.js";
 
 function openapiV3(group: string, version: string): Record<string, unknown> | null {

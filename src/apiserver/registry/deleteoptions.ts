@@ -3,7 +3,18 @@
 
 import { isRecord } from "../../api/json.js";
 import { type FieldError, goQuote } from "../../api/validation.js";
-import type { DeleteOptions, PropagationPolicy } from "../../cluster/gc.js";
+
+export type PropagationPolicy = "Foreground" | "Background" | "Orphan";
+
+/** metav1.DeleteOptions as a DELETE carries it (body, or query parameters when the body is empty). */
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  /** Deprecated upstream; still honoured (and, set to false, it makes an unfinished delete 202). */
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: string[];
+}
 
 const POLICIES: readonly PropagationPolicy[] = ["Foreground", "Background", "Orphan"];
 

@@ -3,7 +3,7 @@
 
 import type { KubeObject } from "../../api/types.js";
 import { type FieldError, goQuote } from "../../api/validation.js";
-import { finalizersOf } from "../../cluster/gc.js";
+import { finalizersOf } from "./delete.js";
 
 /**
  * rest.BeforeUpdate's rule that an update never removes or changes a deletion mark: the

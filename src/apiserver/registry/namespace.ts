@@ -4,13 +4,9 @@
 
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
-import type { DeleteOptions } from "../../cluster/gc.js";
-import {
-  FOREGROUND_FINALIZER,
-  finalizersOf,
-  ORPHAN_FINALIZER,
-  withFinalizers,
-} from "../../cluster/gc.js";
+import type { ObjectStore } from "../../cluster/store.js";
+import { FOREGROUND_FINALIZER, finalizersOf, ORPHAN_FINALIZER, withFinalizers } from "./delete.js";
+import type { DeleteOptions } from "./deleteoptions.js";
 
 /** The namespaces kube-apiserver's NamespaceLifecycle admission never lets go. */
 export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set([
@@ -52,4 +48,10 @@ export function markNamespace(
   );
   const status = { ...((namespace.status as object | undefined) ?? {}), phase: "Terminating" };
   return { ...namespace, metadata, status };
+}
+
+/** The namespace the object lives in is being deleted (NamespaceLifecycle forbids creates). */
+export function namespaceTerminating(store: ObjectStore, namespace: string): boolean {
+  const ns = store.get("Namespace", "", namespace);
+  return ns !== undefined && (ns.status as { phase?: string } | undefined)?.phase === "Terminating";
 }

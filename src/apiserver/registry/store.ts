@@ -2,7 +2,7 @@
 // kind): what happens to an object between the decoded request and the cluster's store.
 // BeforeCreate / BeforeUpdate (system fields, generated names, defaults, validation, status
 // and spec resets), NamespaceLifecycle admission, managedFields tracking, the delete's
-// preconditions and planning (src/cluster/gc.ts), and writes through the scale subresource.
+// preconditions and planning (./delete.ts), and writes through the scale subresource.
 
 import { randomUUID } from "node:crypto";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../../api/conversion.js";
@@ -11,13 +11,6 @@ import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import { type FieldError, validateObjectMeta } from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
-import {
-  type DeleteOptions,
-  defaultGcPolicy,
-  deleteFromStore,
-  namespaceTerminating,
-  shouldDeleteDuringUpdate,
-} from "../../cluster/gc.js";
 import { StoreError } from "../../cluster/store.js";
 import {
   type ApiError,
@@ -42,8 +35,10 @@ import { kindDefinition } from "../kinds/registry.js";
 import { type KindStrategy, PLAIN_STRATEGY } from "../kinds/types.js";
 import { fail, managerName, ok, present, type RequestScope, type Result } from "../request.js";
 import { RESOURCES, type ResourceInfo } from "../resources.js";
+import { defaultGcPolicy, deleteFromStore, shouldDeleteDuringUpdate } from "./delete.js";
+import type { DeleteOptions } from "./deleteoptions.js";
 import { carryDeletionFields, deletionUpdateErrors } from "./metadata.js";
-import { IMMORTAL_NAMESPACES, markNamespace } from "./namespace.js";
+import { IMMORTAL_NAMESPACES, markNamespace, namespaceTerminating } from "./namespace.js";
 
 /** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -341,7 +336,7 @@ export class RegistryStore {
   }
 
   /**
-   * The registry's delete (src/cluster/gc.ts): 200 with the object while it is only marked
+   * The registry's delete (./delete.ts): 200 with the object while it is only marked
    * (finalizers, a pod's grace period, a namespace being emptied), else 200 with the deleted
    * object or a Success Status per kind; 202 only for an unfinished delete that set the legacy
    * `orphanDependents: false`, as the delete handler does.

@@ -5,7 +5,7 @@
 
 import { truncateToSecond } from "../../api/time.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
-import { namespaceTerminating } from "../gc.js";
+import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
 import { PodOwner, parseTemplate, type Workload } from "../model.js";
 import { hashString, safeEncode, stableStringify, streamSeed } from "../random.js";
 import {
