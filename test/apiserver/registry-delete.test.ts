@@ -21,21 +21,7 @@ import {
   deletionUpdateErrors,
 } from "../../src/apiserver/registry/metadata.js";
 import { markNamespace } from "../../src/apiserver/registry/namespace.js";
-import { at } from "../cluster/builders.js";
-
-function object(
-  kind: string,
-  name: string,
-  meta: Partial<KubeObject["metadata"]> = {},
-  rest: Partial<KubeObject> = {},
-): KubeObject {
-  return {
-    apiVersion: kind === "Deployment" ? "apps/v1" : "v1",
-    kind,
-    metadata: { name, namespace: "default", uid: `uid-${name}`, generation: 1, ...meta },
-    ...rest,
-  };
-}
+import { at, object } from "../cluster/builders.js";
 
 const runningPod = (meta: Partial<KubeObject["metadata"]> = {}, spec: object = {}) =>
   object("Pod", "p", meta, {

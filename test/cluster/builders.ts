@@ -16,6 +16,21 @@ export const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 /** Seconds after T0, in epoch milliseconds. */
 export const at = (seconds: number) => T0 + seconds * 1000;
 
+/** A bare object of a kind in `default` (uid `uid-<name>`, generation 1). */
+export function object(
+  kind: string,
+  name: string,
+  meta: Partial<KubeObject["metadata"]> = {},
+  rest: Partial<KubeObject> = {},
+): KubeObject {
+  return {
+    apiVersion: kind === "Deployment" ? "apps/v1" : "v1",
+    kind,
+    metadata: { name, namespace: "default", uid: `uid-${name}`, generation: 1, ...meta },
+    ...rest,
+  };
+}
+
 export const WEB: WorkloadRef = { namespace: "default", kind: "Deployment", name: "web" };
 
 export function lifecycle(overrides: Partial<PodLifecycleModel> = {}): PodLifecycleModel {

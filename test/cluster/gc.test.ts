@@ -4,25 +4,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import type { KubeObject } from "../../src/api/types.js";
 import { deleteFromStore } from "../../src/apiserver/registry/delete.js";
 import { GarbageCollector, namespaceConditions } from "../../src/cluster/gc.js";
 import { ObjectStore } from "../../src/cluster/store.js";
-import { at, T0 } from "./builders.js";
-
-function object(
-  kind: string,
-  name: string,
-  meta: Partial<KubeObject["metadata"]> = {},
-  rest: Partial<KubeObject> = {},
-): KubeObject {
-  return {
-    apiVersion: kind === "Deployment" ? "apps/v1" : "v1",
-    kind,
-    metadata: { name, namespace: "default", uid: `uid-${name}`, generation: 1, ...meta },
-    ...rest,
-  };
-}
+import { at, object, T0 } from "./builders.js";
 
 describe("namespaces", () => {
   test("namespaceConditions: remaining content and finalizers, sorted; times kept while the status stays", () => {
