@@ -3,13 +3,12 @@
 // reconcileAutoscaler in pkg/controller/podautoscaler/horizontal.go.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
+import { completeExtendedSync, decideExtendedSync } from "../core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../core/history.js";
 import type { PodView } from "../core/pods.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
 import type { MetricObservation } from "../core/sources/types.js";
 import {
-  completeSync,
-  decideSync,
   needsMetrics,
   type RescaleOutcome,
   type ScaleObservation,
@@ -201,7 +200,7 @@ export async function reconcileHpa(
     }
   }
 
-  const decision = decideSync({
+  const decision = decideExtendedSync({
     now,
     hpa,
     scale,
@@ -221,7 +220,7 @@ export async function reconcileHpa(
     const update = answer instanceof Promise ? await answer : answer;
     outcome = update.ok ? { ok: true } : { ok: false, error: update.error };
   }
-  const result = completeSync(decision, outcome);
+  const result = completeExtendedSync(decision, outcome);
   memory.setHistory(key, result.history);
   for (const event of result.events) ports.events.record(hpa, event, now);
   let statusError: string | null = null;

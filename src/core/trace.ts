@@ -50,6 +50,18 @@ export interface LimitTrace {
   policyLimit?: number;
 }
 
+/** One `horizon.dev/` extension rule that acted on this sync (docs/extensions.md). */
+export interface ExtensionTrace {
+  /** The annotation behind it, e.g. `horizon.dev/paused`. */
+  annotation: string;
+  /** The condition or Event reason it reported, e.g. `Paused`, `DryRun`. */
+  reason: string;
+  message: string;
+  /** What upstream's algorithm decided before the rule, and what the rule made of it. */
+  upstreamReplicas?: number;
+  replicas?: number;
+}
+
 export interface DecisionTrace {
   version: typeof DECISION_TRACE_VERSION;
   hpa: { namespace: string; name: string };
@@ -70,6 +82,8 @@ export interface DecisionTrace {
   desiredReplicas: number;
   rescale: boolean;
   rescaleReason?: string;
+  /** Extension rules that acted (absent without `horizon.dev/` annotations). */
+  extensions?: ExtensionTrace[];
   /** How the sync ended: scaled, unchanged, or the error it returned. */
   outcome: "scaled" | "unchanged" | "failed";
   error?: string;

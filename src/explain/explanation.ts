@@ -3,7 +3,7 @@
 // stabilization window that held the count, the limit or policy that bounded it, the outcome.
 // It decides no wording: text.ts (`horizon explain`) and html.ts (the simulation report, the
 // dashboard) render it. See docs/decision-trace.md.
-import type { DecisionTrace, LimitTrace, SyncBranch } from "../core/trace.js";
+import type { DecisionTrace, ExtensionTrace, LimitTrace, SyncBranch } from "../core/trace.js";
 
 export const EXPLANATION_VERSION = "horizon.dev/explanation/v1";
 
@@ -88,6 +88,8 @@ export interface Explanation {
   desiredReplicas: number;
   rescale: boolean;
   rescaleReason?: string;
+  /** `horizon.dev/` extension rules that acted, in order (docs/extensions.md). */
+  extensions?: ExtensionTrace[];
   outcome: DecisionTrace["outcome"];
   error?: string;
 }
@@ -173,6 +175,7 @@ export function explain(trace: DecisionTrace): Explanation {
     else if (l.reason === "ScaleDownLimit") out.limit.direction = "scaleDown";
   }
   if (trace.rescaleReason !== undefined) out.rescaleReason = trace.rescaleReason;
+  if (trace.extensions) out.extensions = trace.extensions.map((x) => ({ ...x }));
   if (trace.error !== undefined) out.error = trace.error;
   return out;
 }

@@ -3,6 +3,7 @@
 // action's reasons; and that list as HTML.
 import type { Explanation } from "./explanation.js";
 import { formatNumber } from "./format.js";
+import { extensionLines } from "./text.js";
 
 export function escapeHtml(text: string): string {
   return text
@@ -106,6 +107,7 @@ export function explanationSummary(e: Explanation): string[] {
       text += `; selectPolicy ${l.selectPolicy}${l.policyLimit !== undefined ? ` → ${l.policyLimit}` : ""}`;
     out.push(`${text}.`);
   }
+  out.push(...extensionLines(e));
   out.push(
     `Decision: desired ${e.desiredReplicas} from current ${e.currentReplicas}; ${e.rescale ? `rescale: ${e.rescaleReason ?? ""}` : "no rescale"}; outcome ${e.outcome}${e.error ? ` (error: ${e.error})` : ""}.`,
   );

@@ -145,8 +145,23 @@ export function outcomeText(e: Explanation): string {
   return `Did not scale: kept ${plural(e.currentReplicas, "replica")}${e.desiredReplicas !== e.currentReplicas ? ` (desired ${e.desiredReplicas})` : ""}.`;
 }
 
-/** Plain-language bullets: why this sync decided what it did. */
+/** Plain-language bullets: why this sync decided what it did, extensions last. */
 export function explanationText(e: Explanation): string[] {
+  return [...upstreamText(e), ...extensionLines(e)];
+}
+
+/** One line per `horizon.dev/` rule that acted: what upstream decided and what the rule did. */
+export function extensionLines(e: Explanation): string[] {
+  return (e.extensions ?? []).map((x) => {
+    const effect =
+      x.upstreamReplicas !== undefined && x.replicas !== undefined
+        ? ` (upstream's algorithm: ${x.upstreamReplicas}; with the extension: ${x.replicas})`
+        : "";
+    return `Extension ${x.annotation} (${x.reason}): ${x.message}${effect}.`;
+  });
+}
+
+function upstreamText(e: Explanation): string[] {
   const why: string[] = [];
   if ("error" in e.target) {
     why.push(`The target's scale subresource could not be read: ${e.target.error}.`);
@@ -227,6 +242,7 @@ export function explanationNote(e: Explanation): string {
       ? e.stabilization.reason
       : "",
     e.limit && e.limit.reason !== "DesiredWithinRange" ? e.limit.reason : "",
+    ...(e.extensions ?? []).map((x) => `${x.reason} (${x.annotation})`),
   ]
     .filter(Boolean)
     .join("; ");

@@ -327,6 +327,58 @@ describe("fieldValidation", () => {
   }
 });
 
+describe("horizon.dev annotations on HPAs (docs/extensions.md)", () => {
+  const annotated = (annotations: Record<string, string>, name = "web") => {
+    const body = hpa();
+    return { ...body, metadata: { ...body.metadata, name, annotations } };
+  };
+
+  it("an unknown horizon.dev key is accepted with a warning naming it", async () => {
+    const { call } = setup();
+    const res = await call("POST", HPA_V2, annotated({ "horizon.dev/pause": "true" }));
+    assert.equal(res.status, 201);
+    assert.equal(
+      res.headers?.warning,
+      '299 - "metadata.annotations[horizon.dev/pause]: unknown annotation: Horizon ignores it (see docs/extensions.md)"',
+    );
+  });
+
+  it("a malformed value is a 422 naming the annotation, on create and on update", async () => {
+    const { call } = setup();
+    const bad = await call("POST", HPA_V2, annotated({ "horizon.dev/paused": "yes" }));
+    assert.equal(bad.status, 422);
+    const status = json(bad);
+    assert.equal(status.reason, "Invalid");
+    assert.deepEqual(status.details.causes, [
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "yes": invalid value "yes": must be "true" or "false"',
+        field: "metadata.annotations[horizon.dev/paused]",
+      },
+    ]);
+    const created = await call("POST", HPA_V2, annotated({ "horizon.dev/paused": "true" }));
+    assert.equal(created.status, 201);
+    assert.equal(created.headers?.warning, undefined);
+    const stored = json(created);
+    const update = {
+      ...stored,
+      metadata: {
+        ...stored.metadata,
+        annotations: { "horizon.dev/paused": "true", "horizon.dev/dry-run": "true" },
+      },
+    };
+    const rejected = await call("PUT", `${HPA_V2}/web`, update);
+    assert.equal(rejected.status, 422);
+    assert.match(
+      json(rejected).message,
+      /metadata\.annotations\[horizon\.dev\/dry-run\]: Invalid value: "true": contradicts horizon\.dev\/paused/,
+    );
+    // The stored object is untouched.
+    const read = json(await call("GET", `${HPA_V2}/web`));
+    assert.deepEqual(read.metadata.annotations, { "horizon.dev/paused": "true" });
+  });
+});
+
 describe("update, conflicts, dry run, delete", () => {
   it("stale resourceVersion is a 409 Conflict", async () => {
     const { call } = setup();

@@ -6,11 +6,13 @@ import type {
   MetricSpec,
   MetricStatus,
 } from "../../api/types.js";
+import type { FieldError } from "../../api/validation.js";
 import {
   dropDisabledHorizontalPodAutoscalerFields,
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerStatusUpdate,
 } from "../../api/validation.js";
+import { parseExtensions } from "../../core/extensions/annotations.js";
 import {
   CONDITION_TIMES,
   CONDITIONS,
@@ -28,6 +30,7 @@ import {
   type KindDefinition,
   type KindStrategy,
   type KnownFields,
+  type Prepared,
   READ_WRITE,
   S,
   scalars,
@@ -305,6 +308,30 @@ const asHpa = (object: KubeObject) => object as unknown as HorizontalPodAutoscal
 const asObject = (hpa: HorizontalPodAutoscaler) => hpa as unknown as KubeObject;
 
 /**
+ * Horizon's `horizon.dev/` annotations (docs/extensions.md): malformed or contradictory values
+ * are field errors naming the annotation; unknown keys are warnings, as kube-apiserver warns of
+ * unknown fields.
+ */
+function checkExtensions(hpa: HorizontalPodAutoscaler, errors: FieldError[]): Prepared {
+  const parsed = parseExtensions(hpa.metadata.annotations);
+  for (const e of parsed.errors) {
+    errors.push({
+      type: "FieldValueInvalid",
+      field: `metadata.annotations[${e.annotation}]`,
+      badValue: hpa.metadata.annotations?.[e.annotation] ?? "",
+      detail: e.message,
+    });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const warnings = parsed.warnings.map(
+    (w) => `metadata.annotations[${w.annotation}]: ${w.message}`,
+  );
+  return warnings.length > 0
+    ? { ok: true, value: asObject(hpa), warnings }
+    : { ok: true, value: asObject(hpa) };
+}
+
+/**
  * The HPA strategy (pkg/registry/autoscaling/horizontalpodautoscaler): fields of disabled gates
  * dropped, v2 defaults, full-object validation (ObjectMeta included); a create's status is
  * cleared, since only the controller writes it.
@@ -315,15 +342,13 @@ const HPA_STRATEGY: KindStrategy = {
     let hpa = dropDisabledHorizontalPodAutoscalerFields(asHpa(object), undefined, featureGates);
     hpa = setDefaultsHorizontalPodAutoscaler(hpa);
     hpa.status = { desiredReplicas: 0 } as HorizontalPodAutoscaler["status"];
-    const errors = validateHorizontalPodAutoscaler(hpa, { featureGates });
-    return errors.length > 0 ? { ok: false, errors } : { ok: true, value: asObject(hpa) };
+    return checkExtensions(hpa, validateHorizontalPodAutoscaler(hpa, { featureGates }));
   },
   prepareForUpdate(next, current, { featureGates }) {
     const old = asHpa(current);
     let hpa = dropDisabledHorizontalPodAutoscalerFields(asHpa(next), old, featureGates);
     hpa = setDefaultsHorizontalPodAutoscaler(hpa);
-    const errors = validateHorizontalPodAutoscaler(hpa, { featureGates, old });
-    return errors.length > 0 ? { ok: false, errors } : { ok: true, value: asObject(hpa) };
+    return checkExtensions(hpa, validateHorizontalPodAutoscaler(hpa, { featureGates, old }));
   },
   validateStatusUpdate: (next, current) =>
     validateHorizontalPodAutoscalerStatusUpdate(asHpa(next), asHpa(current)),

@@ -167,8 +167,10 @@ export interface StrategyContext {
   featureGates: FeatureGates;
 }
 
-/** The object to store, or the field errors of a 422 Invalid. */
-export type Prepared = { ok: true; value: KubeObject } | { ok: false; errors: FieldError[] };
+/** The object to store (with `Warning:` header texts), or the field errors of a 422 Invalid. */
+export type Prepared =
+  | { ok: true; value: KubeObject; warnings?: string[] }
+  | { ok: false; errors: FieldError[] };
 
 export interface KindStrategy {
   /** The kind's validation covers ObjectMeta (create and update), so the store's generic checks are skipped. */

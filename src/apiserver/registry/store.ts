@@ -225,7 +225,9 @@ export class RegistryStore {
       if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
     }
     const prepared = strategy.prepareForCreate(object, { featureGates: this.gates });
-    return prepared.ok ? ok(prepared.value) : fail(invalid(ctx.info, name, prepared.errors));
+    if (!prepared.ok) return fail(invalid(ctx.info, name, prepared.errors));
+    if (prepared.warnings) ctx.warnings.push(...prepared.warnings);
+    return ok(prepared.value);
   }
 
   /**
@@ -300,9 +302,9 @@ export class RegistryStore {
       if (current.status === undefined) delete next.status;
     }
     const prepared = strategyOf(ctx).prepareForUpdate(next, current, { featureGates: this.gates });
-    return prepared.ok
-      ? ok(prepared.value)
-      : fail(invalid(ctx.info, current.metadata.name, prepared.errors));
+    if (!prepared.ok) return fail(invalid(ctx.info, current.metadata.name, prepared.errors));
+    if (prepared.warnings) ctx.warnings.push(...prepared.warnings);
+    return ok(prepared.value);
   }
 
   /** Strategy of a status update: only status changes, with the kind's checks. */

@@ -1,0 +1,140 @@
+// Horizon's opt-in extensions of one HPA, read from its `horizon.dev/` annotations into one typed
+// value. Errors and warnings name the annotation at fault; an HPA without any `horizon.dev/`
+// annotation has no extensions at all, so it takes upstream's code path unchanged.
+import type { HorizontalPodAutoscaler } from "../../api/types.js";
+import { parseDuration } from "../duration.js";
+
+export const ANNOTATION_PREFIX = "horizon.dev/";
+
+export const ANNOTATIONS = {
+  paused: "horizon.dev/paused",
+  pausedReplicas: "horizon.dev/paused-replicas",
+  dryRun: "horizon.dev/dry-run",
+} as const;
+
+export interface Extensions {
+  /** No scaling; the status is still updated (`horizon.dev/paused`). */
+  paused: boolean;
+  /** Hold the target at this count (`horizon.dev/paused-replicas`); implies paused. */
+  pausedReplicas: number | null;
+  /** Decide and record, never write the scale (`horizon.dev/dry-run`). */
+  dryRun: boolean;
+}
+
+export interface ExtensionIssue {
+  /** The annotation at fault, e.g. `horizon.dev/paused`. */
+  annotation: string;
+  message: string;
+}
+
+export interface ParsedExtensions {
+  /** null: no `horizon.dev/` annotation, or errors (then no extension applies). */
+  extensions: Extensions | null;
+  errors: ExtensionIssue[];
+  /** Unknown `horizon.dev/` keys: reported, otherwise ignored. */
+  warnings: ExtensionIssue[];
+}
+
+const NONE: ParsedExtensions = Object.freeze({ extensions: null, errors: [], warnings: [] });
+
+const KNOWN = new Set<string>(Object.values(ANNOTATIONS));
+
+function parseBool(annotation: string, raw: string, errors: ExtensionIssue[]): boolean | undefined {
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  errors.push({ annotation, message: `invalid value "${raw}": must be "true" or "false"` });
+  return undefined;
+}
+
+function parseCount(annotation: string, raw: string, errors: ExtensionIssue[]): number | null {
+  // int32 like spec.minReplicas; no sign, no exponent.
+  if (/^\d{1,10}$/.test(raw) && Number(raw) <= 2_147_483_647) return Number(raw);
+  errors.push({
+    annotation,
+    message: `invalid value "${raw}": must be a whole number of replicas (0 or more)`,
+  });
+  return null;
+}
+
+// Exported for the rules that read durations in later extensions.
+export function parseDurationAnnotation(
+  annotation: string,
+  raw: string,
+  errors: ExtensionIssue[],
+): number | null {
+  const parsed = parseDuration(raw);
+  if (!parsed.ok) {
+    errors.push({ annotation, message: `invalid value "${raw}": ${parsed.error}` });
+    return null;
+  }
+  if (parsed.ms < 0) {
+    errors.push({ annotation, message: `invalid value "${raw}": must not be negative` });
+    return null;
+  }
+  return parsed.ms;
+}
+
+/** Reads and validates the `horizon.dev/` annotations of one HPA's metadata. */
+export function parseExtensions(
+  annotations: Readonly<Record<string, string>> | undefined,
+): ParsedExtensions {
+  if (!annotations) return NONE;
+  const keys = Object.keys(annotations).filter((key) => key.startsWith(ANNOTATION_PREFIX));
+  if (keys.length === 0) return NONE;
+  const errors: ExtensionIssue[] = [];
+  const warnings: ExtensionIssue[] = [];
+  for (const key of keys.sort()) {
+    if (!KNOWN.has(key)) {
+      warnings.push({
+        annotation: key,
+        message: "unknown annotation: Horizon ignores it (see docs/extensions.md)",
+      });
+    }
+  }
+  const value = (key: string): string | undefined => annotations[key];
+  const extensions: Extensions = { paused: false, pausedReplicas: null, dryRun: false };
+
+  const paused = value(ANNOTATIONS.paused);
+  if (paused !== undefined)
+    extensions.paused = parseBool(ANNOTATIONS.paused, paused, errors) ?? false;
+  const pausedReplicas = value(ANNOTATIONS.pausedReplicas);
+  if (pausedReplicas !== undefined) {
+    extensions.pausedReplicas = parseCount(ANNOTATIONS.pausedReplicas, pausedReplicas, errors);
+    if (paused === "false") {
+      errors.push({
+        annotation: ANNOTATIONS.pausedReplicas,
+        message: `holds the target, which contradicts ${ANNOTATIONS.paused}: "false"`,
+      });
+    }
+  }
+  const dryRun = value(ANNOTATIONS.dryRun);
+  if (dryRun !== undefined)
+    extensions.dryRun = parseBool(ANNOTATIONS.dryRun, dryRun, errors) ?? false;
+  if (extensions.dryRun && (extensions.paused || extensions.pausedReplicas !== null)) {
+    const pause = extensions.paused ? ANNOTATIONS.paused : ANNOTATIONS.pausedReplicas;
+    errors.push({
+      annotation: ANNOTATIONS.dryRun,
+      message: `contradicts ${pause}: a paused HPA decides nothing to try; remove one of them`,
+    });
+  }
+  return errors.length > 0
+    ? { extensions: null, errors, warnings }
+    : { extensions, errors, warnings };
+}
+
+const cache = new WeakMap<HorizontalPodAutoscaler, ParsedExtensions>();
+
+/** The extensions of an HPA, parsed once per object (stored objects are replaced, never mutated). */
+export function extensionsOf(hpa: HorizontalPodAutoscaler): ParsedExtensions {
+  let parsed = cache.get(hpa);
+  if (!parsed) {
+    parsed = parseExtensions(hpa.metadata.annotations);
+    cache.set(hpa, parsed);
+  }
+  return parsed;
+}
+
+/** `horizon.dev/paused` or a held count. */
+export function isPaused(extensions: Extensions): boolean {
+  return extensions.paused || extensions.pausedReplicas !== null;
+}

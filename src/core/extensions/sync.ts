@@ -1,0 +1,200 @@
+// A sync with Horizon's opt-in extensions: upstream's decision (core/sync.ts, unchanged), then
+// the rules of the HPA's `horizon.dev/` annotations over it. Without such an annotation both
+// calls are exactly upstream's, so the conformance vectors and every existing HPA see no change.
+import type { HorizontalPodAutoscalerCondition } from "../../api/types.js";
+import { formatTime, setCondition } from "../conditions.js";
+import { jsonEqual } from "../json.js";
+import {
+  completeSync,
+  decideSync,
+  type RescaleOutcome,
+  type SyncDecision,
+  type SyncInput,
+  type SyncResult,
+} from "../sync.js";
+import type { ExtensionTrace } from "../trace.js";
+import { ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
+
+export interface ExtendedDecision extends SyncDecision {
+  /** Set while paused: the AbleToScale condition the sync ends with, whatever it wrote. */
+  pausedCondition?: HorizontalPodAutoscalerCondition;
+}
+
+function addTrace(decision: SyncDecision, entry: ExtensionTrace): void {
+  decision.trace.extensions = [...(decision.trace.extensions ?? []), entry];
+}
+
+/** Upstream's decision, then the extensions' rules over it. */
+export function decideExtendedSync(input: SyncInput): ExtendedDecision {
+  const parsed = extensionsOf(input.hpa);
+  if (parsed.extensions === null && parsed.errors.length === 0) return decideSync(input);
+  const decision: ExtendedDecision = decideSync(input);
+  const nowText = formatTime(input.now);
+  for (const warning of parsed.warnings) {
+    const message = `${warning.annotation}: ${warning.message}`;
+    decision.events.push({ type: "Warning", reason: "UnknownAnnotation", message });
+    addTrace(decision, { annotation: warning.annotation, reason: "UnknownAnnotation", message });
+  }
+  if (parsed.extensions === null) {
+    rejectInvalid(decision, parsed.errors, nowText);
+    return decision;
+  }
+  applyRules(decision, parsed.extensions, nowText);
+  return decision;
+}
+
+/** Invalid annotations: no scaling (what they asked for is unknown), reported by name. */
+function rejectInvalid(
+  decision: ExtendedDecision,
+  errors: readonly { annotation: string; message: string }[],
+  nowText: string,
+): void {
+  const message = `invalid horizon.dev annotations, not scaling: ${errors
+    .map((e) => `${e.annotation}: ${e.message}`)
+    .join("; ")}`;
+  decision.events.push({ type: "Warning", reason: "InvalidAnnotation", message });
+  for (const error of errors) {
+    addTrace(decision, {
+      annotation: error.annotation,
+      reason: "InvalidAnnotation",
+      message: error.message,
+    });
+  }
+  if (!decision.input.scale.ok) return;
+  setUnableToScale(decision, "InvalidAnnotation", message, nowText);
+  holdCurrent(decision);
+  if (decision.finished === null) decision.deferredError = message;
+}
+
+/** No scale write this sync: the target stays at its current count. */
+function holdCurrent(decision: SyncDecision): void {
+  decision.rescale = false;
+  decision.desiredReplicas = decision.currentReplicas;
+  decision.trace.rescale = false;
+  decision.trace.desiredReplicas = decision.currentReplicas;
+}
+
+function applyRules(decision: ExtendedDecision, extensions: Extensions, nowText: string): void {
+  if (!decision.input.scale.ok) return;
+  if (extensions.pausedReplicas !== null) holdPaused(decision, extensions.pausedReplicas, nowText);
+  else if (extensions.paused) pause(decision, nowText);
+  else if (extensions.dryRun) dryRun(decision);
+}
+
+function upstreamOutcome(decision: SyncDecision): string {
+  return decision.finished
+    ? `upstream's algorithm could not decide (${decision.finished.error})`
+    : decision.rescale
+      ? `the HPA would scale from ${decision.currentReplicas} to ${decision.desiredReplicas}`
+      : `the HPA would stay at ${decision.currentReplicas}`;
+}
+
+/**
+ * Sets AbleToScale False over what upstream's decision set this sync: its transition time is
+ * measured against the condition as stored, not against upstream's intermediate True.
+ */
+function setUnableToScale(
+  decision: SyncDecision,
+  reason: string,
+  message: string,
+  nowText: string,
+): HorizontalPodAutoscalerCondition {
+  setCondition(decision.conditions, "AbleToScale", "False", reason, message, nowText);
+  const condition = decision.conditions.find((c) => c.type === "AbleToScale")!;
+  const stored = decision.input.hpa.status?.conditions?.find((c) => c.type === "AbleToScale");
+  if (stored?.status === "False") condition.lastTransitionTime = stored.lastTransitionTime;
+  return condition;
+}
+
+function setPaused(decision: ExtendedDecision, message: string, nowText: string): void {
+  decision.pausedCondition = { ...setUnableToScale(decision, "Paused", message, nowText) };
+}
+
+function pause(decision: ExtendedDecision, nowText: string): void {
+  const upstreamReplicas = decision.finished ? undefined : decision.desiredReplicas;
+  const message = `scaling is paused by ${ANNOTATIONS.paused}; ${upstreamOutcome(decision)}`;
+  setPaused(decision, message, nowText);
+  holdCurrent(decision);
+  addTrace(decision, {
+    annotation: ANNOTATIONS.paused,
+    reason: "Paused",
+    message,
+    ...(upstreamReplicas !== undefined ? { upstreamReplicas } : {}),
+    replicas: decision.currentReplicas,
+  });
+}
+
+function holdPaused(decision: ExtendedDecision, replicas: number, nowText: string): void {
+  const upstreamReplicas = decision.finished ? undefined : decision.desiredReplicas;
+  const message = `scaling is paused by ${ANNOTATIONS.pausedReplicas}, holding the target at ${replicas}; ${upstreamOutcome(decision)}`;
+  setPaused(decision, message, nowText);
+  if (decision.finished) {
+    // A hold does not depend on metrics: their failure is reported, the hold goes on.
+    decision.deferredError = decision.finished.error;
+    decision.finished = null;
+    decision.trace.outcome = "unchanged";
+  }
+  decision.desiredReplicas = replicas;
+  decision.rescale = replicas !== decision.currentReplicas;
+  decision.rescaleReason = `held at ${replicas} by ${ANNOTATIONS.pausedReplicas}`;
+  decision.trace.desiredReplicas = replicas;
+  decision.trace.rescale = decision.rescale;
+  decision.trace.rescaleReason = decision.rescaleReason;
+  addTrace(decision, {
+    annotation: ANNOTATIONS.pausedReplicas,
+    reason: "Paused",
+    message,
+    ...(upstreamReplicas !== undefined ? { upstreamReplicas } : {}),
+    replicas,
+  });
+}
+
+function dryRun(decision: ExtendedDecision): void {
+  if (decision.finished || !decision.rescale) {
+    addTrace(decision, {
+      annotation: ANNOTATIONS.dryRun,
+      reason: "DryRun",
+      message: `dry run: ${upstreamOutcome(decision)}`,
+      replicas: decision.currentReplicas,
+    });
+    return;
+  }
+  const upstreamReplicas = decision.desiredReplicas;
+  const message = `dry run (${ANNOTATIONS.dryRun}): would scale from ${decision.currentReplicas} to ${upstreamReplicas}; reason: ${decision.rescaleReason}`;
+  decision.events.push({ type: "Normal", reason: "DryRun", message });
+  holdCurrent(decision);
+  addTrace(decision, {
+    annotation: ANNOTATIONS.dryRun,
+    reason: "DryRun",
+    message,
+    upstreamReplicas,
+    replicas: decision.currentReplicas,
+  });
+}
+
+/** Upstream's completion; a paused HPA ends with its Paused condition even after a hold's write. */
+export function completeExtendedSync(
+  decision: ExtendedDecision,
+  rescaleOutcome: RescaleOutcome | null,
+): SyncResult {
+  const result = completeSync(decision, rescaleOutcome);
+  const paused = decision.pausedCondition;
+  // A failed hold keeps upstream's FailedUpdateScale.
+  if (!paused || (decision.rescale && !result.scaleUpdated)) return result;
+  // The hold's own write sets SucceededRescale; the HPA stays paused, since before this sync.
+  const conditions = (result.status.conditions ?? []).map((c) =>
+    c.type === "AbleToScale" ? { ...paused } : c,
+  );
+  const status = { ...result.status, conditions };
+  return {
+    ...result,
+    status,
+    statusChanged: !jsonEqual(status, decision.input.hpa.status ?? { desiredReplicas: 0 }),
+  };
+}
+
+/** A whole extended sync for callers whose scale update cannot fail (tests, what-if runs). */
+export function syncExtendedOnce(input: SyncInput): SyncResult {
+  const decision = decideExtendedSync(input);
+  return completeExtendedSync(decision, decision.rescale ? { ok: true } : null);
+}

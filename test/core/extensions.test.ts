@@ -1,0 +1,512 @@
+// The `horizon.dev/` extensions on the pure core: the annotation parser, each rule as a table of
+// named cases on a fake clock, and the property that without such annotations a sync is
+// byte-identical to upstream's.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerBehavior,
+} from "../../src/api/types.js";
+import { type ControllerConfig, defaultControllerConfig } from "../../src/core/config.js";
+import { parseExtensions } from "../../src/core/extensions/annotations.js";
+import {
+  completeExtendedSync,
+  decideExtendedSync,
+  syncExtendedOnce,
+} from "../../src/core/extensions/sync.js";
+import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
+import { resourceObservation } from "../../src/core/sources/resource-usage.js";
+import type { MetricObservation } from "../../src/core/sources/types.js";
+import { completeSync, decideSync, type SyncInput, type SyncResult } from "../../src/core/sync.js";
+import { cpuUsage, hpa, pods, t } from "./builders.js";
+
+function annotated(
+  annotations: Record<string, string>,
+  spec: Partial<HorizontalPodAutoscaler["spec"]> = {},
+): HorizontalPodAutoscaler {
+  const base = hpa(spec);
+  return { ...base, metadata: { ...base.metadata, annotations } };
+}
+
+/** One sync input: `replicas` ready pods sharing `totalMilli` of CPU (request 100m each). */
+function input(options: {
+  hpa: HorizontalPodAutoscaler;
+  replicas: number;
+  totalMilli: number;
+  now?: number;
+  history?: HpaHistory;
+  config?: ControllerConfig;
+  observations?: MetricObservation[];
+}): SyncInput {
+  const now = options.now ?? t(15);
+  const list = pods(options.replicas);
+  const perPod = options.replicas > 0 ? Math.round(options.totalMilli / options.replicas) : 0;
+  const usage = Object.fromEntries(list.map((p) => [p.name, perPod]));
+  return {
+    now,
+    hpa: options.hpa,
+    scale: {
+      ok: true,
+      specReplicas: options.replicas,
+      statusReplicas: options.replicas,
+      selector: "app=web",
+    },
+    pods: list,
+    observations: options.observations ?? [resourceObservation(cpuUsage(usage, now), "cpu")],
+    history: options.history ?? EMPTY_HISTORY,
+    config: options.config ?? defaultControllerConfig(),
+  };
+}
+
+const condition = (result: SyncResult, type: string) =>
+  result.status.conditions?.find((c) => c.type === type);
+
+describe("parseExtensions", () => {
+  const cases: {
+    name: string;
+    annotations: Record<string, string> | undefined;
+    extensions?: Record<string, unknown> | null;
+    errors?: string[];
+    warnings?: string[];
+  }[] = [
+    { name: "no annotations", annotations: undefined, extensions: null },
+    {
+      name: "other prefixes are not ours",
+      annotations: { "example.com/paused": "true", "horizon.dev.example/x": "1" },
+      extensions: null,
+    },
+    {
+      name: "paused",
+      annotations: { "horizon.dev/paused": "true" },
+      extensions: { paused: true, pausedReplicas: null, dryRun: false },
+    },
+    {
+      name: "paused false is an explicit no",
+      annotations: { "horizon.dev/paused": "false" },
+      extensions: { paused: false, pausedReplicas: null, dryRun: false },
+    },
+    {
+      name: "paused-replicas",
+      annotations: { "horizon.dev/paused-replicas": "3" },
+      extensions: { paused: false, pausedReplicas: 3, dryRun: false },
+    },
+    {
+      name: "dry-run",
+      annotations: { "horizon.dev/dry-run": "true" },
+      extensions: { paused: false, pausedReplicas: null, dryRun: true },
+    },
+    {
+      name: "a malformed boolean names its annotation",
+      annotations: { "horizon.dev/paused": "yes" },
+      extensions: null,
+      errors: ['horizon.dev/paused: invalid value "yes": must be "true" or "false"'],
+    },
+    {
+      name: "a negative count",
+      annotations: { "horizon.dev/paused-replicas": "-1" },
+      extensions: null,
+      errors: [
+        'horizon.dev/paused-replicas: invalid value "-1": must be a whole number of replicas (0 or more)',
+      ],
+    },
+    {
+      name: "a count beyond int32",
+      annotations: { "horizon.dev/paused-replicas": "2147483648" },
+      extensions: null,
+      errors: [
+        'horizon.dev/paused-replicas: invalid value "2147483648": must be a whole number of replicas (0 or more)',
+      ],
+    },
+    {
+      name: "paused and dry-run contradict",
+      annotations: { "horizon.dev/paused": "true", "horizon.dev/dry-run": "true" },
+      extensions: null,
+      errors: [
+        "horizon.dev/dry-run: contradicts horizon.dev/paused: a paused HPA decides nothing to try; remove one of them",
+      ],
+    },
+    {
+      name: "paused-replicas with paused false contradict",
+      annotations: { "horizon.dev/paused": "false", "horizon.dev/paused-replicas": "2" },
+      extensions: null,
+      errors: [
+        'horizon.dev/paused-replicas: holds the target, which contradicts horizon.dev/paused: "false"',
+      ],
+    },
+    {
+      name: "an unknown key is a warning, the rest still applies",
+      annotations: { "horizon.dev/pause": "true", "horizon.dev/dry-run": "true" },
+      extensions: { paused: false, pausedReplicas: null, dryRun: true },
+      warnings: [
+        "horizon.dev/pause: unknown annotation: Horizon ignores it (see docs/extensions.md)",
+      ],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const parsed = parseExtensions(c.annotations);
+      if (c.extensions !== undefined) {
+        assert.deepEqual(
+          parsed.extensions === null ? null : { ...parsed.extensions },
+          c.extensions === null ? null : { ...parsed.extensions, ...c.extensions },
+        );
+      }
+      assert.deepEqual(
+        parsed.errors.map((e) => `${e.annotation}: ${e.message}`),
+        c.errors ?? [],
+      );
+      assert.deepEqual(
+        parsed.warnings.map((w) => `${w.annotation}: ${w.message}`),
+        c.warnings ?? [],
+      );
+    });
+  }
+});
+
+describe("pause and dry-run rules", () => {
+  // 4 pods at 100% of a 50% target: upstream scales 4 → 8.
+  const busy = { replicas: 4, totalMilli: 400 };
+  const cases: {
+    name: string;
+    annotations: Record<string, string>;
+    behavior?: HorizontalPodAutoscalerBehavior;
+    replicas?: number;
+    totalMilli?: number;
+    desiredReplicas: number;
+    scaleUpdated: boolean;
+    ableToScale: string;
+    events: string[];
+    traceReasons: string[];
+    upstreamReplicas?: number;
+  }[] = [
+    {
+      name: "paused: no write, AbleToScale False Paused, what upstream would do in the trace",
+      annotations: { "horizon.dev/paused": "true" },
+      desiredReplicas: 4,
+      scaleUpdated: false,
+      ableToScale: "False/Paused",
+      events: [],
+      traceReasons: ["Paused"],
+      upstreamReplicas: 8,
+    },
+    {
+      name: "paused false: upstream's decision",
+      annotations: { "horizon.dev/paused": "false" },
+      desiredReplicas: 8,
+      scaleUpdated: true,
+      ableToScale: "True/SucceededRescale",
+      events: ["Normal/SuccessfulRescale"],
+      traceReasons: [],
+    },
+    {
+      name: "paused-replicas above the current count: one write to the hold, still Paused",
+      annotations: { "horizon.dev/paused-replicas": "2" },
+      totalMilli: 4000,
+      desiredReplicas: 2,
+      scaleUpdated: true,
+      ableToScale: "False/Paused",
+      events: ["Normal/SuccessfulRescale"],
+      traceReasons: ["Paused"],
+      upstreamReplicas: 8,
+    },
+    {
+      name: "paused-replicas outside min/max holds there anyway",
+      annotations: { "horizon.dev/paused-replicas": "0" },
+      desiredReplicas: 0,
+      scaleUpdated: true,
+      ableToScale: "False/Paused",
+      events: ["Normal/SuccessfulRescale"],
+      traceReasons: ["Paused"],
+      upstreamReplicas: 8,
+    },
+    {
+      name: "paused-replicas at the current count: no write",
+      annotations: { "horizon.dev/paused-replicas": "4" },
+      desiredReplicas: 4,
+      scaleUpdated: false,
+      ableToScale: "False/Paused",
+      events: [],
+      traceReasons: ["Paused"],
+      upstreamReplicas: 8,
+    },
+    {
+      name: "paused-replicas is not bounded by a scale-up policy",
+      annotations: { "horizon.dev/paused-replicas": "9" },
+      behavior: { scaleUp: { policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] } },
+      desiredReplicas: 9,
+      scaleUpdated: true,
+      ableToScale: "False/Paused",
+      events: ["Normal/SuccessfulRescale"],
+      traceReasons: ["Paused"],
+      upstreamReplicas: 5,
+    },
+    {
+      name: "dry-run: a DryRun event with what it would do, no write",
+      annotations: { "horizon.dev/dry-run": "true" },
+      desiredReplicas: 4,
+      scaleUpdated: false,
+      ableToScale: "True/ReadyForNewScale",
+      events: ["Normal/DryRun"],
+      traceReasons: ["DryRun"],
+      upstreamReplicas: 8,
+    },
+    {
+      name: "dry-run with the ratio in tolerance: no event",
+      annotations: { "horizon.dev/dry-run": "true" },
+      totalMilli: 200,
+      desiredReplicas: 4,
+      scaleUpdated: false,
+      ableToScale: "True/ReadyForNewScale",
+      events: [],
+      traceReasons: ["DryRun"],
+    },
+    {
+      name: "dry-run also holds upstream's min/max correction",
+      annotations: { "horizon.dev/dry-run": "true" },
+      replicas: 12,
+      totalMilli: 600,
+      desiredReplicas: 12,
+      scaleUpdated: false,
+      ableToScale: "True/SucceededGetScale",
+      events: ["Normal/DryRun"],
+      traceReasons: ["DryRun"],
+      upstreamReplicas: 10,
+    },
+    {
+      name: "invalid annotations: no write, InvalidAnnotation named in condition and event",
+      annotations: { "horizon.dev/paused": "maybe" },
+      desiredReplicas: 4,
+      scaleUpdated: false,
+      ableToScale: "False/InvalidAnnotation",
+      events: ["Warning/InvalidAnnotation"],
+      traceReasons: ["InvalidAnnotation"],
+    },
+    {
+      name: "an unknown key warns on every sync and changes nothing else",
+      annotations: { "horizon.dev/colour": "blue" },
+      desiredReplicas: 8,
+      scaleUpdated: true,
+      ableToScale: "True/SucceededRescale",
+      events: ["Warning/UnknownAnnotation", "Normal/SuccessfulRescale"],
+      traceReasons: ["UnknownAnnotation"],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const spec = c.behavior ? { behavior: c.behavior } : {};
+      const result = syncExtendedOnce(
+        input({
+          hpa: annotated(c.annotations, spec),
+          replicas: c.replicas ?? busy.replicas,
+          totalMilli: c.totalMilli ?? busy.totalMilli,
+        }),
+      );
+      assert.equal(result.desiredReplicas, c.desiredReplicas);
+      assert.equal(result.scaleUpdated, c.scaleUpdated);
+      const able = condition(result, "AbleToScale");
+      assert.equal(`${able?.status}/${able?.reason}`, c.ableToScale);
+      assert.deepEqual(
+        result.events.map((e) => `${e.type}/${e.reason}`),
+        c.events,
+      );
+      const entries = result.trace.extensions ?? [];
+      assert.deepEqual(
+        entries.map((e) => e.reason),
+        c.traceReasons,
+      );
+      if (c.upstreamReplicas !== undefined) {
+        assert.equal(entries.at(-1)?.upstreamReplicas, c.upstreamReplicas);
+      }
+    });
+  }
+
+  it("names the annotations at fault in the InvalidAnnotation event and the sync's error", () => {
+    const result = syncExtendedOnce(
+      input({
+        hpa: annotated({ "horizon.dev/paused": "true", "horizon.dev/dry-run": "true" }),
+        ...busy,
+      }),
+    );
+    assert.match(
+      result.events[0]!.message,
+      /horizon\.dev\/dry-run: contradicts horizon\.dev\/paused/,
+    );
+    assert.match(result.error ?? "", /invalid horizon\.dev annotations, not scaling/);
+  });
+
+  it("the DryRun event says what it would have done", () => {
+    const result = syncExtendedOnce(
+      input({ hpa: annotated({ "horizon.dev/dry-run": "true" }), ...busy }),
+    );
+    assert.equal(
+      result.events[0]!.message,
+      "dry run (horizon.dev/dry-run): would scale from 4 to 8; reason: cpu resource utilization (percentage of request) above target",
+    );
+    assert.equal(result.status.desiredReplicas, 4);
+  });
+
+  it("a hold goes on when every metric fails, and reports the failure", () => {
+    const result = syncExtendedOnce(
+      input({
+        hpa: annotated({ "horizon.dev/paused-replicas": "6" }),
+        ...busy,
+        observations: [{ kind: "error", error: "metrics API unavailable" }],
+      }),
+    );
+    assert.equal(result.scaleUpdated, true);
+    assert.equal(result.desiredReplicas, 6);
+    assert.match(result.error ?? "", /failed to compute desired number of replicas/);
+    assert.equal(condition(result, "ScalingActive")?.status, "False");
+  });
+
+  it("a failed hold write keeps upstream's FailedUpdateScale", () => {
+    const decision = decideExtendedSync(
+      input({ hpa: annotated({ "horizon.dev/paused-replicas": "2" }), ...busy }),
+    );
+    const result = completeExtendedSync(decision, { ok: false, error: "conflict" });
+    assert.equal(condition(result, "AbleToScale")?.reason, "FailedUpdateScale");
+  });
+
+  it("fake clock: the Paused condition keeps its transition time while paused, then upstream resumes", () => {
+    let current = annotated({ "horizon.dev/paused-replicas": "2" });
+    let history: HpaHistory = EMPTY_HISTORY;
+    let replicas = 4;
+    const seen: { seconds: number; replicas: number; able: string; since: string }[] = [];
+    for (let seconds = 15; seconds <= 75; seconds += 15) {
+      if (seconds === 60) current = { ...current, metadata: { name: "web", namespace: "default" } };
+      const result = syncExtendedOnce(
+        input({ hpa: current, replicas, totalMilli: 400, now: t(seconds), history }),
+      );
+      history = result.history;
+      current = { ...current, status: result.status };
+      if (result.scaleUpdated) replicas = result.desiredReplicas;
+      const able = condition(result, "AbleToScale")!;
+      seen.push({
+        seconds,
+        replicas,
+        able: `${able.status}/${able.reason}`,
+        since: able.lastTransitionTime ?? "",
+      });
+    }
+    assert.deepEqual(seen, [
+      { seconds: 15, replicas: 2, able: "False/Paused", since: "2026-01-01T12:00:15Z" },
+      { seconds: 30, replicas: 2, able: "False/Paused", since: "2026-01-01T12:00:15Z" },
+      { seconds: 45, replicas: 2, able: "False/Paused", since: "2026-01-01T12:00:15Z" },
+      // Annotation removed: upstream's legacy path doubles 2 → 4 (400m over 2 pods is 200%).
+      { seconds: 60, replicas: 4, able: "True/SucceededRescale", since: "2026-01-01T12:01:00Z" },
+      { seconds: 75, replicas: 8, able: "True/SucceededRescale", since: "2026-01-01T12:01:00Z" },
+    ]);
+  });
+});
+
+describe("property: without horizon.dev annotations a sync is upstream's, byte for byte", () => {
+  const behaviorArb: fc.Arbitrary<HorizontalPodAutoscalerBehavior | undefined> = fc.option(
+    fc.record({
+      scaleUp: fc.record({
+        stabilizationWindowSeconds: fc.integer({ min: 0, max: 300 }),
+        selectPolicy: fc.constantFrom("Max", "Min", "Disabled"),
+        policies: fc.array(
+          fc.record({
+            type: fc.constantFrom("Pods", "Percent"),
+            value: fc.integer({ min: 1, max: 200 }),
+            periodSeconds: fc.integer({ min: 1, max: 120 }),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+      }),
+      scaleDown: fc.record({
+        stabilizationWindowSeconds: fc.integer({ min: 0, max: 300 }),
+        selectPolicy: fc.constantFrom("Max", "Min", "Disabled"),
+        policies: fc.array(
+          fc.record({
+            type: fc.constantFrom("Pods", "Percent"),
+            value: fc.integer({ min: 1, max: 100 }),
+            periodSeconds: fc.integer({ min: 1, max: 120 }),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+      }),
+    }),
+    { nil: undefined },
+  );
+  const scenarioArb = fc.record({
+    minReplicas: fc.integer({ min: 1, max: 5 }),
+    extraMax: fc.integer({ min: 0, max: 20 }),
+    target: fc.integer({ min: 10, max: 150 }),
+    behavior: behaviorArb,
+    startReplicas: fc.integer({ min: 0, max: 30 }),
+    annotations: fc.option(
+      fc.dictionary(
+        fc.constantFrom("example.com/owner", "kubectl.kubernetes.io/last-applied", "horizon.dev"),
+        fc.string({ maxLength: 8 }),
+      ),
+      { nil: undefined },
+    ),
+    // Total CPU per step, and whether the metric fails at that step.
+    steps: fc.array(
+      fc.record({ totalMilli: fc.integer({ min: 0, max: 5000 }), fails: fc.boolean() }),
+      { minLength: 1, maxLength: 12 },
+    ),
+    scaleWriteFails: fc.boolean(),
+  });
+
+  it("decisions, status, conditions, events and history match over generated runs", () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const base = hpa({
+          minReplicas: s.minReplicas,
+          maxReplicas: s.minReplicas + s.extraMax,
+          metrics: [
+            {
+              type: "Resource",
+              resource: {
+                name: "cpu",
+                target: { type: "Utilization", averageUtilization: s.target },
+              },
+            },
+          ],
+          ...(s.behavior ? { behavior: s.behavior } : {}),
+        });
+        let current: HorizontalPodAutoscaler = s.annotations
+          ? { ...base, metadata: { ...base.metadata, annotations: s.annotations } }
+          : base;
+        let upstreamHistory: HpaHistory = EMPTY_HISTORY;
+        let extendedHistory: HpaHistory = EMPTY_HISTORY;
+        let replicas = s.startReplicas;
+        s.steps.forEach((step, i) => {
+          const now = t(15 * (i + 1));
+          const observations: MetricObservation[] | undefined = step.fails
+            ? [{ kind: "error", error: "unable to get metrics" }]
+            : undefined;
+          const make = (history: HpaHistory) =>
+            input({
+              hpa: current,
+              replicas,
+              totalMilli: step.totalMilli,
+              now,
+              history,
+              ...(observations ? { observations } : {}),
+            });
+          const outcome =
+            s.scaleWriteFails && i % 3 === 2
+              ? { ok: false as const, error: "x" }
+              : { ok: true as const };
+          const upstreamDecision = decideSync(make(upstreamHistory));
+          const upstream = completeSync(
+            upstreamDecision,
+            upstreamDecision.rescale ? outcome : null,
+          );
+          const decision = decideExtendedSync(make(extendedHistory));
+          const extended = completeExtendedSync(decision, decision.rescale ? outcome : null);
+          assert.equal(JSON.stringify(extended), JSON.stringify(upstream));
+          upstreamHistory = upstream.history;
+          extendedHistory = extended.history;
+          current = { ...current, status: extended.status };
+          if (extended.scaleUpdated) replicas = extended.desiredReplicas;
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
