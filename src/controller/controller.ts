@@ -4,6 +4,7 @@
 // runs on the simulator's virtual clock and on a real one.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
+import { syncPeriodFor } from "../core/extensions/knobs.js";
 import type { ControllerPorts } from "./ports.js";
 import { ControllerMemory, hpaKey, type ReconcileOutcome, reconcileHpa } from "./reconcile.js";
 
@@ -54,7 +55,7 @@ export class HorizontalController {
       const key = hpaKey(hpa);
       seen.add(key);
       if (!this.due.has(key)) {
-        this.due.set(key, now + this.options.config.syncPeriodMs);
+        this.due.set(key, now + syncPeriodFor(hpa, this.options.config));
         this.earliest = null;
       }
     }
@@ -89,7 +90,7 @@ export class HorizontalController {
     for (const key of dueKeys) {
       const hpa = byKey.get(key);
       if (!hpa) continue;
-      this.due.set(key, now + this.options.config.syncPeriodMs);
+      this.due.set(key, now + syncPeriodFor(hpa, this.options.config));
       this.earliest = null;
       const outcome = await reconcileHpa(hpa, this.options.ports, this.memory, this.options.config);
       reports.push({ key, hpa, at: now, ...outcome });

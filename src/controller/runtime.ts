@@ -7,6 +7,7 @@
 // (recommendations, scale events, selector). The queue guarantees no two workers hold one key.
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
+import { syncPeriodFor } from "../core/extensions/knobs.js";
 import { jsonEqual } from "../core/json.js";
 import type { SyncEvent, SyncResult } from "../core/sync.js";
 import type { ControllerPorts, HpaSource, PortResult } from "./ports.js";
@@ -101,7 +102,11 @@ export class ControllerRuntime {
     this.memory = options.memory ?? new ControllerMemory();
     this.queue = new WorkQueue<string>({
       timers: this.timers,
-      rateLimiter: fixedIntervalRateLimiter(options.config.syncPeriodMs),
+      // Every HPA at the sync period, or at its own (horizon.dev/sync-period).
+      rateLimiter: {
+        ...fixedIntervalRateLimiter<string>(options.config.syncPeriodMs),
+        whenMs: (key) => syncPeriodFor(this.hpas.get(key), options.config),
+      },
       ...(options.queueMetrics ? { metrics: options.queueMetrics } : {}),
     });
     this.detector =

@@ -21,6 +21,12 @@ export interface ControllerConfig {
   scaleUpLimitMinimum: number;
   /** --feature-gates */
   featureGates: FeatureGates;
+  /**
+   * Not flags: one direction's tolerance for one HPA (`horizon.dev/scale-up-tolerance`,
+   * `scale-down-tolerance`, docs/extensions.md), over `tolerance`. Never set by default.
+   */
+  scaleUpTolerance?: number;
+  scaleDownTolerance?: number;
 }
 
 export function defaultControllerConfig(): ControllerConfig {

@@ -14,11 +14,14 @@ export function isWithinTolerance(usageRatio: number, t: Tolerances): boolean {
 }
 
 /**
- * The controller flag applies to both directions; with HPAConfigurableTolerance on and a
- * `behavior`, each direction's `tolerance` overrides it individually.
+ * The controller flag applies to both directions (a per-HPA extension may set one direction);
+ * with HPAConfigurableTolerance on and a `behavior`, each direction's `tolerance` overrides it.
  */
 export function tolerancesFor(hpa: HorizontalPodAutoscaler, config: ControllerConfig): Tolerances {
-  const t = { scaleUp: config.tolerance, scaleDown: config.tolerance };
+  const t = {
+    scaleUp: config.scaleUpTolerance ?? config.tolerance,
+    scaleDown: config.scaleDownTolerance ?? config.tolerance,
+  };
   const behavior = hpa.spec.behavior;
   if (!behavior || !config.featureGates.enabled("HPAConfigurableTolerance")) return t;
   const down = behavior.scaleDown?.tolerance;

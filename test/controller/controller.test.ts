@@ -92,6 +92,38 @@ describe("HorizontalController", () => {
     assert.equal((await step(1)).length, 1);
   });
 
+  it("syncs an HPA with horizon.dev/sync-period at its own period", async () => {
+    const { cluster, controller, step } = setup();
+    const base = cluster.hpas[0]!;
+    cluster.hpas = [
+      { ...base, metadata: { ...base.metadata, annotations: { "horizon.dev/sync-period": "1m" } } },
+    ];
+    controller.observe(cluster.now);
+    assert.equal(controller.nextDue(), T0 + 60_000);
+    assert.equal((await step(59)).length, 0);
+    assert.equal((await step(1)).length, 1);
+    assert.equal(controller.nextDue(), T0 + 120_000);
+  });
+
+  it("dry-run through the ports: a DryRun event, no scale write", async () => {
+    const { cluster, controller, step } = setup();
+    const base = cluster.hpas[0]!;
+    cluster.hpas = [
+      { ...base, metadata: { ...base.metadata, annotations: { "horizon.dev/dry-run": "true" } } },
+    ];
+    cluster.cpuPerPodMilli = 100; // ratio 2: upstream would scale 2 → 4
+    controller.observe(cluster.now);
+    await step(15);
+    assert.deepEqual(cluster.scaleWrites, []);
+    assert.deepEqual(
+      cluster.events.map((e) => e.reason),
+      ["DryRun"],
+    );
+    cluster.hpas = [base];
+    await step(15);
+    assert.deepEqual(cluster.scaleWrites, [4]);
+  });
+
   it("requeues at the same interval after an error", async () => {
     const { cluster, controller, step } = setup();
     cluster.scale = null;

@@ -172,6 +172,25 @@ describe("ControllerRuntime: timing", () => {
     await runtime.stop({ drain: true });
   });
 
+  it("an HPA with horizon.dev/sync-period is synced at its own period, the others at the flag's", async () => {
+    const world = fakeWorld();
+    const t0 = world.timers.now();
+    const slow = namedHpa("slow");
+    world.source.set({
+      ...slow,
+      metadata: { ...slow.metadata, annotations: { "horizon.dev/sync-period": "40s" } },
+    });
+    world.source.set(namedHpa("usual"));
+    const runtime = runtimeFor(world);
+    runtime.start();
+    await world.timers.advance(120_000);
+    assert.deepEqual(syncTimes(world, t0), {
+      "default/slow": [40, 80, 120],
+      "default/usual": [15, 30, 45, 60, 75, 90, 105, 120],
+    });
+    await runtime.stop({ drain: true });
+  });
+
   it("an HPA updated mid-period keeps its period (the sooner time wins) and syncs its new object", async () => {
     const world = fakeWorld();
     const t0 = world.timers.now();

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerBehavior,
@@ -21,11 +22,12 @@ import type { MetricObservation } from "../../src/core/sources/types.js";
 import { completeSync, decideSync, type SyncInput, type SyncResult } from "../../src/core/sync.js";
 import { cpuUsage, hpa, pods, t } from "./builders.js";
 
+/** An HPA as the API server stores it (defaulted), with these annotations. */
 function annotated(
   annotations: Record<string, string>,
   spec: Partial<HorizontalPodAutoscaler["spec"]> = {},
 ): HorizontalPodAutoscaler {
-  const base = hpa(spec);
+  const base = setDefaultsHorizontalPodAutoscaler(hpa(spec));
   return { ...base, metadata: { ...base.metadata, annotations } };
 }
 
@@ -397,6 +399,190 @@ describe("pause and dry-run rules", () => {
       { seconds: 60, replicas: 4, able: "True/SucceededRescale", since: "2026-01-01T12:01:00Z" },
       { seconds: 75, replicas: 8, able: "True/SucceededRescale", since: "2026-01-01T12:01:00Z" },
     ]);
+  });
+});
+
+describe("per-HPA controller knobs", () => {
+  const gates = defaultControllerConfig();
+  const withTolerance: ControllerConfig = {
+    ...gates,
+    featureGates: gates.featureGates.with({ HPAConfigurableTolerance: true }),
+  };
+  // 4 pods, 50% target: 280m is a ratio of 1.4 (upstream: 6), 140m of 0.7 (upstream: 3).
+  const cases: {
+    name: string;
+    annotations: Record<string, string>;
+    totalMilli: number;
+    behavior?: HorizontalPodAutoscalerBehavior;
+    config?: ControllerConfig;
+    desiredReplicas: number;
+    overrides: string[];
+  }[] = [
+    {
+      name: "no knob: a ratio of 1.4 scales 4 → 6",
+      annotations: {},
+      totalMilli: 280,
+      desiredReplicas: 6,
+      overrides: [],
+    },
+    {
+      name: "tolerance 0.5 keeps a ratio of 1.4 inside the band",
+      annotations: { "horizon.dev/tolerance": "0.5" },
+      totalMilli: 280,
+      desiredReplicas: 4,
+      overrides: [
+        "horizon.dev/tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 for this HPA (controller: 0.1)",
+      ],
+    },
+    {
+      name: "scale-up-tolerance only holds scale-ups",
+      annotations: {
+        "horizon.dev/scale-up-tolerance": "0.5",
+        "horizon.dev/downscale-stabilization": "0s",
+      },
+      totalMilli: 140,
+      desiredReplicas: 3,
+      overrides: [
+        "horizon.dev/scale-up-tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 when scaling up for this HPA (controller: 0.1)",
+        "horizon.dev/downscale-stabilization: --horizontal-pod-autoscaler-downscale-stabilization is 0s for this HPA (controller: 5m0s)",
+      ],
+    },
+    {
+      name: "scale-up-tolerance holds a ratio of 1.4",
+      annotations: { "horizon.dev/scale-up-tolerance": "0.5" },
+      totalMilli: 280,
+      desiredReplicas: 4,
+      overrides: [
+        "horizon.dev/scale-up-tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 when scaling up for this HPA (controller: 0.1)",
+      ],
+    },
+    {
+      name: "scale-down-tolerance holds a ratio of 0.7, over tolerance",
+      annotations: {
+        "horizon.dev/tolerance": "0.01",
+        "horizon.dev/scale-down-tolerance": "0.5",
+        "horizon.dev/downscale-stabilization": "0s",
+      },
+      totalMilli: 140,
+      desiredReplicas: 4,
+      overrides: [
+        "horizon.dev/tolerance: --horizontal-pod-autoscaler-tolerance is 0.01 for this HPA (controller: 0.1)",
+        "horizon.dev/scale-down-tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 when scaling down for this HPA (controller: 0.1)",
+        "horizon.dev/downscale-stabilization: --horizontal-pod-autoscaler-downscale-stabilization is 0s for this HPA (controller: 5m0s)",
+      ],
+    },
+    {
+      name: "without downscale-stabilization the 5 min window holds a scale-down (first sync)",
+      annotations: { "horizon.dev/tolerance": "0.1" },
+      totalMilli: 140,
+      desiredReplicas: 4,
+      overrides: [
+        "horizon.dev/tolerance: --horizontal-pod-autoscaler-tolerance is 0.1 for this HPA (controller: 0.1)",
+      ],
+    },
+    {
+      name: "behavior's scaleDown window, when set, still wins over downscale-stabilization",
+      annotations: { "horizon.dev/downscale-stabilization": "0s" },
+      behavior: { scaleDown: { stabilizationWindowSeconds: 600 } },
+      totalMilli: 140,
+      desiredReplicas: 4,
+      overrides: [
+        "horizon.dev/downscale-stabilization: --horizontal-pod-autoscaler-downscale-stabilization is 0s for this HPA (controller: 5m0s)",
+      ],
+    },
+    {
+      name: "downscale-stabilization is the window of a behavior that leaves it unset",
+      annotations: { "horizon.dev/downscale-stabilization": "0s" },
+      behavior: { scaleUp: { stabilizationWindowSeconds: 0 } },
+      totalMilli: 140,
+      desiredReplicas: 3,
+      overrides: [
+        "horizon.dev/downscale-stabilization: --horizontal-pod-autoscaler-downscale-stabilization is 0s for this HPA (controller: 5m0s)",
+      ],
+    },
+    {
+      name: "spec.behavior's tolerance (HPAConfigurableTolerance) wins over the annotation",
+      annotations: { "horizon.dev/tolerance": "0.5" },
+      behavior: { scaleUp: { tolerance: "0.05" } },
+      config: withTolerance,
+      totalMilli: 280,
+      desiredReplicas: 6,
+      overrides: [
+        "horizon.dev/tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 for this HPA (controller: 0.1)",
+      ],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = syncExtendedOnce(
+        input({
+          hpa: annotated(c.annotations, c.behavior ? { behavior: c.behavior } : {}),
+          replicas: 4,
+          totalMilli: c.totalMilli,
+          ...(c.config ? { config: c.config } : {}),
+        }),
+      );
+      assert.equal(result.desiredReplicas, c.desiredReplicas);
+      assert.deepEqual(
+        (result.trace.extensions ?? []).map((x) => `${x.annotation}: ${x.message}`),
+        c.overrides,
+      );
+    });
+  }
+
+  it("initialization periods: pods not ready 2 min after start are unready only within the period", () => {
+    // 2 of 4 pods started 2 min ago and are not ready since 1 min after start (past the 30 s
+    // readiness delay). Within the default 5 min CPU initialization period they are unready,
+    // counted at 0 on a scale-up, which brings the ratio back into tolerance; with a 1 min
+    // period they are counted as they are (each pod at 100% of a 50% target: 4 → 8).
+    const list = pods(4).map((p, i) =>
+      i < 2
+        ? {
+            ...p,
+            startTime: t(15) - 120_000,
+            ready: { status: "False" as const, lastTransitionTime: t(15) - 60_000 },
+          }
+        : p,
+    );
+    const run = (annotations: Record<string, string>) => {
+      const base = input({ hpa: annotated(annotations), replicas: 4, totalMilli: 400 });
+      return syncExtendedOnce({ ...base, pods: list });
+    };
+    const unready = (r: SyncResult) => r.trace.metrics[0]?.calculation?.unreadyPods ?? [];
+    const upstream = run({});
+    assert.deepEqual(unready(upstream), ["web-0", "web-1"]);
+    assert.equal(upstream.desiredReplicas, 4);
+    const shorter = run({ "horizon.dev/cpu-initialization-period": "1m" });
+    assert.deepEqual(unready(shorter), []);
+    assert.equal(shorter.desiredReplicas, 8);
+    // A readiness delay longer than the time to the readiness change makes them unready again.
+    const delayed = run({
+      "horizon.dev/cpu-initialization-period": "1m",
+      "horizon.dev/initial-readiness-delay": "90s",
+    });
+    assert.deepEqual(unready(delayed), ["web-0", "web-1"]);
+    assert.equal(delayed.desiredReplicas, 4);
+  });
+
+  it("bad values name the annotation", () => {
+    const parsed = parseExtensions({
+      "horizon.dev/sync-period": "0s",
+      "horizon.dev/tolerance": "-0.1",
+      "horizon.dev/scale-up-tolerance": "1e-2",
+      "horizon.dev/initial-readiness-delay": "soon",
+    });
+    assert.equal(parsed.extensions, null);
+    assert.deepEqual(
+      parsed.errors.map((e) => e.annotation),
+      [
+        "horizon.dev/sync-period",
+        "horizon.dev/tolerance",
+        "horizon.dev/scale-up-tolerance",
+        "horizon.dev/initial-readiness-delay",
+      ],
+    );
+    assert.match(parsed.errors[1]!.message, /must be a decimal number, 0 or more/);
+    assert.match(parsed.errors[3]!.message, /invalid value "soon"/);
   });
 });
 

@@ -10,7 +10,31 @@ export const ANNOTATIONS = {
   paused: "horizon.dev/paused",
   pausedReplicas: "horizon.dev/paused-replicas",
   dryRun: "horizon.dev/dry-run",
+  syncPeriod: "horizon.dev/sync-period",
+  tolerance: "horizon.dev/tolerance",
+  scaleUpTolerance: "horizon.dev/scale-up-tolerance",
+  scaleDownTolerance: "horizon.dev/scale-down-tolerance",
+  cpuInitializationPeriod: "horizon.dev/cpu-initialization-period",
+  initialReadinessDelay: "horizon.dev/initial-readiness-delay",
+  downscaleStabilization: "horizon.dev/downscale-stabilization",
 } as const;
+
+/** Per-HPA values of controller flags: each overrides its flag for this HPA only. */
+export interface Knobs {
+  /** --horizontal-pod-autoscaler-sync-period (`horizon.dev/sync-period`) */
+  syncPeriodMs: number | null;
+  /** --horizontal-pod-autoscaler-tolerance (`horizon.dev/tolerance`, both directions) */
+  tolerance: number | null;
+  /** `horizon.dev/scale-up-tolerance` / `scale-down-tolerance`: one direction, over `tolerance`. */
+  scaleUpTolerance: number | null;
+  scaleDownTolerance: number | null;
+  /** --horizontal-pod-autoscaler-cpu-initialization-period */
+  cpuInitializationPeriodMs: number | null;
+  /** --horizontal-pod-autoscaler-initial-readiness-delay */
+  initialReadinessDelayMs: number | null;
+  /** --horizontal-pod-autoscaler-downscale-stabilization */
+  downscaleStabilizationWindowMs: number | null;
+}
 
 export interface Extensions {
   /** No scaling; the status is still updated (`horizon.dev/paused`). */
@@ -19,7 +43,18 @@ export interface Extensions {
   pausedReplicas: number | null;
   /** Decide and record, never write the scale (`horizon.dev/dry-run`). */
   dryRun: boolean;
+  knobs: Knobs;
 }
+
+const NO_KNOBS: Knobs = Object.freeze({
+  syncPeriodMs: null,
+  tolerance: null,
+  scaleUpTolerance: null,
+  scaleDownTolerance: null,
+  cpuInitializationPeriodMs: null,
+  initialReadinessDelayMs: null,
+  downscaleStabilizationWindowMs: null,
+});
 
 export interface ExtensionIssue {
   /** The annotation at fault, e.g. `horizon.dev/paused`. */
@@ -56,8 +91,17 @@ function parseCount(annotation: string, raw: string, errors: ExtensionIssue[]): 
   return null;
 }
 
-// Exported for the rules that read durations in later extensions.
-export function parseDurationAnnotation(
+function parseTolerance(annotation: string, raw: string, errors: ExtensionIssue[]): number | null {
+  // A plain decimal, as the flag takes it (behavior's tolerance is a Quantity: "0.05" reads the same).
+  if (/^\d+(\.\d+)?$|^\.\d+$/.test(raw)) return Number(raw);
+  errors.push({
+    annotation,
+    message: `invalid value "${raw}": must be a decimal number, 0 or more (e.g. "0.05")`,
+  });
+  return null;
+}
+
+function parseDurationAnnotation(
   annotation: string,
   raw: string,
   errors: ExtensionIssue[],
@@ -92,7 +136,12 @@ export function parseExtensions(
     }
   }
   const value = (key: string): string | undefined => annotations[key];
-  const extensions: Extensions = { paused: false, pausedReplicas: null, dryRun: false };
+  const extensions: Extensions = {
+    paused: false,
+    pausedReplicas: null,
+    dryRun: false,
+    knobs: { ...NO_KNOBS },
+  };
 
   const paused = value(ANNOTATIONS.paused);
   if (paused !== undefined)
@@ -110,6 +159,26 @@ export function parseExtensions(
   const dryRun = value(ANNOTATIONS.dryRun);
   if (dryRun !== undefined)
     extensions.dryRun = parseBool(ANNOTATIONS.dryRun, dryRun, errors) ?? false;
+  const knobs = extensions.knobs;
+  const duration = (annotation: string): number | null => {
+    const raw = value(annotation);
+    return raw === undefined ? null : parseDurationAnnotation(annotation, raw, errors);
+  };
+  const tolerance = (annotation: string): number | null => {
+    const raw = value(annotation);
+    return raw === undefined ? null : parseTolerance(annotation, raw, errors);
+  };
+  knobs.syncPeriodMs = duration(ANNOTATIONS.syncPeriod);
+  if (knobs.syncPeriodMs === 0) {
+    errors.push({ annotation: ANNOTATIONS.syncPeriod, message: "must be greater than 0" });
+  }
+  knobs.tolerance = tolerance(ANNOTATIONS.tolerance);
+  knobs.scaleUpTolerance = tolerance(ANNOTATIONS.scaleUpTolerance);
+  knobs.scaleDownTolerance = tolerance(ANNOTATIONS.scaleDownTolerance);
+  knobs.cpuInitializationPeriodMs = duration(ANNOTATIONS.cpuInitializationPeriod);
+  knobs.initialReadinessDelayMs = duration(ANNOTATIONS.initialReadinessDelay);
+  knobs.downscaleStabilizationWindowMs = duration(ANNOTATIONS.downscaleStabilization);
+
   if (extensions.dryRun && (extensions.paused || extensions.pausedReplicas !== null)) {
     const pause = extensions.paused ? ANNOTATIONS.paused : ANNOTATIONS.pausedReplicas;
     errors.push({

@@ -14,6 +14,7 @@ import {
 } from "../sync.js";
 import type { ExtensionTrace } from "../trace.js";
 import { ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
+import { configWithKnobs } from "./knobs.js";
 
 export interface ExtendedDecision extends SyncDecision {
   /** Set while paused: the AbleToScale condition the sync ends with, whatever it wrote. */
@@ -28,7 +29,11 @@ function addTrace(decision: SyncDecision, entry: ExtensionTrace): void {
 export function decideExtendedSync(input: SyncInput): ExtendedDecision {
   const parsed = extensionsOf(input.hpa);
   if (parsed.extensions === null && parsed.errors.length === 0) return decideSync(input);
-  const decision: ExtendedDecision = decideSync(input);
+  const knobs = parsed.extensions ? configWithKnobs(parsed.extensions.knobs, input.config) : null;
+  const decision: ExtendedDecision = decideSync(
+    knobs && knobs.trace.length > 0 ? { ...input, config: knobs.config } : input,
+  );
+  for (const entry of knobs?.trace ?? []) addTrace(decision, entry);
   const nowText = formatTime(input.now);
   for (const warning of parsed.warnings) {
     const message = `${warning.annotation}: ${warning.message}`;
