@@ -217,6 +217,7 @@ export class ControllerMetrics {
   readonly leaderStatus: Gauge<"name">;
   readonly managedHpas: Gauge;
   readonly syncsInFlight: Gauge;
+  readonly fallbackActive: Gauge<"namespace" | "name">;
   private readonly lastSync = new Map<string, number>();
   private readonly leaseName: string;
   private queueDepthSource: (() => number) | null = null;
@@ -319,6 +320,12 @@ export class ControllerMetrics {
       help: "Syncs running now (at most --concurrent-horizontal-pod-autoscaler-syncs).",
       registers,
     });
+    this.fallbackActive = new Gauge({
+      name: "horizontal_pod_autoscaler_fallback_active",
+      help: "1 while an HPA's horizon.dev/fallback-replicas is in force (its metrics failed for fallback-failure-threshold syncs in a row), else 0; only HPAs with a fallback.",
+      labelNames: ["namespace", "name"],
+      registers,
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   }
 
@@ -339,7 +346,12 @@ export class ControllerMetrics {
       this.metricComputationTotal.inc({ ...labels });
       this.metricComputationDuration.observe({ ...labels }, Math.max(0, ms) / 1000);
     });
-    const key = `${observation.hpa.metadata.namespace ?? "default"}/${observation.hpa.metadata.name ?? ""}`;
+    const namespace = observation.hpa.metadata.namespace ?? "default";
+    const name = observation.hpa.metadata.name ?? "";
+    const fallback = result?.history.fallback;
+    if (fallback) this.fallbackActive.set({ namespace, name }, fallback.active ? 1 : 0);
+    else if (result) this.fallbackActive.remove({ namespace, name });
+    const key = `${namespace}/${name}`;
     const last = this.lastSync.get(key);
     if (last !== undefined && observation.at >= last) {
       this.effectiveSyncPeriod.observe((observation.at - last) / 1000);
@@ -351,6 +363,7 @@ export class ControllerMetrics {
   /** The HPA was deleted: its next sync (if it comes back) starts a new period series. */
   forget(namespace: string, name: string): void {
     this.lastSync.delete(`${namespace}/${name}`);
+    this.fallbackActive.remove({ namespace, name });
   }
 
   /** The work queue's length, read at every scrape. */

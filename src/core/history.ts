@@ -21,6 +21,14 @@ export interface HpaHistory {
   recommendations: readonly TimestampedRecommendation[] | null;
   scaleUpEvents: readonly TimestampedScaleEvent[];
   scaleDownEvents: readonly TimestampedScaleEvent[];
+  /** `horizon.dev/fallback-replicas` only (docs/extensions.md); upstream never sets it. */
+  fallback?: FallbackState;
+}
+
+export interface FallbackState {
+  /** Consecutive syncs in which a metric failed. */
+  failures: number;
+  active: boolean;
 }
 
 export const EMPTY_HISTORY: HpaHistory = {

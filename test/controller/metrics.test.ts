@@ -11,6 +11,7 @@ import {
   type ReconciliationLabels,
 } from "../../src/controller/metrics.js";
 import type { RuntimeSyncReport } from "../../src/controller/runtime.js";
+import type { SyncResult } from "../../src/core/sync.js";
 import { cpuUtilization, t } from "../core/builders.js";
 import { type ReportInput, syncReport } from "./sync-reports.js";
 
@@ -199,6 +200,32 @@ describe("registry", () => {
         `${PREFIX}_reconciliation_duration_seconds_bucket{le="0.004",action="scale_up",error="none"} 1`,
       ),
     );
+  });
+
+  it("horizontal_pod_autoscaler_fallback_active: 1 while a fallback is in force, 0 after, gone without one", async () => {
+    const metrics = new ControllerMetrics({ processMetrics: false });
+    const report = syncReport({ replicas: 2, cpuPerPodMilli: 100 });
+    const withFallback = (active: boolean | null): SyncResult => ({
+      ...report.result!,
+      history: {
+        ...report.result!.history,
+        ...(active === null ? {} : { fallback: { failures: active ? 3 : 0, active } }),
+      },
+    });
+    const gauge = async () =>
+      (await metrics.exposition())
+        .split("\n")
+        .filter((line) => line.startsWith("horizontal_pod_autoscaler_fallback_active{"));
+    metrics.recordSync({ ...report, result: withFallback(true) });
+    assert.deepEqual(await gauge(), [
+      'horizontal_pod_autoscaler_fallback_active{namespace="default",name="web"} 1',
+    ]);
+    metrics.recordSync({ ...report, result: withFallback(false) });
+    assert.deepEqual(await gauge(), [
+      'horizontal_pod_autoscaler_fallback_active{namespace="default",name="web"} 0',
+    ]);
+    metrics.recordSync({ ...report, result: withFallback(null) });
+    assert.deepEqual(await gauge(), []);
   });
 
   it("per-metric durations are used when the runtime times them", async () => {

@@ -20,7 +20,7 @@ import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import { completeSync, decideSync, type SyncInput, type SyncResult } from "../../src/core/sync.js";
-import { cpuUsage, hpa, pods, t } from "./builders.js";
+import { cpuUsage, cpuUtilization, hpa, pods, t } from "./builders.js";
 
 /** An HPA as the API server stores it (defaulted), with these annotations. */
 function annotated(
@@ -583,6 +583,242 @@ describe("per-HPA controller knobs", () => {
     );
     assert.match(parsed.errors[1]!.message, /must be a decimal number, 0 or more/);
     assert.match(parsed.errors[3]!.message, /invalid value "soon"/);
+  });
+});
+
+describe("fallback on metric failure", () => {
+  interface Step {
+    seconds: number;
+    replicas: number;
+    events: string[];
+    scalingActive: string;
+    fallback: string;
+  }
+
+  /** Syncs every 15 s; `healthy(i)` says whether sync i (0-based) gets its metrics. */
+  function run(options: {
+    annotations: Record<string, string>;
+    startReplicas: number;
+    healthy: (i: number) => boolean;
+    syncs: number;
+    totalMilli?: number;
+    spec?: Partial<HorizontalPodAutoscaler["spec"]>;
+  }): Step[] {
+    let current = annotated(options.annotations, options.spec ?? {});
+    let history: HpaHistory = EMPTY_HISTORY;
+    let replicas = options.startReplicas;
+    const steps: Step[] = [];
+    for (let i = 0; i < options.syncs; i++) {
+      const base = input({
+        hpa: current,
+        replicas,
+        totalMilli: options.totalMilli ?? 50 * replicas,
+        now: t(15 * (i + 1)),
+        history,
+      });
+      const metricCount = current.spec.metrics?.length ?? 1;
+      const result = syncExtendedOnce(
+        options.healthy(i)
+          ? { ...base, observations: Array(metricCount).fill(base.observations[0]) }
+          : {
+              ...base,
+              observations: Array(metricCount).fill({
+                kind: "error",
+                error: "the metrics API is unavailable",
+              }),
+            },
+      );
+      history = result.history;
+      current = { ...current, status: result.status };
+      if (result.scaleUpdated) replicas = result.desiredReplicas;
+      const active = condition(result, "ScalingActive");
+      steps.push({
+        seconds: 15 * (i + 1),
+        replicas,
+        events: result.events.map((e) => e.reason),
+        scalingActive: `${active?.status}/${active?.reason}`,
+        fallback: `${result.history.fallback?.failures}/${result.history.fallback?.active}`,
+      });
+    }
+    return steps;
+  }
+
+  it("activates after K failing syncs, holds, and ends at the first healthy sync", () => {
+    const steps = run({
+      annotations: {
+        "horizon.dev/fallback-replicas": "6",
+        "horizon.dev/fallback-failure-threshold": "2",
+      },
+      startReplicas: 3,
+      healthy: (i) => i >= 3,
+      syncs: 4,
+    });
+    assert.deepEqual(steps, [
+      {
+        seconds: 15,
+        replicas: 3,
+        events: ["FailedGetResourceMetric", "FailedComputeMetricsReplicas"],
+        scalingActive: "False/FailedGetResourceMetric",
+        fallback: "1/false",
+      },
+      {
+        seconds: 30,
+        replicas: 6,
+        events: [
+          "FailedGetResourceMetric",
+          "FailedComputeMetricsReplicas",
+          "FallbackActive",
+          "SuccessfulRescale",
+        ],
+        scalingActive: "False/FallbackActive",
+        fallback: "2/true",
+      },
+      {
+        seconds: 45,
+        replicas: 6,
+        events: ["FailedGetResourceMetric", "FailedComputeMetricsReplicas"],
+        scalingActive: "False/FallbackActive",
+        fallback: "3/true",
+      },
+      // Healthy at 50% of target: upstream keeps 6 (the legacy window holds any scale-down).
+      {
+        seconds: 60,
+        replicas: 6,
+        events: ["FallbackEnded"],
+        scalingActive: "True/ValidMetricFound",
+        fallback: "0/false",
+      },
+    ]);
+  });
+
+  const cases: {
+    name: string;
+    annotations: Record<string, string>;
+    startReplicas: number;
+    spec?: Partial<HorizontalPodAutoscaler["spec"]>;
+    /** Sync indexes with metrics; all others fail. */
+    healthy?: (i: number) => boolean;
+    totalMilli?: number;
+    replicas: number;
+  }[] = [
+    {
+      name: "the default threshold is 3 syncs",
+      annotations: { "horizon.dev/fallback-replicas": "6" },
+      startReplicas: 3,
+      replicas: 6,
+    },
+    {
+      name: "currentReplicasIfHigher keeps a larger current count",
+      annotations: { "horizon.dev/fallback-replicas": "6" },
+      startReplicas: 8,
+      replicas: 8,
+    },
+    {
+      name: "static scales down to exactly N",
+      annotations: {
+        "horizon.dev/fallback-replicas": "6",
+        "horizon.dev/fallback-mode": "static",
+      },
+      startReplicas: 8,
+      replicas: 6,
+    },
+    {
+      name: "bounded by maxReplicas",
+      annotations: { "horizon.dev/fallback-replicas": "20" },
+      startReplicas: 3,
+      replicas: 10,
+    },
+    {
+      name: "bounded by minReplicas (static)",
+      annotations: {
+        "horizon.dev/fallback-replicas": "1",
+        "horizon.dev/fallback-mode": "static",
+      },
+      spec: { minReplicas: 2 },
+      startReplicas: 5,
+      replicas: 2,
+    },
+    {
+      name: "a sync that heals before the threshold resets the count",
+      annotations: { "horizon.dev/fallback-replicas": "6" },
+      startReplicas: 3,
+      healthy: (i) => i === 1,
+      replicas: 3,
+    },
+    {
+      name: "paused wins over the fallback",
+      annotations: { "horizon.dev/fallback-replicas": "6", "horizon.dev/paused": "true" },
+      startReplicas: 3,
+      replicas: 3,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const steps = run({
+        annotations: c.annotations,
+        startReplicas: c.startReplicas,
+        healthy: c.healthy ?? (() => false),
+        syncs: 3,
+        ...(c.spec ? { spec: c.spec } : {}),
+      });
+      assert.equal(steps.at(-1)!.replicas, c.replicas);
+    });
+  }
+
+  it("with a healthy metric asking for more, the larger count wins", () => {
+    // Two cpu metrics, the second failing; the first sees 150% of a 50% target on 3 pods, which
+    // upstream scales to 6 (the legacy cap: max(2 × 3, 4)).
+    let current = annotated(
+      { "horizon.dev/fallback-replicas": "4", "horizon.dev/fallback-failure-threshold": "1" },
+      { metrics: [cpuUtilization(50), cpuUtilization(50)] },
+    );
+    const base = input({ hpa: current, replicas: 3, totalMilli: 450 });
+    const result = syncExtendedOnce({
+      ...base,
+      observations: [base.observations[0]!, { kind: "error", error: "no such metric" }],
+    });
+    current = { ...current, status: result.status };
+    assert.equal(result.desiredReplicas, 6);
+    assert.equal(result.trace.extensions?.[0]?.upstreamReplicas, 6);
+    assert.match(result.error ?? "", /invalid metrics \(1 invalid out of 2\)/);
+  });
+
+  it("dry-run reports the fallback it would apply", () => {
+    const steps = run({
+      annotations: {
+        "horizon.dev/fallback-replicas": "6",
+        "horizon.dev/fallback-failure-threshold": "1",
+        "horizon.dev/dry-run": "true",
+      },
+      startReplicas: 3,
+      healthy: () => false,
+      syncs: 1,
+    });
+    assert.equal(steps[0]!.replicas, 3);
+    assert.ok(steps[0]!.events.includes("DryRun"), steps[0]!.events.join());
+  });
+
+  it("bad fallback annotations name themselves", () => {
+    const parsed = parseExtensions({
+      "horizon.dev/fallback-failure-threshold": "0",
+      "horizon.dev/fallback-mode": "max",
+    });
+    assert.deepEqual(
+      parsed.errors.map((e) => `${e.annotation}: ${e.message}`),
+      [
+        "horizon.dev/fallback-failure-threshold: needs horizon.dev/fallback-replicas",
+        "horizon.dev/fallback-mode: needs horizon.dev/fallback-replicas",
+      ],
+    );
+    const withReplicas = parseExtensions({
+      "horizon.dev/fallback-replicas": "2",
+      "horizon.dev/fallback-failure-threshold": "0",
+      "horizon.dev/fallback-mode": "max",
+    });
+    assert.deepEqual(
+      withReplicas.errors.map((e) => e.annotation),
+      ["horizon.dev/fallback-failure-threshold", "horizon.dev/fallback-mode"],
+    );
   });
 });
 

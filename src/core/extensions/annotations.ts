@@ -17,7 +17,22 @@ export const ANNOTATIONS = {
   cpuInitializationPeriod: "horizon.dev/cpu-initialization-period",
   initialReadinessDelay: "horizon.dev/initial-readiness-delay",
   downscaleStabilization: "horizon.dev/downscale-stabilization",
+  fallbackReplicas: "horizon.dev/fallback-replicas",
+  fallbackFailureThreshold: "horizon.dev/fallback-failure-threshold",
+  fallbackMode: "horizon.dev/fallback-mode",
 } as const;
+
+/** KEDA's fallback behaviours: max(current, replicas), or exactly `replicas`. */
+export type FallbackMode = "currentReplicasIfHigher" | "static";
+
+export interface Fallback {
+  replicas: number;
+  /** Consecutive syncs with a failed metric before the fallback applies (default 3). */
+  failureThreshold: number;
+  mode: FallbackMode;
+}
+
+export const DEFAULT_FALLBACK_FAILURE_THRESHOLD = 3;
 
 /** Per-HPA values of controller flags: each overrides its flag for this HPA only. */
 export interface Knobs {
@@ -44,6 +59,7 @@ export interface Extensions {
   /** Decide and record, never write the scale (`horizon.dev/dry-run`). */
   dryRun: boolean;
   knobs: Knobs;
+  fallback: Fallback | null;
 }
 
 const NO_KNOBS: Knobs = Object.freeze({
@@ -141,6 +157,7 @@ export function parseExtensions(
     pausedReplicas: null,
     dryRun: false,
     knobs: { ...NO_KNOBS },
+    fallback: null,
   };
 
   const paused = value(ANNOTATIONS.paused);
@@ -179,6 +196,8 @@ export function parseExtensions(
   knobs.initialReadinessDelayMs = duration(ANNOTATIONS.initialReadinessDelay);
   knobs.downscaleStabilizationWindowMs = duration(ANNOTATIONS.downscaleStabilization);
 
+  extensions.fallback = parseFallback(value, errors);
+
   if (extensions.dryRun && (extensions.paused || extensions.pausedReplicas !== null)) {
     const pause = extensions.paused ? ANNOTATIONS.paused : ANNOTATIONS.pausedReplicas;
     errors.push({
@@ -189,6 +208,49 @@ export function parseExtensions(
   return errors.length > 0
     ? { extensions: null, errors, warnings }
     : { extensions, errors, warnings };
+}
+
+function parseFallback(
+  value: (key: string) => string | undefined,
+  errors: ExtensionIssue[],
+): Fallback | null {
+  const replicas = value(ANNOTATIONS.fallbackReplicas);
+  const threshold = value(ANNOTATIONS.fallbackFailureThreshold);
+  const mode = value(ANNOTATIONS.fallbackMode);
+  if (replicas === undefined) {
+    for (const [annotation, raw] of [
+      [ANNOTATIONS.fallbackFailureThreshold, threshold],
+      [ANNOTATIONS.fallbackMode, mode],
+    ] as const) {
+      if (raw !== undefined) {
+        errors.push({ annotation, message: `needs ${ANNOTATIONS.fallbackReplicas}` });
+      }
+    }
+    return null;
+  }
+  const count = parseCount(ANNOTATIONS.fallbackReplicas, replicas, errors);
+  let failureThreshold = DEFAULT_FALLBACK_FAILURE_THRESHOLD;
+  if (threshold !== undefined) {
+    if (/^\d{1,4}$/.test(threshold) && Number(threshold) >= 1) failureThreshold = Number(threshold);
+    else {
+      errors.push({
+        annotation: ANNOTATIONS.fallbackFailureThreshold,
+        message: `invalid value "${threshold}": must be a whole number of syncs, 1 or more`,
+      });
+    }
+  }
+  if (mode !== undefined && mode !== "currentReplicasIfHigher" && mode !== "static") {
+    errors.push({
+      annotation: ANNOTATIONS.fallbackMode,
+      message: `unsupported value "${mode}": must be "currentReplicasIfHigher" (the default) or "static"`,
+    });
+  }
+  if (count === null) return null;
+  return {
+    replicas: count,
+    failureThreshold,
+    mode: mode === "static" ? "static" : "currentReplicasIfHigher",
+  };
 }
 
 const cache = new WeakMap<HorizontalPodAutoscaler, ParsedExtensions>();

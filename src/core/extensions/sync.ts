@@ -14,6 +14,7 @@ import {
 } from "../sync.js";
 import type { ExtensionTrace } from "../trace.js";
 import { ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
+import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
 
 export interface ExtendedDecision extends SyncDecision {
@@ -80,6 +81,10 @@ function holdCurrent(decision: SyncDecision): void {
 }
 
 function applyRules(decision: ExtendedDecision, extensions: Extensions, nowText: string): void {
+  if (extensions.fallback) {
+    const entry = applyFallback(decision, extensions.fallback, nowText);
+    if (entry) addTrace(decision, { annotation: ANNOTATIONS.fallbackReplicas, ...entry });
+  }
   if (!decision.input.scale.ok) return;
   if (extensions.pausedReplicas !== null) holdPaused(decision, extensions.pausedReplicas, nowText);
   else if (extensions.paused) pause(decision, nowText);
