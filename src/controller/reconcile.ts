@@ -3,17 +3,16 @@
 // reconcileAutoscaler in pkg/controller/podautoscaler/horizontal.go.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
-import { completeExtendedSync, decideExtendedSync } from "../core/extensions/sync.js";
+import {
+  completeExtendedSync,
+  decideExtendedSync,
+  needsExtendedMetrics,
+} from "../core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../core/history.js";
 import type { PodView } from "../core/pods.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
 import type { MetricObservation } from "../core/sources/types.js";
-import {
-  needsMetrics,
-  type RescaleOutcome,
-  type ScaleObservation,
-  type SyncResult,
-} from "../core/sync.js";
+import type { RescaleOutcome, ScaleObservation, SyncResult } from "../core/sync.js";
 import type { ControllerPorts } from "./ports.js";
 
 const keys = new WeakMap<HorizontalPodAutoscaler, string>();
@@ -186,7 +185,7 @@ export async function reconcileHpa(
   let pods: readonly PodView[] = [];
   let observations: MetricObservation[] = [];
   let selectingHpas: string[] | undefined;
-  if (scale.ok && needsMetrics(hpa, scale) && scale.selector) {
+  if (scale.ok && needsExtendedMetrics(hpa, scale) && scale.selector) {
     const parsed = parseSelector(scale.selector);
     if (parsed.ok) {
       memory.setSelector(key, namespace, parsed.selector);

@@ -23,6 +23,8 @@ export interface HpaHistory {
   scaleDownEvents: readonly TimestampedScaleEvent[];
   /** `horizon.dev/fallback-replicas` only (docs/extensions.md); upstream never sets it. */
   fallback?: FallbackState;
+  /** `horizon.dev/min-replicas: "0"` only: when an activation metric was last above its value. */
+  scaleToZero?: { lastActiveTime: number | null };
 }
 
 export interface FallbackState {

@@ -14,6 +14,7 @@ import { parseExtensions } from "../../src/core/extensions/annotations.js";
 import {
   completeExtendedSync,
   decideExtendedSync,
+  needsExtendedMetrics,
   syncExtendedOnce,
 } from "../../src/core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
@@ -819,6 +820,277 @@ describe("fallback on metric failure", () => {
       withReplicas.errors.map((e) => e.annotation),
       ["horizon.dev/fallback-failure-threshold", "horizon.dev/fallback-mode"],
     );
+  });
+});
+
+describe("scale to zero with activation and cooldown", () => {
+  const queue: HorizontalPodAutoscaler["spec"]["metrics"] = [
+    {
+      type: "External",
+      external: {
+        metric: { name: "queue_messages_ready" },
+        target: { type: "AverageValue", averageValue: "10" },
+      },
+    },
+  ];
+  const external = (messages: number, now: number): MetricObservation => ({
+    kind: "external",
+    valuesMilli: [BigInt(messages * 1000)],
+    timestamp: now,
+  });
+
+  interface Step {
+    seconds: number;
+    replicas: number;
+    reason: string;
+  }
+
+  function run(options: {
+    annotations: Record<string, string>;
+    startReplicas: number;
+    messages: (seconds: number) => number | null;
+    until: number;
+    spec?: Partial<HorizontalPodAutoscaler["spec"]>;
+  }): { steps: Step[]; last: SyncResult } {
+    let current = annotated(options.annotations, { metrics: queue, ...options.spec });
+    let history: HpaHistory = EMPTY_HISTORY;
+    let replicas = options.startReplicas;
+    const steps: Step[] = [];
+    let last: SyncResult | null = null;
+    for (let seconds = 15; seconds <= options.until; seconds += 15) {
+      const now = t(seconds);
+      const messages = options.messages(seconds);
+      const result = syncExtendedOnce(
+        input({
+          hpa: current,
+          replicas,
+          totalMilli: 0,
+          now,
+          history,
+          observations: [
+            messages === null
+              ? { kind: "error", error: "queue unreachable" }
+              : external(messages, now),
+          ],
+        }),
+      );
+      history = result.history;
+      current = { ...current, status: result.status };
+      const from = replicas;
+      if (result.scaleUpdated) replicas = result.desiredReplicas;
+      if (replicas !== from) {
+        const entry = result.trace.extensions?.find(
+          (x) => x.annotation === "horizon.dev/min-replicas",
+        );
+        steps.push({
+          seconds,
+          replicas,
+          reason: entry?.reason ?? result.trace.rescaleReason ?? "",
+        });
+      }
+      last = result;
+    }
+    return { steps, last: last! };
+  }
+
+  it("a queue at zero overnight: activated by the first message, back to zero after the cooldown", () => {
+    const { steps } = run({
+      annotations: { "horizon.dev/min-replicas": "0", "horizon.dev/cooldown-period": "1m" },
+      startReplicas: 0,
+      // One message at 45 s, a burst of 30 at 60 s, empty from 75 s.
+      messages: (s) => (s === 45 ? 1 : s === 60 ? 30 : 0),
+      until: 240,
+    });
+    assert.deepEqual(steps, [
+      { seconds: 45, replicas: 1, reason: "Activated" },
+      {
+        seconds: 60,
+        replicas: 3,
+        reason: "external metric queue_messages_ready(nil) above target",
+      },
+      // Last active at 60 s: the cooldown of 1 min ends at 120 s, before the 5 min window would.
+      { seconds: 120, replicas: 0, reason: "ScaledToZero" },
+    ]);
+  });
+
+  const cases: {
+    name: string;
+    annotations: Record<string, string>;
+    spec?: Partial<HorizontalPodAutoscaler["spec"]>;
+    startReplicas: number;
+    messages: (seconds: number) => number | null;
+    until: number;
+    steps: Step[];
+    condition?: string;
+  }[] = [
+    {
+      name: "at zero, nothing above the activation value: stays at zero, ScaledToZero",
+      annotations: { "horizon.dev/min-replicas": "0" },
+      startReplicas: 0,
+      messages: () => 0,
+      until: 60,
+      steps: [],
+      condition: "False/ScaledToZero",
+    },
+    {
+      name: "activation is strictly above: 5 messages with an activation of 5 do not activate",
+      annotations: {
+        "horizon.dev/min-replicas": "0",
+        "horizon.dev/activation.queue_messages_ready": "5",
+      },
+      startReplicas: 0,
+      messages: (s) => (s >= 30 ? (s >= 60 ? 6 : 5) : 0),
+      until: 60,
+      steps: [{ seconds: 60, replicas: 1, reason: "Activated" }],
+    },
+    {
+      name: "activation goes to spec.minReplicas when it is above 1",
+      annotations: { "horizon.dev/min-replicas": "0" },
+      spec: { minReplicas: 2 },
+      startReplicas: 0,
+      messages: () => 1,
+      until: 15,
+      steps: [{ seconds: 15, replicas: 2, reason: "Activated" }],
+    },
+    {
+      name: "a failing metric at zero does not activate",
+      annotations: { "horizon.dev/min-replicas": "0" },
+      startReplicas: 0,
+      messages: () => null,
+      until: 60,
+      steps: [],
+      condition: "False/FailedGetExternalMetric",
+    },
+    {
+      name: "a failing metric above zero never scales to zero",
+      annotations: { "horizon.dev/min-replicas": "0", "horizon.dev/cooldown-period": "30s" },
+      startReplicas: 2,
+      messages: () => null,
+      until: 120,
+      steps: [],
+    },
+    {
+      name: "the default cooldown is 5 minutes (counted from the first sync seen)",
+      annotations: { "horizon.dev/min-replicas": "0" },
+      startReplicas: 1,
+      messages: () => 0,
+      until: 330,
+      steps: [{ seconds: 315, replicas: 0, reason: "ScaledToZero" }],
+    },
+    {
+      name: "a message during the cooldown restarts it",
+      annotations: { "horizon.dev/min-replicas": "0", "horizon.dev/cooldown-period": "1m" },
+      startReplicas: 1,
+      messages: (s) => (s === 60 ? 1 : 0),
+      until: 150,
+      steps: [{ seconds: 120, replicas: 0, reason: "ScaledToZero" }],
+    },
+    {
+      name: "upstream's own minReplicas 0 (HPAScaleToZero) takes an activation value too",
+      annotations: { "horizon.dev/activation.queue_messages_ready": "3" },
+      spec: { minReplicas: 0 },
+      startReplicas: 0,
+      messages: (s) => (s >= 30 ? 4 : 2),
+      until: 30,
+      steps: [{ seconds: 30, replicas: 1, reason: "Activated" }],
+    },
+    {
+      name: "paused wins: no activation (the metrics are still read and valid)",
+      annotations: { "horizon.dev/min-replicas": "0", "horizon.dev/paused": "true" },
+      startReplicas: 0,
+      messages: () => 50,
+      until: 30,
+      steps: [],
+      condition: "True/ValidMetricFound",
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const { steps, last } = run({
+        annotations: c.annotations,
+        startReplicas: c.startReplicas,
+        messages: c.messages,
+        until: c.until,
+        ...(c.spec ? { spec: c.spec } : {}),
+      });
+      assert.deepEqual(steps, c.steps);
+      if (c.condition) {
+        const active = condition(last, "ScalingActive");
+        assert.equal(`${active?.status}/${active?.reason}`, c.condition);
+      }
+    });
+  }
+
+  it("upstream today, without annotations: minReplicas 0 behind HPAScaleToZero scales from zero on the metric", () => {
+    const { steps } = run({
+      annotations: {},
+      spec: { minReplicas: 0 },
+      startReplicas: 0,
+      messages: () => 25,
+      until: 15,
+    });
+    // ceil(25 / 10) at zero replicas, no activation step: upstream's scale-from-zero path.
+    assert.deepEqual(steps, [
+      {
+        seconds: 15,
+        replicas: 3,
+        reason: "external metric queue_messages_ready(nil) above target",
+      },
+    ]);
+  });
+
+  it("the controller reads metrics at zero only for an HPA that may activate", () => {
+    const scale = { ok: true as const, specReplicas: 0, statusReplicas: 0, selector: "app=web" };
+    const plain = annotated({}, { metrics: queue });
+    const zero = annotated({ "horizon.dev/min-replicas": "0" }, { metrics: queue });
+    assert.equal(needsExtendedMetrics(plain, scale), false);
+    assert.equal(needsExtendedMetrics(zero, scale), true);
+  });
+
+  it("bad scale-to-zero annotations name themselves", () => {
+    const spec = hpa({ metrics: queue }).spec;
+    const cpuOnly = hpa().spec;
+    const cases: { annotations: Record<string, string>; spec: typeof spec; errors: string[] }[] = [
+      {
+        annotations: { "horizon.dev/min-replicas": "1" },
+        spec,
+        errors: [
+          'horizon.dev/min-replicas: unsupported value "1": only "0" (scale to zero); other minimums go in spec.minReplicas',
+        ],
+      },
+      {
+        annotations: { "horizon.dev/min-replicas": "0" },
+        spec: cpuOnly,
+        errors: [
+          "horizon.dev/min-replicas: scaling to zero needs at least one Object or External metric (pods' metrics do not exist at zero replicas)",
+        ],
+      },
+      {
+        annotations: { "horizon.dev/cooldown-period": "1m" },
+        spec,
+        errors: [
+          'horizon.dev/cooldown-period: needs horizon.dev/min-replicas: "0" (or spec.minReplicas 0)',
+        ],
+      },
+      {
+        annotations: {
+          "horizon.dev/min-replicas": "0",
+          "horizon.dev/activation.queue": "1",
+          "horizon.dev/activation.queue_messages_ready": "-1",
+        },
+        spec,
+        errors: [
+          'horizon.dev/activation.queue: no Object or External metric named "queue" in spec.metrics (there are: queue_messages_ready)',
+          'horizon.dev/activation.queue_messages_ready: invalid value "-1": must be a quantity, 0 or more (e.g. "10", "500m")',
+        ],
+      },
+    ];
+    for (const c of cases) {
+      assert.deepEqual(
+        parseExtensions(c.annotations, c.spec).errors.map((e) => `${e.annotation}: ${e.message}`),
+        c.errors,
+      );
+    }
   });
 });
 

@@ -313,7 +313,7 @@ const asObject = (hpa: HorizontalPodAutoscaler) => hpa as unknown as KubeObject;
  * unknown fields.
  */
 function checkExtensions(hpa: HorizontalPodAutoscaler, errors: FieldError[]): Prepared {
-  const parsed = parseExtensions(hpa.metadata.annotations);
+  const parsed = parseExtensions(hpa.metadata.annotations, hpa.spec);
   for (const e of parsed.errors) {
     errors.push({
       type: "FieldValueInvalid",

@@ -1,6 +1,8 @@
 // Horizon's opt-in extensions of one HPA, read from its `horizon.dev/` annotations into one typed
 // value. Errors and warnings name the annotation at fault; an HPA without any `horizon.dev/`
 // annotation has no extensions at all, so it takes upstream's code path unchanged.
+
+import { Quantity } from "../../api/quantity.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import { parseDuration } from "../duration.js";
 
@@ -20,7 +22,22 @@ export const ANNOTATIONS = {
   fallbackReplicas: "horizon.dev/fallback-replicas",
   fallbackFailureThreshold: "horizon.dev/fallback-failure-threshold",
   fallbackMode: "horizon.dev/fallback-mode",
+  minReplicas: "horizon.dev/min-replicas",
+  cooldownPeriod: "horizon.dev/cooldown-period",
 } as const;
+
+/** `horizon.dev/activation.<metric name>`: one per Object or External metric. */
+export const ACTIVATION_PREFIX = "horizon.dev/activation.";
+
+/** KEDA's default cooldown before scaling back to zero. */
+export const DEFAULT_COOLDOWN_MS = 300_000;
+
+export interface ScaleToZero {
+  /** Back to zero after this long with every activation metric at or below its value. */
+  cooldownMs: number;
+  /** Activation values (milli-units) by metric name; metrics without one activate above 0. */
+  activations: ReadonlyMap<string, bigint>;
+}
 
 /** KEDA's fallback behaviours: max(current, replicas), or exactly `replicas`. */
 export type FallbackMode = "currentReplicasIfHigher" | "static";
@@ -60,6 +77,7 @@ export interface Extensions {
   dryRun: boolean;
   knobs: Knobs;
   fallback: Fallback | null;
+  scaleToZero: ScaleToZero | null;
 }
 
 const NO_KNOBS: Knobs = Object.freeze({
@@ -134,9 +152,13 @@ function parseDurationAnnotation(
   return parsed.ms;
 }
 
-/** Reads and validates the `horizon.dev/` annotations of one HPA's metadata. */
+/**
+ * Reads and validates the `horizon.dev/` annotations of one HPA; with its spec, also the rules
+ * that depend on it (scale to zero needs an Object or External metric, activations name one).
+ */
 export function parseExtensions(
   annotations: Readonly<Record<string, string>> | undefined,
+  spec?: HorizontalPodAutoscaler["spec"],
 ): ParsedExtensions {
   if (!annotations) return NONE;
   const keys = Object.keys(annotations).filter((key) => key.startsWith(ANNOTATION_PREFIX));
@@ -144,7 +166,7 @@ export function parseExtensions(
   const errors: ExtensionIssue[] = [];
   const warnings: ExtensionIssue[] = [];
   for (const key of keys.sort()) {
-    if (!KNOWN.has(key)) {
+    if (!KNOWN.has(key) && !key.startsWith(ACTIVATION_PREFIX)) {
       warnings.push({
         annotation: key,
         message: "unknown annotation: Horizon ignores it (see docs/extensions.md)",
@@ -158,6 +180,7 @@ export function parseExtensions(
     dryRun: false,
     knobs: { ...NO_KNOBS },
     fallback: null,
+    scaleToZero: null,
   };
 
   const paused = value(ANNOTATIONS.paused);
@@ -197,6 +220,7 @@ export function parseExtensions(
   knobs.downscaleStabilizationWindowMs = duration(ANNOTATIONS.downscaleStabilization);
 
   extensions.fallback = parseFallback(value, errors);
+  extensions.scaleToZero = parseScaleToZero(annotations, spec, errors);
 
   if (extensions.dryRun && (extensions.paused || extensions.pausedReplicas !== null)) {
     const pause = extensions.paused ? ANNOTATIONS.paused : ANNOTATIONS.pausedReplicas;
@@ -208,6 +232,84 @@ export function parseExtensions(
   return errors.length > 0
     ? { extensions: null, errors, warnings }
     : { extensions, errors, warnings };
+}
+
+/** Object and External metrics by name: the ones with a value at zero replicas. */
+export function activationMetricNames(spec: HorizontalPodAutoscaler["spec"] | undefined): string[] {
+  const names: string[] = [];
+  for (const metric of spec?.metrics ?? []) {
+    if (metric.type === "Object" && metric.object) names.push(metric.object.metric.name);
+    if (metric.type === "External" && metric.external) names.push(metric.external.metric.name);
+  }
+  return names;
+}
+
+function parseScaleToZero(
+  annotations: Readonly<Record<string, string>>,
+  spec: HorizontalPodAutoscaler["spec"] | undefined,
+  errors: ExtensionIssue[],
+): ScaleToZero | null {
+  const min = annotations[ANNOTATIONS.minReplicas];
+  const cooldown = annotations[ANNOTATIONS.cooldownPeriod];
+  const activationKeys = Object.keys(annotations)
+    .filter((key) => key.startsWith(ACTIVATION_PREFIX))
+    .sort();
+  if (min === undefined && cooldown === undefined && activationKeys.length === 0) return null;
+  if (min !== undefined && min !== "0") {
+    errors.push({
+      annotation: ANNOTATIONS.minReplicas,
+      message: `unsupported value "${min}": only "0" (scale to zero); other minimums go in spec.minReplicas`,
+    });
+  }
+  // Upstream's own minReplicas: 0 (HPAScaleToZero) takes activations and a cooldown too.
+  const zero = min === "0" || spec?.minReplicas === 0;
+  if (!zero) {
+    for (const key of [
+      ...(cooldown !== undefined ? [ANNOTATIONS.cooldownPeriod] : []),
+      ...activationKeys,
+    ]) {
+      errors.push({
+        annotation: key,
+        message: `needs ${ANNOTATIONS.minReplicas}: "0" (or spec.minReplicas 0)`,
+      });
+    }
+    return null;
+  }
+  const names = activationMetricNames(spec);
+  if (spec && names.length === 0 && min !== undefined) {
+    errors.push({
+      annotation: ANNOTATIONS.minReplicas,
+      message:
+        "scaling to zero needs at least one Object or External metric (pods' metrics do not exist at zero replicas)",
+    });
+  }
+  let cooldownMs = DEFAULT_COOLDOWN_MS;
+  if (cooldown !== undefined) {
+    cooldownMs = parseDurationAnnotation(ANNOTATIONS.cooldownPeriod, cooldown, errors) ?? 0;
+  }
+  const activations = new Map<string, bigint>();
+  for (const key of activationKeys) {
+    const name = key.slice(ACTIVATION_PREFIX.length);
+    const raw = annotations[key]!;
+    if (spec && !names.includes(name)) {
+      errors.push({
+        annotation: key,
+        message: `no Object or External metric named "${name}" in spec.metrics${names.length > 0 ? ` (there are: ${names.join(", ")})` : ""}`,
+      });
+      continue;
+    }
+    try {
+      const quantity = Quantity.parse(raw);
+      if (quantity.sign() < 0) throw new Error("negative");
+      activations.set(name, quantity.milliValue());
+    } catch {
+      errors.push({
+        annotation: key,
+        message: `invalid value "${raw}": must be a quantity, 0 or more (e.g. "10", "500m")`,
+      });
+    }
+  }
+  return { cooldownMs, activations };
 }
 
 function parseFallback(
@@ -259,7 +361,7 @@ const cache = new WeakMap<HorizontalPodAutoscaler, ParsedExtensions>();
 export function extensionsOf(hpa: HorizontalPodAutoscaler): ParsedExtensions {
   let parsed = cache.get(hpa);
   if (!parsed) {
-    parsed = parseExtensions(hpa.metadata.annotations);
+    parsed = parseExtensions(hpa.metadata.annotations, hpa.spec);
     cache.set(hpa, parsed);
   }
   return parsed;

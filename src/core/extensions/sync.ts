@@ -1,13 +1,15 @@
 // A sync with Horizon's opt-in extensions: upstream's decision (core/sync.ts, unchanged), then
 // the rules of the HPA's `horizon.dev/` annotations over it. Without such an annotation both
 // calls are exactly upstream's, so the conformance vectors and every existing HPA see no change.
-import type { HorizontalPodAutoscalerCondition } from "../../api/types.js";
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from "../../api/types.js";
 import { formatTime, setCondition } from "../conditions.js";
 import { jsonEqual } from "../json.js";
 import {
   completeSync,
   decideSync,
+  needsMetrics,
   type RescaleOutcome,
+  type ScaleObservation,
   type SyncDecision,
   type SyncInput,
   type SyncResult,
@@ -16,6 +18,7 @@ import type { ExtensionTrace } from "../trace.js";
 import { ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
 import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
+import { applyScaleToZero, atZero, inputAtZero } from "./zero.js";
 
 export interface ExtendedDecision extends SyncDecision {
   /** Set while paused: the AbleToScale condition the sync ends with, whatever it wrote. */
@@ -26,14 +29,23 @@ function addTrace(decision: SyncDecision, entry: ExtensionTrace): void {
   decision.trace.extensions = [...(decision.trace.extensions ?? []), entry];
 }
 
+/** Whether the sync reads metrics: upstream's rule, and at zero when the HPA may activate. */
+export function needsExtendedMetrics(
+  hpa: HorizontalPodAutoscaler,
+  scale: ScaleObservation,
+): boolean {
+  if (extensionsOf(hpa).extensions?.scaleToZero && atZero(scale)) return true;
+  return needsMetrics(hpa, scale);
+}
+
 /** Upstream's decision, then the extensions' rules over it. */
 export function decideExtendedSync(input: SyncInput): ExtendedDecision {
   const parsed = extensionsOf(input.hpa);
   if (parsed.extensions === null && parsed.errors.length === 0) return decideSync(input);
   const knobs = parsed.extensions ? configWithKnobs(parsed.extensions.knobs, input.config) : null;
-  const decision: ExtendedDecision = decideSync(
-    knobs && knobs.trace.length > 0 ? { ...input, config: knobs.config } : input,
-  );
+  let upstreamInput = knobs && knobs.trace.length > 0 ? { ...input, config: knobs.config } : input;
+  if (parsed.extensions?.scaleToZero) upstreamInput = inputAtZero(upstreamInput);
+  const decision: ExtendedDecision = decideSync(upstreamInput);
   for (const entry of knobs?.trace ?? []) addTrace(decision, entry);
   const nowText = formatTime(input.now);
   for (const warning of parsed.warnings) {
@@ -45,7 +57,7 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
     rejectInvalid(decision, parsed.errors, nowText);
     return decision;
   }
-  applyRules(decision, parsed.extensions, nowText);
+  applyRules(decision, parsed.extensions, input.hpa.spec.minReplicas ?? 1, nowText);
   return decision;
 }
 
@@ -80,7 +92,16 @@ function holdCurrent(decision: SyncDecision): void {
   decision.trace.desiredReplicas = decision.currentReplicas;
 }
 
-function applyRules(decision: ExtendedDecision, extensions: Extensions, nowText: string): void {
+function applyRules(
+  decision: ExtendedDecision,
+  extensions: Extensions,
+  specMinReplicas: number,
+  nowText: string,
+): void {
+  if (extensions.scaleToZero) {
+    const entry = applyScaleToZero(decision, extensions.scaleToZero, specMinReplicas, nowText);
+    if (entry) addTrace(decision, { annotation: ANNOTATIONS.minReplicas, ...entry });
+  }
   if (extensions.fallback) {
     const entry = applyFallback(decision, extensions.fallback, nowText);
     if (entry) addTrace(decision, { annotation: ANNOTATIONS.fallbackReplicas, ...entry });
