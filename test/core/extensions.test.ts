@@ -11,6 +11,7 @@ import type {
 } from "../../src/api/types.js";
 import { type ControllerConfig, defaultControllerConfig } from "../../src/core/config.js";
 import { parseExtensions } from "../../src/core/extensions/annotations.js";
+import { parseSchedule, scheduledFloor } from "../../src/core/extensions/schedule.js";
 import {
   completeExtendedSync,
   decideExtendedSync,
@@ -1091,6 +1092,234 @@ describe("scale to zero with activation and cooldown", () => {
         c.errors,
       );
     }
+  });
+});
+
+describe("schedules", () => {
+  const at = (iso: string) => Date.parse(iso);
+  const weekdays = (timeZone?: string) => {
+    const parsed = parseSchedule(
+      JSON.stringify([{ cron: "0 8 * * 1-5", duration: "10h", minReplicas: 6 }]),
+      timeZone,
+    );
+    assert.ok(parsed.ok);
+    return parsed.schedule;
+  };
+
+  const windowCases: {
+    name: string;
+    timeZone?: string;
+    now: string;
+    floor: number;
+    text: RegExp;
+  }[] = [
+    {
+      name: "Tuesday 08:30 in Paris (07:30 UTC): open since 07:00 UTC until 17:00 UTC",
+      timeZone: "Europe/Paris",
+      now: "2026-11-24T07:30:00Z",
+      floor: 6,
+      text: /open since 2026-11-24T07:00:00Z until 2026-11-24T17:00:00Z \(Europe\/Paris\)/,
+    },
+    {
+      name: "the end is exclusive",
+      timeZone: "Europe/Paris",
+      now: "2026-11-24T17:00:00Z",
+      floor: 0,
+      text: /closed, next at 2026-11-25T07:00:00Z/,
+    },
+    {
+      name: "the start is inclusive",
+      now: "2026-11-24T08:00:00Z",
+      floor: 6,
+      text: /open since 2026-11-24T08:00:00Z until 2026-11-24T18:00:00Z \(UTC\)/,
+    },
+    {
+      name: "Saturday: closed until Monday",
+      now: "2026-11-28T12:00:00Z",
+      floor: 0,
+      text: /closed, next at 2026-11-30T08:00:00Z/,
+    },
+    {
+      name: "Friday's window runs into Friday night, not past it",
+      now: "2026-11-27T17:59:59Z",
+      floor: 6,
+      text: /open since 2026-11-27T08:00:00Z/,
+    },
+  ];
+  for (const c of windowCases) {
+    it(c.name, () => {
+      const result = scheduledFloor(weekdays(c.timeZone), at(c.now));
+      assert.equal(result.floor, c.floor);
+      assert.match(result.text, c.text);
+    });
+  }
+
+  it("openings closer than the duration keep the window open from the latest one", () => {
+    const parsed = parseSchedule(
+      JSON.stringify([
+        { cron: "*/30 * * * *", duration: "1h", minReplicas: 3 },
+        { cron: "0 10 * * *", duration: "30m", minReplicas: 5 },
+      ]),
+      undefined,
+    );
+    assert.ok(parsed.ok);
+    const result = scheduledFloor(parsed.schedule, at("2026-11-24T10:45:00Z"));
+    // The highest floor of the open windows wins: the second closed at 10:30.
+    assert.equal(result.floor, 3);
+    assert.match(result.text, /open since 2026-11-24T10:30:00Z until 2026-11-24T11:30:00Z/);
+    assert.match(
+      result.text,
+      /"0 10 \* \* \*" for 30m0s \(minReplicas 5\) closed, next at 2026-11-25T10:00:00Z/,
+    );
+  });
+
+  it("bad schedules name the annotation and the entry", () => {
+    const spec = hpa({ maxReplicas: 10 }).spec;
+    const cases: { annotations: Record<string, string>; errors: string[] }[] = [
+      {
+        annotations: { "horizon.dev/schedule": "[{cron: 1}]" },
+        errors: ["horizon.dev/schedule: not JSON"],
+      },
+      {
+        annotations: {
+          "horizon.dev/schedule":
+            '[{"cron": "0 8 * * *", "duration": "1h", "minReplicas": 2, "max": 3}]',
+        },
+        errors: ['horizon.dev/schedule: [0]: Unrecognized key: "max"'],
+      },
+      {
+        annotations: {
+          "horizon.dev/schedule":
+            '[{"cron": "0 25 * * *", "duration": "1h", "minReplicas": 2}, {"cron": "0 8 * * *", "duration": "0s", "minReplicas": 11}]',
+        },
+        errors: [
+          'horizon.dev/schedule: [0].cron: invalid value "0 25 * * *": CronPattern: Invalid value for hour: 25',
+          'horizon.dev/schedule: [1].duration: invalid value "0s": must be greater than 0',
+        ],
+      },
+      {
+        annotations: {
+          "horizon.dev/schedule": '[{"cron": "0 8 * * *", "duration": "1h", "minReplicas": 11}]',
+        },
+        errors: ["horizon.dev/schedule: [0].minReplicas: 11 is above spec.maxReplicas 10"],
+      },
+      {
+        annotations: {
+          "horizon.dev/schedule": '[{"cron": "0 8 * * *", "duration": "1h", "minReplicas": 2}]',
+          "horizon.dev/time-zone": "Mars/Olympus",
+        },
+        errors: [
+          'horizon.dev/time-zone: unknown time zone "Mars/Olympus" (an IANA name, e.g. "Europe/Paris")',
+        ],
+      },
+      {
+        annotations: { "horizon.dev/time-zone": "UTC" },
+        errors: ["horizon.dev/time-zone: needs horizon.dev/schedule"],
+      },
+    ];
+    for (const c of cases) {
+      assert.deepEqual(
+        parseExtensions(c.annotations, spec).errors.map((e) =>
+          // JSON.parse's wording varies between Node versions.
+          `${e.annotation}: ${e.message}`.replace(/^(horizon.dev\/schedule: not JSON):.*/, "$1"),
+        ),
+        c.errors,
+      );
+    }
+  });
+
+  it("with scale to zero, an opening window wakes the target to its floor and holds off the cooldown", () => {
+    const hpaAtZero = annotated(
+      {
+        "horizon.dev/min-replicas": "0",
+        "horizon.dev/cooldown-period": "1m",
+        "horizon.dev/schedule": JSON.stringify([
+          { cron: "0 2 * * *", duration: "1h", minReplicas: 4 },
+        ]),
+      },
+      {
+        metrics: [
+          {
+            type: "External",
+            external: {
+              metric: { name: "queue_messages_ready" },
+              target: { type: "AverageValue", averageValue: "10" },
+            },
+          },
+        ],
+      },
+    );
+    const sync = (now: number, replicas: number, history: HpaHistory = EMPTY_HISTORY) =>
+      syncExtendedOnce(
+        input({
+          hpa: hpaAtZero,
+          replicas,
+          totalMilli: 0,
+          now,
+          history,
+          observations: [{ kind: "external", valuesMilli: [0n], timestamp: now }],
+        }),
+      );
+    assert.equal(sync(at("2026-11-24T01:59:45Z"), 0).scaleUpdated, false);
+    const woken = sync(at("2026-11-24T02:00:00Z"), 0);
+    assert.equal(woken.desiredReplicas, 4);
+    assert.deepEqual(
+      woken.trace.extensions?.map((x) => x.reason),
+      ["ScheduleActive", "Activated"],
+    );
+    // An empty queue for 10 minutes inside the window: no cooldown to zero.
+    let history = woken.history;
+    for (let s = 15; s <= 600; s += 15) {
+      const result = sync(at("2026-11-24T02:00:00Z") + s * 1000, 4, history);
+      assert.notEqual(result.desiredReplicas, 0, `at +${s}s`);
+      history = result.history;
+    }
+  });
+
+  it("fake clock: a nightly batch window raises the floor, metrics still go higher, upstream after", () => {
+    const annotations = {
+      "horizon.dev/schedule": JSON.stringify([
+        { cron: "0 2 * * *", duration: "1h", minReplicas: 6 },
+      ]),
+    };
+    let current = annotated(annotations, { minReplicas: 2 });
+    let history: HpaHistory = EMPTY_HISTORY;
+    let replicas = 2;
+    const start = at("2026-11-24T01:59:00Z");
+    const changes: { at: string; replicas: number; reason: string }[] = [];
+    // 100m in all (2 pods at the 50% target), except a burst of 1200m from 02:30 to 02:35.
+    for (let s = 15; s <= 90 * 60; s += 15) {
+      const now = start + s * 1000;
+      const burst = now >= at("2026-11-24T02:30:00Z") && now < at("2026-11-24T02:35:00Z");
+      const result = syncExtendedOnce(
+        input({ hpa: current, replicas, totalMilli: burst ? 1200 : 100, now, history }),
+      );
+      history = result.history;
+      current = { ...current, status: result.status };
+      if (result.scaleUpdated && result.desiredReplicas !== replicas) {
+        replicas = result.desiredReplicas;
+        changes.push({
+          at: new Date(now).toISOString().slice(11, 19),
+          replicas,
+          reason: result.trace.rescaleReason ?? "",
+        });
+      }
+    }
+    assert.deepEqual(changes, [
+      { at: "02:00:00", replicas: 6, reason: "Current number of replicas below Spec.MinReplicas" },
+      // 1200m over 6 pods is 400%: capped by the legacy limit max(2 × 6, 4) and maxReplicas 10.
+      {
+        at: "02:30:00",
+        replicas: 10,
+        reason: "cpu resource utilization (percentage of request) above target",
+      },
+      // The burst's last recommendation (02:34:45) leaves the 5 min window: down to the floor.
+      { at: "02:39:45", replicas: 6, reason: "All metrics below target" },
+      // The window closes: 100m over 6 pods (17m each, 34%) recommended 3 all along.
+      { at: "03:00:00", replicas: 3, reason: "All metrics below target" },
+      // 100m over 3 pods recommends 2, which the 5 min window holds back until 03:05.
+      { at: "03:05:00", replicas: 2, reason: "All metrics below target" },
+    ]);
   });
 });
 

@@ -5,6 +5,7 @@
 import { Quantity } from "../../api/quantity.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import { parseDuration } from "../duration.js";
+import { parseSchedule, type Schedule } from "./schedule.js";
 
 export const ANNOTATION_PREFIX = "horizon.dev/";
 
@@ -24,6 +25,8 @@ export const ANNOTATIONS = {
   fallbackMode: "horizon.dev/fallback-mode",
   minReplicas: "horizon.dev/min-replicas",
   cooldownPeriod: "horizon.dev/cooldown-period",
+  schedule: "horizon.dev/schedule",
+  timeZone: "horizon.dev/time-zone",
 } as const;
 
 /** `horizon.dev/activation.<metric name>`: one per Object or External metric. */
@@ -78,6 +81,7 @@ export interface Extensions {
   knobs: Knobs;
   fallback: Fallback | null;
   scaleToZero: ScaleToZero | null;
+  schedule: Schedule | null;
 }
 
 const NO_KNOBS: Knobs = Object.freeze({
@@ -181,6 +185,7 @@ export function parseExtensions(
     knobs: { ...NO_KNOBS },
     fallback: null,
     scaleToZero: null,
+    schedule: null,
   };
 
   const paused = value(ANNOTATIONS.paused);
@@ -221,6 +226,7 @@ export function parseExtensions(
 
   extensions.fallback = parseFallback(value, errors);
   extensions.scaleToZero = parseScaleToZero(annotations, spec, errors);
+  extensions.schedule = parseScheduleAnnotations(value, spec, errors);
 
   if (extensions.dryRun && (extensions.paused || extensions.pausedReplicas !== null)) {
     const pause = extensions.paused ? ANNOTATIONS.paused : ANNOTATIONS.pausedReplicas;
@@ -310,6 +316,41 @@ function parseScaleToZero(
     }
   }
   return { cooldownMs, activations };
+}
+
+function parseScheduleAnnotations(
+  value: (key: string) => string | undefined,
+  spec: HorizontalPodAutoscaler["spec"] | undefined,
+  errors: ExtensionIssue[],
+): Schedule | null {
+  const raw = value(ANNOTATIONS.schedule);
+  const timeZone = value(ANNOTATIONS.timeZone);
+  if (raw === undefined) {
+    if (timeZone !== undefined) {
+      errors.push({ annotation: ANNOTATIONS.timeZone, message: `needs ${ANNOTATIONS.schedule}` });
+    }
+    return null;
+  }
+  const parsed = parseSchedule(raw, timeZone);
+  if (!parsed.ok) {
+    for (const e of parsed.errors) {
+      errors.push({
+        annotation: e.time ? ANNOTATIONS.timeZone : ANNOTATIONS.schedule,
+        message: e.message,
+      });
+    }
+    return null;
+  }
+  const max = spec?.maxReplicas;
+  parsed.schedule.windows.forEach((w, index) => {
+    if (max !== undefined && w.minReplicas > max) {
+      errors.push({
+        annotation: ANNOTATIONS.schedule,
+        message: `[${index}].minReplicas: ${w.minReplicas} is above spec.maxReplicas ${max}`,
+      });
+    }
+  });
+  return parsed.schedule;
 }
 
 function parseFallback(

@@ -18,6 +18,7 @@ import type { ExtensionTrace } from "../trace.js";
 import { ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
 import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
+import { scheduledFloor } from "./schedule.js";
 import { applyScaleToZero, atZero, inputAtZero } from "./zero.js";
 
 export interface ExtendedDecision extends SyncDecision {
@@ -44,8 +45,30 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
   if (parsed.extensions === null && parsed.errors.length === 0) return decideSync(input);
   const knobs = parsed.extensions ? configWithKnobs(parsed.extensions.knobs, input.config) : null;
   let upstreamInput = knobs && knobs.trace.length > 0 ? { ...input, config: knobs.config } : input;
+  const schedule = parsed.extensions?.schedule
+    ? scheduledFloor(parsed.extensions.schedule, input.now)
+    : null;
+  const specMin = input.hpa.spec.minReplicas ?? 1;
+  if (schedule && schedule.floor > specMin) {
+    const hpa = upstreamInput.hpa;
+    upstreamInput = {
+      ...upstreamInput,
+      hpa: { ...hpa, spec: { ...hpa.spec, minReplicas: schedule.floor } },
+    };
+  }
   if (parsed.extensions?.scaleToZero) upstreamInput = inputAtZero(upstreamInput);
   const decision: ExtendedDecision = decideSync(upstreamInput);
+  if (schedule) {
+    addTrace(decision, {
+      annotation: ANNOTATIONS.schedule,
+      reason: schedule.floor > 0 ? "ScheduleActive" : "ScheduleInactive",
+      message:
+        schedule.floor > 0
+          ? `minReplicas ${Math.max(schedule.floor, specMin)} during the window (spec: ${specMin}): ${schedule.text}`
+          : `no window open: ${schedule.text}`,
+      ...(schedule.floor > 0 ? { replicas: Math.max(schedule.floor, specMin) } : {}),
+    });
+  }
   for (const entry of knobs?.trace ?? []) addTrace(decision, entry);
   const nowText = formatTime(input.now);
   for (const warning of parsed.warnings) {
@@ -57,7 +80,7 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
     rejectInvalid(decision, parsed.errors, nowText);
     return decision;
   }
-  applyRules(decision, parsed.extensions, input.hpa.spec.minReplicas ?? 1, nowText);
+  applyRules(decision, parsed.extensions, specMin, schedule?.floor ?? 0, nowText);
   return decision;
 }
 
@@ -96,10 +119,17 @@ function applyRules(
   decision: ExtendedDecision,
   extensions: Extensions,
   specMinReplicas: number,
+  scheduledFloor: number,
   nowText: string,
 ): void {
   if (extensions.scaleToZero) {
-    const entry = applyScaleToZero(decision, extensions.scaleToZero, specMinReplicas, nowText);
+    const entry = applyScaleToZero(
+      decision,
+      extensions.scaleToZero,
+      Math.max(specMinReplicas, scheduledFloor),
+      scheduledFloor > 0,
+      nowText,
+    );
     if (entry) addTrace(decision, { annotation: ANNOTATIONS.minReplicas, ...entry });
   }
   if (extensions.fallback) {

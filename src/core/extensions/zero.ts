@@ -67,7 +67,8 @@ export function inputAtZero(input: SyncInput): SyncInput {
 export function applyScaleToZero(
   decision: SyncDecision,
   zero: ScaleToZero,
-  specMinReplicas: number,
+  minReplicas: number,
+  scheduled: boolean,
   nowText: string,
 ): Omit<ExtensionTrace, "annotation"> | null {
   const { input } = decision;
@@ -82,7 +83,7 @@ export function applyScaleToZero(
   const upstreamReplicas = decision.finished ? undefined : decision.desiredReplicas;
 
   if (current === 0) {
-    if (activeOnes.length === 0) {
+    if (activeOnes.length === 0 && !scheduled) {
       decision.history = { ...decision.history, scaleToZero: previous };
       const message = `the target is scaled to zero (${ANNOTATIONS.minReplicas}); it is activated when a metric exceeds its activation value: ${describe(values)}`;
       if (!decision.finished) {
@@ -106,8 +107,11 @@ export function applyScaleToZero(
         replicas: 0,
       };
     }
-    const replicas = Math.max(1, specMinReplicas);
-    const reason = `activation: ${describe(activeOnes)}`;
+    const replicas = Math.max(1, minReplicas);
+    const reason =
+      activeOnes.length > 0
+        ? `activation: ${describe(activeOnes)}`
+        : `a window of ${ANNOTATIONS.schedule} is open`;
     if (decision.finished) {
       decision.deferredError = decision.finished.error;
       decision.finished = null;
@@ -117,14 +121,15 @@ export function applyScaleToZero(
     setRescale(decision, replicas, reason);
     return {
       reason: "Activated",
-      message: `scaling from zero to ${replicas}: ${reason} (${activationAnnotations(activeOnes)})`,
+      message: `scaling from zero to ${replicas}: ${reason}${activeOnes.length > 0 ? ` (${activationAnnotations(activeOnes)})` : ""}`,
       ...(upstreamReplicas !== undefined ? { upstreamReplicas } : {}),
       replicas,
     };
   }
 
-  // Above zero: a failed metric counts as active, so an outage never scales to zero.
-  if (activeOnes.length > 0 || failed || previous.lastActiveTime === null) {
+  // Above zero: a failed metric counts as active, so an outage never scales to zero; nor does
+  // an open schedule window.
+  if (activeOnes.length > 0 || failed || scheduled || previous.lastActiveTime === null) {
     decision.history = { ...decision.history, scaleToZero: { lastActiveTime: input.now } };
     return null;
   }

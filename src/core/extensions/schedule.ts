@@ -1,0 +1,137 @@
+// Scheduled floors (`horizon.dev/schedule`, `horizon.dev/time-zone`): during each window, from a
+// cron time for its duration, the HPA's minReplicas is raised to the window's; its metrics are
+// still free to go higher. Cron patterns are standard 5-field ones read by croner, in the time
+// zone of the annotation (UTC by default), evaluated at the sync's `now` (no clock, no timers).
+import { Cron } from "croner";
+import { z } from "zod";
+import { formatDuration, parseDuration } from "../duration.js";
+
+export interface ScheduleWindow {
+  cron: string;
+  durationMs: number;
+  minReplicas: number;
+  /** The parsed pattern (croner; never started). */
+  pattern: Cron;
+}
+
+export interface Schedule {
+  timeZone: string;
+  windows: ScheduleWindow[];
+}
+
+const ENTRY = z.strictObject({
+  cron: z.string(),
+  duration: z.string(),
+  minReplicas: z.number().int().min(0).max(2_147_483_647),
+});
+
+/** Reads the schedule annotation; errors are messages about it (and the time zone's). */
+export function parseSchedule(
+  raw: string,
+  timeZone: string | undefined,
+): { ok: true; schedule: Schedule } | { ok: false; errors: { time?: true; message: string }[] } {
+  const errors: { time?: true; message: string }[] = [];
+  const zone = timeZone ?? "UTC";
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+  } catch {
+    errors.push({
+      time: true,
+      message: `unknown time zone "${zone}" (an IANA name, e.g. "Europe/Paris")`,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    return { ok: false, errors: [...errors, { message: `not JSON: ${(error as Error).message}` }] };
+  }
+  const parsed = z.array(ENTRY).min(1).safeParse(json);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`));
+      errors.push({ message: `${path.join("") || "the value"}: ${issue.message}` });
+    }
+    return { ok: false, errors };
+  }
+  const windows: ScheduleWindow[] = [];
+  parsed.data.forEach((entry, index) => {
+    const duration = parseDuration(entry.duration);
+    if (!duration.ok || duration.ms <= 0) {
+      errors.push({
+        message: `[${index}].duration: invalid value "${entry.duration}": ${duration.ok ? "must be greater than 0" : duration.error}`,
+      });
+    }
+    let pattern: Cron | null = null;
+    try {
+      pattern = new Cron(entry.cron, { mode: "5-part", timezone: zone, paused: true });
+    } catch (error) {
+      errors.push({
+        message: `[${index}].cron: invalid value "${entry.cron}": ${(error as Error).message}`,
+      });
+    }
+    if (pattern && duration.ok && duration.ms > 0) {
+      windows.push({
+        cron: entry.cron,
+        durationMs: duration.ms,
+        minReplicas: entry.minReplicas,
+        pattern,
+      });
+    }
+  });
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, schedule: { timeZone: zone, windows } };
+}
+
+export interface WindowState {
+  window: ScheduleWindow;
+  /** Active: the cron time that opened it and when it closes (epoch ms). */
+  openedAt?: number;
+  closesAt?: number;
+  /** Inactive: the next opening. */
+  nextAt?: number;
+}
+
+// A window longer than its cron's interval is opened again before it closes: at most this many
+// openings are walked through to find the latest (a per-minute cron over 7 days).
+const MAX_OPENINGS = 10_080;
+
+/** Each window at `now`: open (since when, until when) or its next opening. */
+export function windowsAt(schedule: Schedule, now: number): WindowState[] {
+  return schedule.windows.map((window) => {
+    // Openings in (now − duration, now] hold the window open; the latest decides when it closes.
+    let opened: number | null = null;
+    let next = window.pattern.nextRun(new Date(now - window.durationMs));
+    for (let i = 0; next && next.getTime() <= now && i < MAX_OPENINGS; i++) {
+      opened = next.getTime();
+      next = window.pattern.nextRun(next);
+    }
+    if (opened !== null) {
+      return { window, openedAt: opened, closesAt: opened + window.durationMs };
+    }
+    return next ? { window, nextAt: next.getTime() } : { window };
+  });
+}
+
+/** The floor in force at `now` (0: no window open) and a description of every window. */
+export function scheduledFloor(
+  schedule: Schedule,
+  now: number,
+): { floor: number; states: WindowState[]; text: string } {
+  const states = windowsAt(schedule, now);
+  let floor = 0;
+  const parts: string[] = [];
+  for (const s of states) {
+    const label = `"${s.window.cron}" for ${formatDuration(s.window.durationMs)} (minReplicas ${s.window.minReplicas})`;
+    if (s.openedAt !== undefined) {
+      floor = Math.max(floor, s.window.minReplicas);
+      parts.push(`${label} open since ${iso(s.openedAt)} until ${iso(s.closesAt!)}`);
+    } else {
+      parts.push(`${label} closed${s.nextAt !== undefined ? `, next at ${iso(s.nextAt)}` : ""}`);
+    }
+  }
+  return { floor, states, text: `${parts.join("; ")} (${schedule.timeZone})` };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
