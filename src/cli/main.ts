@@ -77,6 +77,10 @@ program
     [],
   )
   .option("-q, --quiet", "no progress on stderr")
+  .option(
+    "--from-prometheus <url>",
+    "replay each workload's real request rate from this Prometheus over the last --duration (query in docs/scenarios.md)",
+  )
   .action(async (file: string, options: SimulateOptions) => {
     process.exitCode = await simulateCommand(file, options, {
       out: (chunk) =>

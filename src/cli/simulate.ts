@@ -4,9 +4,10 @@ import { writeFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
 import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
+import { RangeQueries } from "../sim/prometheus-traffic.js";
 import { ReportBuilder } from "../sim/report.js";
 import { type RunResult, runSimulation } from "../sim/runner.js";
-import { loadScenarioFile } from "../sim/scenario.js";
+import { formatScenarioError, loadScenarioFile } from "../sim/scenario.js";
 import type { Scenario } from "../sim/scenario-types.js";
 import type { SimulationRecord } from "../sim/timeline.js";
 
@@ -20,6 +21,7 @@ export interface SimulateOptions {
   report?: string;
   assert: string[];
   quiet?: boolean;
+  fromPrometheus?: string;
 }
 
 export interface SimulateIO {
@@ -32,31 +34,47 @@ export interface SimulateIO {
 
 const OUTPUTS = ["table", "json", "csv"] as const;
 
-function load(
+/** Both runs of a comparison see one `now` and one fetch of each Prometheus range query. */
+interface Shared {
+  nowMs: number;
+  rangeQueries: RangeQueries;
+}
+
+async function load(
   file: string,
   sets: string[],
   options: SimulateOptions,
   io: SimulateIO,
-): Scenario | null {
-  const loaded = loadScenarioFile(file, { sets });
-  if (!loaded.ok) {
-    for (const e of loaded.errors) {
-      const where = [e.file, e.line, e.column].filter((x) => x !== undefined).join(":");
-      const doc = e.document !== undefined ? ` document ${e.document}` : "";
-      io.err(`error: ${where}:${doc}${e.path ? ` ${e.path}:` : ""} ${e.message}`);
-    }
-    return null;
-  }
-  const scenario = loaded.scenario;
-  for (const warning of scenario.warnings) io.err(`Warning: ${warning}`);
+  shared: Shared,
+): Promise<Scenario | null> {
+  let durationMs: number | undefined;
   if (options.duration !== undefined) {
     const parsed = parseDuration(options.duration);
     if (!parsed.ok || parsed.ms <= 0) {
       io.err(`error: --duration: ${parsed.ok ? "must be positive" : parsed.error}`);
       return null;
     }
-    scenario.spec.durationMs = parsed.ms;
+    durationMs = parsed.ms;
   }
+  const loaded = await loadScenarioFile(file, {
+    sets,
+    ...shared,
+    ...(options.fromPrometheus !== undefined
+      ? {
+          fromPrometheus: {
+            url: options.fromPrometheus,
+            ...(durationMs !== undefined ? { durationMs } : {}),
+          },
+        }
+      : {}),
+  });
+  if (!loaded.ok) {
+    for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
+    return null;
+  }
+  const scenario = loaded.scenario;
+  for (const warning of scenario.warnings) io.err(`Warning: ${warning}`);
+  if (durationMs !== undefined) scenario.spec.durationMs = durationMs;
   if (options.seed !== undefined) {
     if (!/^\d+$/.test(options.seed)) {
       io.err(`error: --seed: expected a non-negative integer, got "${options.seed}"`);
@@ -121,13 +139,14 @@ export async function simulateCommand(
     return 2;
   }
 
-  const scenario = load(file, options.set, options, io);
+  const shared: Shared = { nowMs: Date.now(), rangeQueries: new RangeQueries() };
+  const scenario = await load(file, options.set, options, io, shared);
   if (!scenario) return 2;
   let other: Scenario | null = null;
   if (comparing) {
     other = options.compare
-      ? load(options.compare, options.set, options, io)
-      : load(file, [...options.set, ...options.compareSet], options, io);
+      ? await load(options.compare, options.set, options, io, shared)
+      : await load(file, [...options.set, ...options.compareSet], options, io, shared);
     if (!other) return 2;
   }
 

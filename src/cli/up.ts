@@ -508,7 +508,7 @@ export async function upCommand(
   const startOptions = parsed.value;
   let source = "empty";
   if (scenarioFile !== undefined) {
-    const loaded = loadScenarioFile(scenarioFile);
+    const loaded = await loadScenarioFile(scenarioFile);
     if (!loaded.ok) {
       for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
       return 2;

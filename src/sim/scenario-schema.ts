@@ -83,6 +83,16 @@ export interface ScenarioContext {
     name: string,
     patch: Record<string, unknown>,
   ): { unknown: string } | { problems: string[] };
+  /** The points a Prometheus range query gave (fetched before the document is read), its
+   * problems by field, or `pending` while it is not fetched yet. */
+  rangeQuery(
+    request: RangeQueryRequest,
+  ):
+    | { ok: true; points: { atMs: number; rps: number }[] }
+    | { ok: false; problems: { field: "url" | "query"; message: string }[] }
+    | { ok: "pending" };
+  /** The wall clock (ms) that `now` in a `prometheus` model's start and end means. */
+  readonly nowMs: number;
   /** A replay trace's points, or its problems (already worded, at most a handful). */
   readTrace(file: string):
     | { ok: true; points: { atMs: number; rps: number }[] }
@@ -91,6 +101,18 @@ export interface ScenarioContext {
         problems: string[];
       };
 }
+
+/** A `type: prometheus` traffic model's range query, times in Unix seconds. */
+export interface RangeQueryRequest {
+  url: string;
+  query: string;
+  start: number;
+  end: number;
+  step: number;
+}
+
+/** Prometheus refuses range queries of more points per series than this. */
+export const MAX_RANGE_POINTS = 11_000;
 
 export const MSG = {
   map: "must be a mapping",
@@ -177,6 +199,40 @@ function duration(rule: "nonNegative" | "positive") {
       return z.NEVER;
     })
     .meta({ description: 'a duration such as "30s", "5m" or "1h30m"' });
+}
+
+type WallTime = { unixSeconds: number } | { nowMinusMs: number };
+
+/** A point in wall-clock time: RFC 3339, Unix seconds, `now` or `now-DURATION` (`now-7d`). */
+function wallTime() {
+  const message =
+    'must be an RFC 3339 time ("2026-11-17T00:00:00Z"), Unix seconds, "now" or "now-DURATION" (e.g. "now-7d")';
+  return z
+    .union([z.string(), z.number()], { error: orRequired(message) })
+    .transform((v, ctx): WallTime => {
+      if (typeof v === "number" && Number.isFinite(v) && v >= 0) return { unixSeconds: v };
+      const text = String(v).trim();
+      const relative = /^now(?:\s*-\s*(.+))?$/.exec(text);
+      if (relative) {
+        if (relative[1] === undefined) return { nowMinusMs: 0 };
+        // Days and weeks as Prometheus writes them, the rest as Go durations.
+        const days = /^(\d+)([dw])$/.exec(relative[1]);
+        if (days) {
+          return { nowMinusMs: Number(days[1]) * (days[2] === "w" ? 7 : 1) * 86_400_000 };
+        }
+        const parsed = parseDuration(relative[1]);
+        if (parsed.ok && parsed.ms >= 0) return { nowMinusMs: parsed.ms };
+      } else if (/^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(Date.parse(text))) {
+        return { unixSeconds: Date.parse(text) / 1000 };
+      }
+      ctx.addIssue({ code: "custom", message, input: v });
+      return z.NEVER;
+    })
+    .meta({ description: 'RFC 3339, Unix seconds, "now" or "now-DURATION" such as "now-7d"' });
+}
+
+function resolveWallTime(time: WallTime, nowMs: number): number {
+  return "unixSeconds" in time ? time.unixSeconds : (nowMs - time.nowMinusMs) / 1000;
 }
 
 /** A non-negative Kubernetes quantity in its base unit (cores, bytes), as an exact-enough float. */
@@ -392,16 +448,55 @@ function trafficModel(context: ScenarioContext) {
     }
     return z.NEVER;
   });
-  const types = ["constant", "step", "ramp", "sine", "diurnal", "spike", "replay"];
-  return z.discriminatedUnion("type", [constant, step, ramp, sine, diurnal, spike, replay], {
-    error: (iss) => {
-      if (iss.code !== "invalid_union") return MSG.map;
-      const type = (iss.input as { type?: unknown } | undefined)?.type;
-      return type === undefined || type === null
-        ? MSG.required
-        : `unknown traffic model ${JSON.stringify(type)} (expected one of: ${types.join(", ")})`;
-    },
+  // A range query's result replayed from `start` on: several series add up.
+  const prometheus = strict({
+    type: z.literal("prometheus"),
+    url: nonEmptyString().meta({
+      description: "the Prometheus server, e.g. http://127.0.0.1:9090",
+    }),
+    query: nonEmptyString().meta({ description: "PromQL giving requests per second" }),
+    start: wallTime(),
+    end: withDefault(wallTime(), { nowMinusMs: 0 }),
+    step: withDefault(duration("positive"), 60_000),
+  }).transform((v, ctx): TrafficModel => {
+    const start = resolveWallTime(v.start, context.nowMs);
+    const end = resolveWallTime(v.end, context.nowMs);
+    const step = v.step / 1000;
+    const source = `prometheus ${v.url}: ${v.query}`;
+    if (end <= start) {
+      ctx.addIssue({ code: "custom", message: "must be later than start", path: ["end"] });
+      return z.NEVER;
+    }
+    if ((end - start) / step > MAX_RANGE_POINTS) {
+      ctx.addIssue({
+        code: "custom",
+        message: `gives more than ${MAX_RANGE_POINTS} points from start to end (Prometheus' limit): use a longer step`,
+        path: ["step"],
+      });
+      return z.NEVER;
+    }
+    const result = context.rangeQuery({ url: v.url, query: v.query, start, end, step });
+    if (result.ok === "pending") return { type: "replay", points: [], source };
+    if (result.ok) return { type: "replay", points: result.points, source };
+    for (const problem of result.problems) {
+      ctx.addIssue({ code: "custom", message: problem.message, path: [problem.field] });
+    }
+    return z.NEVER;
   });
+  const types = ["constant", "step", "ramp", "sine", "diurnal", "spike", "replay", "prometheus"];
+  return z.discriminatedUnion(
+    "type",
+    [constant, step, ramp, sine, diurnal, spike, replay, prometheus],
+    {
+      error: (iss) => {
+        if (iss.code !== "invalid_union") return MSG.map;
+        const type = (iss.input as { type?: unknown } | undefined)?.type;
+        return type === undefined || type === null
+          ? MSG.required
+          : `unknown traffic model ${JSON.stringify(type)} (expected one of: ${types.join(", ")})`;
+      },
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -946,6 +1041,10 @@ const forwarding: ScenarioContext = {
   hpaPatchProblems: (namespace, name, patch) =>
     activeContext().hpaPatchProblems(namespace, name, patch),
   readTrace: (file) => activeContext().readTrace(file),
+  rangeQuery: (request) => activeContext().rangeQuery(request),
+  get nowMs() {
+    return activeContext().nowMs;
+  },
 };
 
 function activeContext(): ScenarioContext {

@@ -22,6 +22,7 @@ import {
 } from "../api/validation.js";
 import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
+import { applyFromPrometheus, RangeQueries } from "./prometheus-traffic.js";
 import {
   defaultWorkloadModel,
   issuesFromZod,
@@ -94,14 +95,25 @@ export interface LoadOptions {
   sets?: string[];
   /** Reads a replay trace (absolute path); defaults to the file system. */
   readFile?: (path: string) => string;
+  /** The wall clock (ms) `now` means in `prometheus` models; defaults to Date.now(). */
+  nowMs?: number;
+  /** `--from-prometheus URL`: every workload's traffic from this Prometheus (the common query),
+   * over `durationMs` (default: the scenario's duration) up to now. */
+  fromPrometheus?: { url: string; durationMs?: number };
+  /** `prometheus` models' range queries, fetched by `resolveScenario`. */
+  rangeQueries?: RangeQueries;
 }
 
 export type ScenarioResult =
   | { ok: true; scenario: Scenario }
   | { ok: false; errors: ScenarioError[] };
 
-/** Reads a scenario file ("-" reads stdin) and parses it. */
-export function loadScenarioFile(path: string, options: { sets?: string[] } = {}): ScenarioResult {
+/** Reads a scenario file ("-" reads stdin) and parses it, fetching what its `prometheus`
+ * traffic models replay. */
+export async function loadScenarioFile(
+  path: string,
+  options: Pick<LoadOptions, "sets" | "fromPrometheus" | "nowMs" | "rangeQueries"> = {},
+): Promise<ScenarioResult> {
   let text: string;
   try {
     text = readFileSync(path === "-" ? 0 : path, "utf8");
@@ -112,11 +124,17 @@ export function loadScenarioFile(path: string, options: { sets?: string[] } = {}
     };
   }
   const baseDir = path === "-" ? process.cwd() : dirname(resolve(path));
-  return parseScenario(text, {
-    file: path,
-    baseDir,
-    ...(options.sets ? { sets: options.sets } : {}),
-  });
+  return resolveScenario(text, { ...options, file: path, baseDir });
+}
+
+/** `parseScenario`, after fetching the range queries of its `prometheus` traffic models. */
+export async function resolveScenario(text: string, options: LoadOptions): Promise<ScenarioResult> {
+  const rangeQueries = options.rangeQueries ?? new RangeQueries();
+  const withQueries = { ...options, nowMs: options.nowMs ?? Date.now(), rangeQueries };
+  const first = parseScenario(text, withQueries);
+  if (rangeQueries.pending.size === 0) return first;
+  await rangeQueries.fetchPending();
+  return parseScenario(text, withQueries);
 }
 
 function ioMessage(error: unknown): string {
@@ -535,10 +553,12 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
     }
   }
 
-  const read = readScenarioDocument(
-    scenarioDoc?.data ?? { apiVersion: SCENARIO_API_VERSION, kind: "Scenario" },
-    scenarioContext(workloads, hpas, gates, options),
-  );
+  const scenarioData = scenarioDoc?.data ?? { apiVersion: SCENARIO_API_VERSION, kind: "Scenario" };
+  if (options.fromPrometheus !== undefined && isObj(scenarioData)) {
+    const refs = [...workloads.values()].filter((w) => w.valid).map((w) => w.ref);
+    applyFromPrometheus(scenarioData, refs, options.fromPrometheus);
+  }
+  const read = readScenarioDocument(scenarioData, scenarioContext(workloads, hpas, gates, options));
   if (!read.success) {
     for (const issue of issuesFromZod(read.error.issues)) {
       r.error(scenarioDoc ?? null, issue.path, issue.message, issue.at);
@@ -886,6 +906,17 @@ function scenarioContext(
       return { problems };
     },
     readTrace: (file) => readTrace(file, options),
+    rangeQuery: (request) =>
+      options.rangeQueries?.lookup(request) ?? {
+        ok: false,
+        problems: [
+          {
+            field: "url",
+            message: "Prometheus is not queried here (read the scenario with resolveScenario)",
+          },
+        ],
+      },
+    nowMs: options.nowMs ?? Date.now(),
   };
 }
 

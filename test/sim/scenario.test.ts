@@ -93,9 +93,9 @@ describe("examples", () => {
   });
 
   for (const name of files) {
-    test(`${name} parses without errors and starts with a comment naming its command`, () => {
+    test(`${name} parses without errors and starts with a comment naming its command`, async () => {
       const path = join(dir, name);
-      const result = loadScenarioFile(path);
+      const result = await loadScenarioFile(path);
       if (!result.ok) assert.fail(result.errors.map(formatScenarioError).join("\n"));
       const { spec, warnings } = result.scenario;
       assert.equal(spec.name, name.replace(/\.yaml$/, ""));
@@ -106,8 +106,8 @@ describe("examples", () => {
     });
   }
 
-  test("custom-metrics is the book's walkthrough", () => {
-    const result = loadScenarioFile(join(dir, "custom-metrics.yaml"));
+  test("custom-metrics is the book's walkthrough", async () => {
+    const result = await loadScenarioFile(join(dir, "custom-metrics.yaml"));
     assert.ok(result.ok);
     const hpa = result.scenario.objects.find((o) => o.kind === "HorizontalPodAutoscaler");
     assert.deepEqual((hpa!.spec as { metrics: unknown }).metrics, [
@@ -135,8 +135,8 @@ describe("examples", () => {
     );
   });
 
-  test("scale-down-policies has the documentation's policies and 80 replicas", () => {
-    const result = loadScenarioFile(join(dir, "scale-down-policies.yaml"));
+  test("scale-down-policies has the documentation's policies and 80 replicas", async () => {
+    const result = await loadScenarioFile(join(dir, "scale-down-policies.yaml"));
     assert.ok(result.ok);
     const hpa = result.scenario.objects.find((o) => o.kind === "HorizontalPodAutoscaler");
     const deployment = result.scenario.objects.find((o) => o.kind === "Deployment");
@@ -598,7 +598,7 @@ describe("errors", () => {
 `,
       ),
       errors: [
-        's.yaml:39:14: document 3 (Scenario/t): spec.workloads[0].traffic[0].type: unknown traffic model "sin" (expected one of: constant, step, ramp, sine, diurnal, spike, replay)',
+        's.yaml:39:14: document 3 (Scenario/t): spec.workloads[0].traffic[0].type: unknown traffic model "sin" (expected one of: constant, step, ramp, sine, diurnal, spike, replay, prometheus)',
         "s.yaml:40:7: document 3 (Scenario/t): spec.workloads[0].traffic[1].type: Required value",
         "s.yaml:41:51: document 3 (Scenario/t): spec.workloads[0].traffic[2].steps[1].at: must be later than the previous step (steps[0].at)",
         "s.yaml:42:43: document 3 (Scenario/t): spec.workloads[0].traffic[3].end: must be later than start",
@@ -736,8 +736,8 @@ describe("errors", () => {
     assert.equal(error.errors, result.errors);
   });
 
-  test("a missing scenario file", () => {
-    const result = loadScenarioFile("/nonexistent/x.yaml");
+  test("a missing scenario file", async () => {
+    const result = await loadScenarioFile("/nonexistent/x.yaml");
     assert.deepEqual(result, {
       ok: false,
       errors: [{ file: "/nonexistent/x.yaml", message: "cannot read the scenario: no such file" }],

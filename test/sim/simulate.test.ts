@@ -14,8 +14,8 @@ const root = join(import.meta.dirname, "..", "..");
 const example = (name: string) => join(root, "examples", name);
 const scratch = mkdtempSync(join(tmpdir(), "horizon-sim-"));
 
-function load(file: string, sets: string[] = []) {
-  const loaded = loadScenarioFile(file, { sets });
+async function load(file: string, sets: string[] = []) {
+  const loaded = await loadScenarioFile(file, { sets });
   assert.ok(loaded.ok, loaded.ok ? "" : JSON.stringify(loaded.errors));
   return loaded.scenario;
 }
@@ -23,7 +23,7 @@ function load(file: string, sets: string[] = []) {
 async function run(file: string, sets: string[] = []) {
   const records: SimulationRecord[] = [];
   const result = await runSimulation({
-    scenario: load(file, sets),
+    scenario: await load(file, sets),
     emit: (record) => {
       records.push(record);
       return undefined;
