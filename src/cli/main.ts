@@ -2,6 +2,7 @@
 // The `horizon` command line.
 import { Command } from "commander";
 import { runConformance } from "../conformance/runner.js";
+import { registerAdapterCommand } from "./adapter.js";
 import { registerControllerCommand } from "./controller.js";
 import { printDemo, runDemo } from "./demo.js";
 import { registerExplainCommand } from "./explain.js";
@@ -112,6 +113,7 @@ program
   });
 
 registerUpCommand(program);
+registerAdapterCommand(program);
 registerControllerCommand(program);
 registerLoadCommand(program);
 registerExplainCommand(program);
