@@ -34,6 +34,10 @@ export interface ControllerCommandOptions {
   leaderElectResourceNamespace?: string;
   metricsBindAddress?: string;
   debugBindAddress?: string;
+  dashboardBindAddress?: string;
+  dashboardHistorySize?: string;
+  dashboardTokenFile?: string;
+  dataDir?: string;
   v?: string;
 }
 
@@ -64,6 +68,14 @@ export interface ControllerCommandConfig {
   metricsBindAddress: BindAddress | null;
   /** Where /debug/decisions is served; default the metrics address when it is loopback. */
   debugBindAddress: BindAddress | null;
+  /** The dashboard (src/web); null: not served (`--dashboard-bind-address 0`). */
+  dashboardBindAddress: BindAddress | null;
+  /** Syncs the dashboard keeps per HPA. */
+  dashboardHistorySize: number;
+  /** The dashboard's bearer token from this file; null: a random one (log in by link). */
+  dashboardTokenFile: string | null;
+  /** Where the dashboard's history is kept across restarts; null: in memory. */
+  dataDir: string | null;
   verbosity: number;
 }
 
@@ -78,6 +90,9 @@ export const CONTROLLER_DEFAULTS = {
   retryPeriod: "2s",
   resourceName: "horizon-controller",
   metricsBindAddress: "127.0.0.1:8085",
+  dashboardBindAddress: "127.0.0.1:8086",
+  /** The last hour at the default 15 s sync period. */
+  dashboardHistorySize: 240,
 } as const;
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
@@ -220,6 +235,25 @@ export function parseControllerOptions(
     debug = metrics.value;
   }
 
+  const dashboard = parseBindAddress(
+    "dashboard-bind-address",
+    options.dashboardBindAddress ?? CONTROLLER_DEFAULTS.dashboardBindAddress,
+  );
+  if (!dashboard.ok) errors.push(...dashboard.errors);
+  let dashboardHistorySize: number = CONTROLLER_DEFAULTS.dashboardHistorySize;
+  if (options.dashboardHistorySize !== undefined) {
+    const text = options.dashboardHistorySize;
+    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100_000) {
+      errors.push(
+        `--dashboard-history-size: must be an integer from 1 to 100000 (syncs kept per HPA), got "${text}"`,
+      );
+    } else dashboardHistorySize = Number(text);
+  }
+  if (options.dashboardTokenFile === "") {
+    errors.push("--dashboard-token-file: must name a file");
+  }
+  if (options.dataDir === "") errors.push("--data-dir: must name a directory");
+
   let verbosity = 0;
   if (options.v !== undefined) {
     if (!/^\d+$/.test(options.v))
@@ -247,6 +281,10 @@ export function parseControllerOptions(
       },
       metricsBindAddress: metrics.ok ? metrics.value : null,
       debugBindAddress: debug,
+      dashboardBindAddress: dashboard.ok ? dashboard.value : null,
+      dashboardHistorySize,
+      dashboardTokenFile: options.dashboardTokenFile ?? null,
+      dataDir: options.dataDir ?? null,
       verbosity,
     },
   };

@@ -3,9 +3,12 @@
 // connection (src/kube/config.ts, client.ts), informers for HPAs and pods, the ports over the
 // API (scale, metrics, status, events), the work-queue runtime, leader election on a Lease, and
 // the /metrics, /healthz, /readyz and /debug/decisions server.
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Command } from "commander";
 import type { HorizontalPodAutoscaler } from "../api/types.js";
-import { DecisionStore } from "../controller/decisions.js";
+import { DecisionStore, decisionRecordOf } from "../controller/decisions.js";
 import { LeaderElector } from "../controller/leaderelection.js";
 import { createLogger, errorText, type Logger } from "../controller/log.js";
 import { ControllerMetrics } from "../controller/metrics.js";
@@ -36,6 +39,9 @@ import { PodInformer } from "../kube/pods.js";
 import { DiscoveryRestMapper } from "../kube/rest-mapper.js";
 import { KubeScaleTargetPort } from "../kube/scale.js";
 import { KubeHpaStatusPort } from "../kube/status.js";
+import { DashboardData } from "../web/data.js";
+import { HpaHistory } from "../web/history.js";
+import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import {
   type ControllerCommandConfig,
   type ControllerCommandOptions,
@@ -54,14 +60,23 @@ export interface ControllerDeps {
   podIp?: string;
   /** Every sync, after the metrics, decisions and log have it (`horizon up` prints them). */
   onSync?: (report: RuntimeSyncReport) => void;
+  /** The dashboard's bearer token (`horizon up`: the API's); else --dashboard-token-file. */
+  dashboardToken?: string;
 }
+
+/** The dashboard's history journal inside --data-dir. */
+export const DASHBOARD_HISTORY_FILE = "dashboard-history.jsonl";
 
 export interface RunningController {
   connection: KubeConnection;
   client: HttpKubeClient;
   metrics: ControllerMetrics;
   decisions: DecisionStore;
+  /** Every HPA's recorded syncs (the dashboard's data). */
+  history: HpaHistory;
   server: RunningObservabilityServer | null;
+  /** null with --dashboard-bind-address 0. */
+  dashboard: RunningDashboard | null;
   /** null until this replica leads (always set without --leader-elect). */
   runtime(): ControllerRuntime | null;
   elector: LeaderElector | null;
@@ -85,8 +100,37 @@ export async function startController(
   deps: ControllerDeps = {},
 ): Promise<Started> {
   const log = deps.log ?? createLogger({ verbosity: config.verbosity });
+  let dashboardToken = deps.dashboardToken;
+  if (dashboardToken === undefined && config.dashboardTokenFile !== null) {
+    try {
+      dashboardToken = readFileSync(config.dashboardTokenFile, "utf8").trim();
+    } catch (error) {
+      return { ok: false, error: `--dashboard-token-file: ${errorText(error)}` };
+    }
+    if (dashboardToken === "") {
+      return { ok: false, error: `--dashboard-token-file: ${config.dashboardTokenFile} is empty` };
+    }
+  }
+  let history: HpaHistory;
+  try {
+    history = new HpaHistory({
+      capacity: config.dashboardHistorySize,
+      clock: { now: Date.now },
+      ...(config.dataDir !== null ? { file: join(config.dataDir, DASHBOARD_HISTORY_FILE) } : {}),
+    });
+  } catch (error) {
+    return { ok: false, error: `--data-dir: ${errorText(error)}` };
+  }
+  if (history.skippedLines > 0) {
+    log.warn("skipped unreadable lines of the dashboard history", {
+      lines: history.skippedLines,
+    });
+  }
   const loaded = await loadKubeConfig({ ...deps.config, kubeconfig: config.kubeconfig });
-  if (!loaded.ok) return { ok: false, error: loaded.error };
+  if (!loaded.ok) {
+    history.close();
+    return { ok: false, error: loaded.error };
+  }
   const connection = loaded.value;
 
   const metrics = new ControllerMetrics({
@@ -143,6 +187,14 @@ export async function startController(
   const record = syncObserver({ metrics, decisions, log });
   const observer = (report: RuntimeSyncReport) => {
     record(report);
+    if (report.result) {
+      history.record(
+        decisionRecordOf(report.result, {
+          statusError: report.statusError,
+          durationMs: report.durationMs,
+        }),
+      );
+    }
     deps.onSync?.(report);
   };
   const unsubscribeForget = hpas.subscribe((_key, hpa) => {
@@ -150,7 +202,10 @@ export async function startController(
     metrics.setManagedHpas(hpas.list().length);
   });
   const forgetOnDelete = hpas.informer.subscribe((_key, value, previous) => {
-    if (value === null && previous) forgetHpa({ metrics, decisions }, previous);
+    if (value === null && previous) {
+      forgetHpa({ metrics, decisions }, previous);
+      history.forget(previous.metadata.namespace ?? "default", previous.metadata.name ?? "");
+    }
   });
   const newRuntime = () =>
     new ControllerRuntime({
@@ -237,11 +292,34 @@ export async function startController(
   } catch (error) {
     await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
     client.close();
+    history.close();
     return { ok: false, error: `--metrics-bind-address: ${errorText(error)}` };
   }
   if (server.metricsUrl)
     log.info("serving /metrics, /healthz, /readyz", { url: server.metricsUrl });
   if (server.debugUrl) log.info("serving /debug/decisions", { url: server.debugUrl });
+
+  let dashboard: RunningDashboard | null = null;
+  if (config.dashboardBindAddress) {
+    try {
+      dashboard = await startDashboardServer({
+        ...config.dashboardBindAddress,
+        data: new DashboardData({ history, hpas, source: "controller" }),
+        auth: new DashboardAuth(dashboardToken ?? randomBytes(32).toString("base64url")),
+      });
+    } catch (error) {
+      await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
+      await server.close();
+      client.close();
+      history.close();
+      return { ok: false, error: `--dashboard-bind-address: ${errorText(error)}` };
+    }
+    // Without a token of the operator's, the one-time link is the only way in.
+    log.info("serving the dashboard", {
+      url: dashboard.url,
+      ...(dashboardToken === undefined ? { loginUrl: dashboard.loginUrl() } : {}),
+    });
+  }
 
   if (config.leaderElection.enabled) {
     const namespace = leaseNamespace(config, connection);
@@ -318,6 +396,8 @@ export async function startController(
       await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
       await events.flush();
       await server?.close();
+      await dashboard?.close();
+      history.close();
       client.close();
       resolveDone(0);
     })();
@@ -331,7 +411,9 @@ export async function startController(
       client,
       metrics,
       decisions,
+      history,
       server,
+      dashboard,
       runtime: () => runtime,
       elector,
       done,
@@ -454,6 +536,24 @@ export function registerControllerCommand(program: Command): void {
     .option(
       "--debug-bind-address <host:port>",
       "serve /debug/decisions here (default: with /metrics when that is on loopback)",
+    )
+    .option(
+      "--dashboard-bind-address <host:port>",
+      "serve the dashboard here, behind a bearer token (0 disables)",
+      "127.0.0.1:8086",
+    )
+    .option(
+      "--dashboard-history-size <n>",
+      "syncs the dashboard keeps per HPA (240: the last hour at a 15s sync period)",
+      "240",
+    )
+    .option(
+      "--dashboard-token-file <file>",
+      "the dashboard's bearer token (default: a random one; the log prints a one-time login link)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "keep the dashboard's history in DIR so it survives restarts (default: in memory)",
     )
     .option("-v <level>", "log verbosity (JSON lines on stderr)", "0")
     .action(async (options: ControllerCommandOptions) => {

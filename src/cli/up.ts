@@ -34,11 +34,13 @@ import { controllerConfigFor } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
 import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { type RunningController, startController } from "./controller.js";
-import { controllerCommandDefaults } from "./controller-options.js";
+import { controllerCommandDefaults, parseBindAddress } from "./controller-options.js";
 
 /** kube-apiserver's secure port. */
 export const DEFAULT_PORT = 6443;
 export const DEFAULT_ADDRESS = "127.0.0.1";
+/** A free loopback port each run (the banner prints it): several `horizon up` may run at once. */
+export const DEFAULT_DASHBOARD_ADDRESS = "127.0.0.1:0";
 
 export function defaultKubeconfigPath(): string {
   return join(homedir(), ".horizon", "kubeconfig");
@@ -99,6 +101,11 @@ export interface StartUpOptions {
    * restart); default: in memory. The scenario's objects seed a fresh directory only.
    */
   dataDir?: string;
+  /**
+   * Serve the dashboard here (port 0: a free one), behind the API's token; default none.
+   * Needs the controller over HTTP (it records the history the dashboard shows).
+   */
+  dashboardAddress?: { host: string; port: number };
 }
 
 export interface RunningUp {
@@ -119,6 +126,8 @@ export interface RunningUp {
   controller: RunningController | null;
   /** The open data directory (null in memory). */
   dataDir: DataDir | null;
+  /** The dashboard's base URL and a one-time login link (null: not served). */
+  dashboard: { url: string; loginUrl: string } | null;
   /** Stops the controller loop and the server. */
   close(): Promise<void>;
 }
@@ -338,6 +347,9 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
         leaderElection: { ...controllerCommandDefaults().leaderElection, enabled: false },
         metricsBindAddress: null,
         debugBindAddress: null,
+        dashboardBindAddress: options.dashboardAddress ?? null,
+        // The history lives beside the objects, so it survives restarts as they do.
+        dataDir: dataDir?.dir ?? null,
       },
       {
         // Sync results are printed as lines below; the controller's own log only for problems.
@@ -354,6 +366,8 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
           const sync = { ...report, result: report.result };
           for (const line of describeSync(sync, previousWarnings)) log(line);
         },
+        // The same bearer token as the API (over plain HTTP, where the API has none: a random one).
+        dashboardToken: token ?? randomBytes(32).toString("base64url"),
       },
     );
     if (!started.ok) {
@@ -376,6 +390,9 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       controllerConfig,
       controller,
       dataDir,
+      dashboard: controller?.dashboard
+        ? { url: controller.dashboard.url, loginUrl: controller.dashboard.loginUrl() }
+        : null,
       close,
     },
   };
@@ -419,6 +436,7 @@ export interface UpCommandOptions {
   /** commander's negatable `--no-controller`. */
   controller: boolean;
   syncPeriod?: string;
+  dashboardBindAddress?: string;
 }
 
 export interface UpIO {
@@ -456,6 +474,21 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     if (parsed.ms <= 0) return { ok: false, error: "--sync-period: must be positive" };
     out.syncPeriodMs = parsed.ms;
   }
+  const dashboard = parseBindAddress(
+    "dashboard-bind-address",
+    options.dashboardBindAddress ?? DEFAULT_DASHBOARD_ADDRESS,
+  );
+  if (!dashboard.ok) return { ok: false, error: dashboard.errors.join("; ") };
+  if (dashboard.value !== null) {
+    if (!options.controller && options.dashboardBindAddress !== undefined) {
+      return {
+        ok: false,
+        error:
+          "--dashboard-bind-address: the dashboard shows the controller's history; it is not served with --no-controller",
+      };
+    }
+    if (options.controller) out.dashboardAddress = dashboard.value;
+  }
   return { ok: true, value: out };
 }
 
@@ -487,6 +520,13 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       "",
       `  export KUBECONFIG=${running.kubeconfigPath}`,
       "  kubectl get hpa",
+      "",
+    );
+  }
+  if (running.dashboard) {
+    lines.push(
+      `Dashboard: ${running.dashboard.url}`,
+      `  log in once with this link (it works one time): ${running.dashboard.loginUrl}`,
       "",
     );
   }
@@ -576,6 +616,10 @@ export function registerUpCommand(program: Command): void {
     .option("--insecure-http", "serve plain HTTP instead of HTTPS with a generated CA")
     .option("--no-controller", "do not run Horizon's controller (run your own against the server)")
     .option("--sync-period <duration>", "the controller's sync period, e.g. 15s (default 15s)")
+    .option(
+      "--dashboard-bind-address <host:port>",
+      `serve the dashboard here, behind the API's token (default ${DEFAULT_DASHBOARD_ADDRESS}: a free port, printed; 0 disables)`,
+    )
     .action(async (scenario: string | undefined, options: UpCommandOptions) => {
       if (options.dataDir !== undefined && options.inMemory) {
         program.error("error: --data-dir and --in-memory cannot be used together", {

@@ -30,6 +30,10 @@ describe("horizon controller flags", () => {
     assert.deepEqual(config.metricsBindAddress, { host: "127.0.0.1", port: 8085 });
     assert.deepEqual(config.debugBindAddress, { host: "127.0.0.1", port: 8085 });
     assert.equal(config.hpaSelector, "");
+    assert.deepEqual(config.dashboardBindAddress, { host: "127.0.0.1", port: 8086 });
+    assert.equal(config.dashboardHistorySize, 240);
+    assert.equal(config.dashboardTokenFile, null);
+    assert.equal(config.dataDir, null);
   });
 
   const accepted: {
@@ -73,6 +77,21 @@ describe("horizon controller flags", () => {
       name: "--metrics-bind-address 0 disables the server",
       options: { metricsBindAddress: "0" },
       check: (c) => assert.equal(c.metricsBindAddress, null),
+    },
+    {
+      name: "the dashboard flags",
+      options: {
+        dashboardBindAddress: "0",
+        dashboardHistorySize: "5760",
+        dashboardTokenFile: "/etc/horizon/token",
+        dataDir: "/var/lib/horizon",
+      },
+      check: (c) => {
+        assert.equal(c.dashboardBindAddress, null);
+        assert.equal(c.dashboardHistorySize, 5760);
+        assert.equal(c.dashboardTokenFile, "/etc/horizon/token");
+        assert.equal(c.dataDir, "/var/lib/horizon");
+      },
     },
     {
       name: "a set-based --hpa-selector",
@@ -152,6 +171,27 @@ describe("horizon controller flags", () => {
       error: /^--metrics-bind-address: must be HOST:PORT \(or 0 to disable\), got "8085"$/,
     },
     { name: "-v words", options: { v: "high" }, error: /^-v: must be a non-negative integer/ },
+    {
+      name: "a dashboard address without a port",
+      options: { dashboardBindAddress: "localhost" },
+      error: /^--dashboard-bind-address: must be HOST:PORT \(or 0 to disable\), got "localhost"$/,
+    },
+    {
+      name: "a history size of 0",
+      options: { dashboardHistorySize: "0" },
+      error:
+        /^--dashboard-history-size: must be an integer from 1 to 100000 \(syncs kept per HPA\), got "0"$/,
+    },
+    {
+      name: "a fractional history size",
+      options: { dashboardHistorySize: "1.5" },
+      error: /^--dashboard-history-size: must be an integer from 1 to 100000/,
+    },
+    {
+      name: "an empty --data-dir",
+      options: { dataDir: "" },
+      error: /^--data-dir: must name a directory$/,
+    },
   ];
   for (const c of refused) {
     it(`refuses ${c.name}`, () => {

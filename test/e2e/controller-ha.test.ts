@@ -96,6 +96,8 @@ function controllerArgs(front: ApiFront, name: string): string[] {
     "3s",
     "--metrics-bind-address",
     "127.0.0.1:0",
+    "--dashboard-bind-address",
+    "127.0.0.1:0",
   ];
 }
 

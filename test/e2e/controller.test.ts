@@ -147,6 +147,7 @@ function flags(extra: ControllerCommandOptions): ControllerCommandOptions {
     horizontalPodAutoscalerDownscaleStabilization: "3s",
     leaderElect: "false",
     metricsBindAddress: "127.0.0.1:0",
+    dashboardBindAddress: "127.0.0.1:0",
     ...extra,
   };
 }

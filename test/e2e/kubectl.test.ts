@@ -705,6 +705,16 @@ describe("horizon up flags", () => {
       flags: { syncPeriod: "1s", controller: false },
       error: /--no-controller/,
     },
+    {
+      name: "--dashboard-bind-address needs the controller",
+      flags: { dashboardBindAddress: "127.0.0.1:8086", controller: false },
+      error: /^--dashboard-bind-address: the dashboard shows the controller's history/,
+    },
+    {
+      name: "--dashboard-bind-address takes HOST:PORT",
+      flags: { dashboardBindAddress: "8086" },
+      error: /^--dashboard-bind-address: must be HOST:PORT/,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -723,6 +733,8 @@ describe("horizon up flags", () => {
         insecureHttp: true,
         controller: true,
         syncPeriodMs: 90_000,
+        // The dashboard on a free loopback port unless told otherwise.
+        dashboardAddress: { host: "127.0.0.1", port: 0 },
       },
     });
   });

@@ -1,0 +1,302 @@
+// The dashboard's recorded history: per HPA a ring buffer of its last `capacity` syncs (each a
+// compact sample for the charts plus the sync's decision record), optionally journaled to a
+// JSON-lines file so a restarted controller shows the hour before its restart. Bounded by
+// construction: memory is capacity × HPAs records, the file is compacted to the live records
+// once it holds twice as many lines. Time comes from the clock passed in.
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import type { DecisionRecord } from "../controller/decisions.js";
+import type { SyncEvent } from "../core/sync.js";
+import { metricPoint } from "../sim/report.js";
+
+/** One sync as the charts draw it. */
+export interface SyncSample {
+  /** Epoch ms of the sync. */
+  at: number;
+  currentReplicas: number;
+  desiredReplicas: number;
+  minReplicas: number;
+  maxReplicas: number;
+  /** Pods of the selector and the ready ones, from the first metric that counted pods. */
+  pods: number | null;
+  readyPods: number | null;
+  /** Each metric's current value against its target, on one scale (percent for Utilization). */
+  metrics: { name: string; current: number | null; target: number | null; unit: string }[];
+  outcome: DecisionRecord["trace"]["outcome"];
+  error: string | null;
+}
+
+export interface HistoryRecord {
+  /** Increases by one per record of this history (across HPAs). */
+  seq: number;
+  sample: SyncSample;
+  /** Why the sync ended as it did: the rescale reason, the error, the limit or window that held it. */
+  reason: string;
+  events: SyncEvent[];
+  /**
+   * The DecisionRecord as JSON, parsed only when the sync is opened (decisionOf): a string
+   * takes a fraction of the memory of the object graph, and the journal writes it as is.
+   */
+  json: string;
+}
+
+export function decisionOf(record: HistoryRecord): DecisionRecord {
+  return JSON.parse(record.json) as DecisionRecord;
+}
+
+export function reasonOf(decision: DecisionRecord): string {
+  const trace = decision.trace;
+  if (trace.rescale) return trace.rescaleReason ?? "";
+  if (decision.error) return decision.error;
+  if (trace.limit) return `${trace.limit.reason}: ${trace.limit.message}`;
+  const window = trace.stabilization;
+  if (window && window.stabilized !== window.recommendation) return window.reason;
+  return "";
+}
+
+export type HistoryEvent =
+  | { type: "sync"; key: string; record: HistoryRecord }
+  | { type: "forget"; key: string };
+
+export interface Clock {
+  now(): number;
+}
+
+export interface HpaHistoryOptions {
+  /** Syncs kept per HPA (`--dashboard-history-size`). */
+  capacity: number;
+  clock: Clock;
+  /** The journal (JSON lines); absent: in memory only. */
+  file?: string;
+}
+
+/** 240 syncs: the last hour at the default 15 s sync period. */
+export const DEFAULT_HISTORY_CAPACITY = 240;
+
+export function sampleOf(decision: DecisionRecord, at: number): SyncSample {
+  const trace = decision.trace;
+  const counted = trace.metrics.find((m) => m.calculation?.podCount !== undefined)?.calculation;
+  return {
+    at,
+    currentReplicas: trace.currentReplicas,
+    desiredReplicas: trace.desiredReplicas,
+    minReplicas: trace.minReplicas,
+    maxReplicas: trace.maxReplicas,
+    pods: counted?.podCount ?? null,
+    readyPods: counted?.readyPodCount ?? null,
+    metrics: trace.metrics.map((m) => ({
+      name: m.description ?? `${m.type} metric #${m.index}`,
+      ...metricPoint(m),
+    })),
+    outcome: trace.outcome,
+    error: decision.error,
+  };
+}
+
+/** A fixed-size ring: push overwrites the oldest once full. */
+class Ring<T> {
+  private readonly items: (T | undefined)[];
+  private start = 0;
+  length = 0;
+
+  constructor(readonly capacity: number) {
+    this.items = new Array<T | undefined>(capacity);
+  }
+
+  push(item: T): void {
+    if (this.length < this.capacity) {
+      this.items[(this.start + this.length) % this.capacity] = item;
+      this.length++;
+      return;
+    }
+    this.items[this.start] = item;
+    this.start = (this.start + 1) % this.capacity;
+  }
+
+  /** Oldest first. */
+  toArray(): T[] {
+    const out: T[] = [];
+    for (let i = 0; i < this.length; i++) out.push(this.items[(this.start + i) % this.capacity]!);
+    return out;
+  }
+
+  last(): T | undefined {
+    return this.length === 0
+      ? undefined
+      : this.items[(this.start + this.length - 1) % this.capacity];
+  }
+}
+
+/** A journal line: a sync, or an HPA forgotten. */
+type JournalLine = { k: string; at: number; d: DecisionRecord } | { k: string; forget: true };
+
+function syncLine(key: string, at: number, json: string): string {
+  return `{"k":${JSON.stringify(key)},"at":${at},"d":${json}}\n`;
+}
+
+export class HpaHistory {
+  readonly capacity: number;
+  private readonly clock: Clock;
+  private readonly rings = new Map<string, Ring<HistoryRecord>>();
+  private readonly listeners = new Set<(event: HistoryEvent) => void>();
+  private seq = 0;
+  private live = 0;
+  private readonly file: string | null;
+  private fd: number | null = null;
+  private linesInFile = 0;
+  private closed = false;
+  /** Lines of the journal that could not be read (a write cut short by a crash). */
+  readonly skippedLines: number = 0;
+
+  constructor(options: HpaHistoryOptions) {
+    if (!Number.isInteger(options.capacity) || options.capacity < 1) {
+      throw new Error(`history capacity must be a positive integer, got ${options.capacity}`);
+    }
+    this.capacity = options.capacity;
+    this.clock = options.clock;
+    this.file = options.file ?? null;
+    if (this.file !== null) {
+      this.skippedLines = this.load(this.file);
+      this.compact();
+    }
+  }
+
+  /** Records a sync at the clock's now. */
+  record(decision: DecisionRecord): HistoryRecord {
+    const key = `${decision.trace.hpa.namespace}/${decision.trace.hpa.name}`;
+    const at = this.clock.now();
+    const record = this.add(key, decision, at, JSON.stringify(decision));
+    this.append(syncLine(key, at, record.json));
+    for (const listener of this.listeners) listener({ type: "sync", key, record });
+    return record;
+  }
+
+  /** The HPA was deleted: its history goes. */
+  forget(namespace: string, name: string): void {
+    const key = `${namespace}/${name}`;
+    const ring = this.rings.get(key);
+    if (!ring) return;
+    this.live -= ring.length;
+    this.rings.delete(key);
+    this.append(`${JSON.stringify({ k: key, forget: true })}\n`);
+    for (const listener of this.listeners) listener({ type: "forget", key });
+  }
+
+  /** One HPA's records, oldest first; with `sinceMs`, only those of the last `sinceMs`. */
+  get(namespace: string, name: string, sinceMs?: number): HistoryRecord[] {
+    const all = this.rings.get(`${namespace}/${name}`)?.toArray() ?? [];
+    if (sinceMs === undefined) return all;
+    const from = this.clock.now() - sinceMs;
+    return all.filter((record) => record.sample.at >= from);
+  }
+
+  latest(namespace: string, name: string): HistoryRecord | undefined {
+    return this.rings.get(`${namespace}/${name}`)?.last();
+  }
+
+  /** `namespace/name` of every HPA with history, sorted. */
+  keys(): string[] {
+    return [...this.rings.keys()].sort();
+  }
+
+  /** Records held now (across HPAs). */
+  get size(): number {
+    return this.live;
+  }
+
+  subscribe(listener: (event: HistoryEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Flushes and closes the journal. */
+  close(): void {
+    this.closed = true;
+    if (this.fd === null) return;
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private add(key: string, decision: DecisionRecord, at: number, json: string): HistoryRecord {
+    let ring = this.rings.get(key);
+    if (!ring) {
+      ring = new Ring<HistoryRecord>(this.capacity);
+      this.rings.set(key, ring);
+    }
+    const record: HistoryRecord = {
+      seq: ++this.seq,
+      sample: sampleOf(decision, at),
+      reason: reasonOf(decision),
+      events: decision.events,
+      json,
+    };
+    if (ring.length < ring.capacity) this.live++;
+    ring.push(record);
+    return record;
+  }
+
+  private load(file: string): number {
+    if (!existsSync(file)) return 0;
+    let skipped = 0;
+    for (const text of readFileSync(file, "utf8").split("\n")) {
+      if (text === "") continue;
+      let line: JournalLine;
+      try {
+        line = JSON.parse(text) as JournalLine;
+      } catch {
+        skipped++;
+        continue;
+      }
+      if ("forget" in line) {
+        const ring = this.rings.get(line.k);
+        if (ring) this.live -= ring.length;
+        this.rings.delete(line.k);
+      } else if (typeof line.k === "string" && typeof line.at === "number" && line.d?.trace) {
+        this.add(line.k, line.d, line.at, JSON.stringify(line.d));
+      } else skipped++;
+    }
+    return skipped;
+  }
+
+  private append(line: string): void {
+    // A sync that ends after close() is kept in memory only.
+    if (this.file === null || this.closed) return;
+    if (this.fd === null) this.fd = openSync(this.file, "a", 0o600);
+    writeSync(this.fd, line);
+    this.linesInFile++;
+    if (this.linesInFile > 2 * this.live + 1024) this.compact();
+  }
+
+  /** Rewrites the journal with the live records only (write a new file, then rename over). */
+  private compact(): void {
+    if (this.file === null) return;
+    if (this.fd !== null) {
+      closeSync(this.fd);
+      this.fd = null;
+    }
+    mkdirSync(dirname(this.file), { recursive: true });
+    const next = `${this.file}.next`;
+    const fd = openSync(next, "w", 0o600);
+    let lines = 0;
+    for (const [key, ring] of this.rings) {
+      for (const record of ring.toArray()) {
+        writeSync(fd, syncLine(key, record.sample.at, record.json));
+        lines++;
+      }
+    }
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(next, this.file);
+    this.linesInFile = lines;
+  }
+}

@@ -1,0 +1,82 @@
+// The dashboard API's documents (docs/dashboard.md), shared by the server and the front end
+// (type imports only: the browser bundle carries none of the server's code).
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from "../api/types.js";
+import type { SyncEvent } from "../core/sync.js";
+import type { Explanation } from "../explain/explanation.js";
+import type { SyncSample } from "./history.js";
+
+export type { SyncSample };
+
+/** One row of the overview. */
+export interface HpaSummary {
+  namespace: string;
+  name: string;
+  /** The scale target as `kubectl get hpa` prints REFERENCE: Kind/name. */
+  reference: string;
+  minReplicas: number;
+  maxReplicas: number;
+  /** From status (null before the first sync). */
+  currentReplicas: number | null;
+  desiredReplicas: number | null;
+  /** Each metric's current/target as `kubectl get hpa` prints TARGETS. */
+  targets: string;
+  conditions: HorizontalPodAutoscalerCondition[];
+  lastScaleTime: string | null;
+  /** Desired replicas of each sync in the last hour, oldest first. */
+  sparkline: number[];
+  /** Epoch ms of the last recorded sync. */
+  lastSync: number | null;
+}
+
+/** One sync in the timeline: enough to list it; its explanation is fetched when opened. */
+export interface SyncEntry {
+  seq: number;
+  at: number;
+  currentReplicas: number;
+  desiredReplicas: number;
+  outcome: SyncSample["outcome"];
+  /** The rescale reason, or the error, or the stabilization/limit reason that held it. */
+  reason: string;
+}
+
+export interface RecordedEvent extends SyncEvent {
+  at: number;
+}
+
+/** GET /api/v1/namespaces/{ns}/hpas/{name}. */
+export interface HpaDetail {
+  summary: HpaSummary;
+  /** The HPA as last seen (spec and status); null when only history is left. */
+  hpa: HorizontalPodAutoscaler | null;
+  samples: SyncSample[];
+  syncs: SyncEntry[];
+  /** The Events the recorded syncs emitted, newest last. */
+  events: RecordedEvent[];
+  /** Syncs kept per HPA. */
+  capacity: number;
+}
+
+/** GET /api/v1/namespaces/{ns}/hpas/{name}/syncs/{seq}: one sync's decision, explained. */
+export interface SyncDetail {
+  entry: SyncEntry;
+  explanation: Explanation;
+  /** The explanation in words: the lines `horizon explain` prints. */
+  text: string[];
+  conditions: HorizontalPodAutoscalerCondition[];
+  events: SyncEvent[];
+  error: string | null;
+}
+
+/** GET /api/v1/hpas. */
+export interface OverviewDocument {
+  hpas: HpaSummary[];
+  /** Where the data comes from ("controller", or a simulation's name). */
+  source: string;
+}
+
+/** What the event stream (GET /api/v1/events, text/event-stream) sends, by event name. */
+export interface StreamEvents {
+  hpa: HpaSummary;
+  sync: { key: string; sample: SyncSample; entry: SyncEntry };
+  deleted: { key: string };
+}

@@ -1,0 +1,176 @@
+// The dashboard's history: a ring of the last N syncs per HPA on a fake clock, the sample each
+// sync becomes, and the JSON-lines journal that brings it back after a restart.
+import assert from "node:assert/strict";
+import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { type DecisionRecord, decisionRecordOf } from "../../src/controller/decisions.js";
+import { decisionOf, HpaHistory } from "../../src/web/history.js";
+import { syncReport } from "../controller/sync-reports.js";
+
+function decision(input: Parameters<typeof syncReport>[0]): DecisionRecord {
+  const result = syncReport(input).result;
+  assert.ok(result, "the sync produced a result");
+  return decisionRecordOf(result);
+}
+
+/** A clock the test steps. */
+function fakeClock(start = Date.UTC(2026, 10, 24, 12)) {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+function scratchFile(): string {
+  return join(mkdtempSync(join(tmpdir(), "horizon-history-")), "history.jsonl");
+}
+
+describe("HpaHistory", () => {
+  it("keeps the last `capacity` syncs of each HPA, oldest first", () => {
+    const clock = fakeClock();
+    const history = new HpaHistory({ capacity: 3, clock });
+    for (let i = 1; i <= 5; i++) {
+      history.record(decision({ name: "web", replicas: i }));
+      history.record(decision({ name: "api", replicas: 10 + i }));
+      clock.advance(15_000);
+    }
+    const web = history.get("default", "web");
+    assert.deepEqual(
+      web.map((r) => r.sample.currentReplicas),
+      [3, 4, 5],
+    );
+    assert.deepEqual(
+      history.get("default", "api").map((r) => r.sample.currentReplicas),
+      [13, 14, 15],
+    );
+    assert.equal(history.size, 6);
+    assert.deepEqual(history.keys(), ["default/api", "default/web"]);
+    // Sequence numbers increase across HPAs and times come from the clock.
+    assert.ok(web[0]!.seq < web[1]!.seq && web[1]!.seq < web[2]!.seq);
+    assert.equal(web[2]!.sample.at - web[1]!.sample.at, 15_000);
+  });
+
+  it("answers the syncs of the last N ms by the clock", () => {
+    const clock = fakeClock();
+    const history = new HpaHistory({ capacity: 1000, clock });
+    for (let i = 0; i < 10; i++) {
+      history.record(decision({ replicas: 2 }));
+      clock.advance(10 * 60_000);
+    }
+    // Now is 100 minutes after the first sync: the last hour (from 40 min, inclusive) holds
+    // the syncs at 40, 50, ..., 90 min.
+    assert.equal(history.get("default", "web", 60 * 60_000).length, 6);
+    assert.equal(history.get("default", "web", 60 * 60_000 - 1).length, 5);
+    clock.advance(60 * 60_000);
+    assert.equal(history.get("default", "web", 60 * 60_000).length, 0);
+    assert.equal(history.get("default", "web").length, 10);
+  });
+
+  it("samples replicas, pods and each metric against its target", () => {
+    const history = new HpaHistory({ capacity: 10, clock: fakeClock() });
+    // 4 pods at 100m of a 100m request against a 50% target: scale to 8.
+    const record = history.record(decision({ replicas: 4, cpuPerPodMilli: 100, maxReplicas: 20 }));
+    assert.equal(record.sample.currentReplicas, 4);
+    assert.equal(record.sample.desiredReplicas, 8);
+    assert.equal(record.sample.pods, 4);
+    assert.equal(record.sample.readyPods, 4);
+    assert.equal(record.sample.maxReplicas, 20);
+    assert.deepEqual(record.sample.metrics, [
+      {
+        name: "cpu resource utilization (percentage of request)",
+        current: 100,
+        target: 50,
+        unit: "% of request",
+      },
+    ]);
+  });
+
+  it("tells subscribers about syncs and forgotten HPAs", () => {
+    const history = new HpaHistory({ capacity: 10, clock: fakeClock() });
+    const seen: string[] = [];
+    const off = history.subscribe((event) => seen.push(`${event.type} ${event.key}`));
+    history.record(decision({ name: "web" }));
+    history.forget("default", "web");
+    history.forget("default", "never-seen");
+    off();
+    history.record(decision({ name: "web" }));
+    assert.deepEqual(seen, ["sync default/web", "forget default/web"]);
+  });
+
+  it("survives a restart through its journal, forgotten HPAs included", () => {
+    const file = scratchFile();
+    const clock = fakeClock();
+    const first = new HpaHistory({ capacity: 2, clock, file });
+    for (let i = 1; i <= 3; i++) {
+      first.record(decision({ name: "web", replicas: i }));
+      first.record(decision({ name: "gone", replicas: i }));
+      clock.advance(15_000);
+    }
+    first.forget("default", "gone");
+    first.close();
+
+    const second = new HpaHistory({ capacity: 2, clock, file });
+    assert.deepEqual(second.keys(), ["default/web"]);
+    const restored = second.get("default", "web");
+    assert.deepEqual(
+      restored.map((r) => [r.sample.currentReplicas, r.sample.at - clock.now()]),
+      [
+        [2, -30_000],
+        [3, -15_000],
+      ],
+    );
+    assert.equal(decisionOf(restored[1]!).trace.hpa.name, "web");
+    // A smaller capacity after the restart keeps the newest.
+    second.close();
+    const third = new HpaHistory({ capacity: 1, clock, file });
+    assert.deepEqual(
+      third.get("default", "web").map((r) => r.sample.currentReplicas),
+      [3],
+    );
+    third.close();
+  });
+
+  it("skips a journal line cut short by a crash and keeps the rest", () => {
+    const file = scratchFile();
+    const clock = fakeClock();
+    const first = new HpaHistory({ capacity: 5, clock, file });
+    first.record(decision({ replicas: 3 }));
+    first.close();
+    appendFileSync(file, '{"k":"default/web","at":1,"d":{"tra');
+    const second = new HpaHistory({ capacity: 5, clock, file });
+    assert.equal(second.skippedLines, 1);
+    assert.equal(second.get("default", "web").length, 1);
+    second.record(decision({ replicas: 4 }));
+    second.close();
+    // The restart compacted the torn line away; the new record follows on its own line.
+    const third = new HpaHistory({ capacity: 5, clock, file });
+    assert.equal(third.skippedLines, 0);
+    assert.deepEqual(
+      third.get("default", "web").map((r) => r.sample.currentReplicas),
+      [3, 4],
+    );
+    third.close();
+  });
+
+  it("keeps its journal bounded by compacting it", () => {
+    const file = scratchFile();
+    const history = new HpaHistory({ capacity: 2, clock: fakeClock(), file });
+    for (let i = 0; i < 3000; i++) history.record(decision({ replicas: 2 }));
+    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean).length;
+    assert.ok(lines <= 2 * 2 + 1024 + 1, `journal has ${lines} lines`);
+    history.close();
+    const reopened = new HpaHistory({ capacity: 2, clock: fakeClock(), file });
+    assert.equal(reopened.size, 2);
+    reopened.close();
+  });
+
+  it("refuses a capacity that is not a positive integer", () => {
+    assert.throws(() => new HpaHistory({ capacity: 0, clock: fakeClock() }), /positive integer/);
+    assert.throws(() => new HpaHistory({ capacity: 1.5, clock: fakeClock() }), /positive integer/);
+  });
+});
