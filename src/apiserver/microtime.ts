@@ -8,13 +8,56 @@
 import { isRecord } from "../api/json.js";
 import { type ApiError, badRequest, invalid } from "./errors.js";
 import { kindDefinition } from "./kinds/registry.js";
-import type { TimeTree, TimeType } from "./kinds/types.js";
+import { jsonFields, type SchemaNode } from "./kinds/schema.js";
 
 /** Go's layouts: `time.RFC3339` and apimachinery's `RFC3339Micro`. */
 export const RFC3339_LAYOUT = "2006-01-02T15:04:05Z07:00";
 export const RFC3339_MICRO_LAYOUT = "2006-01-02T15:04:05.000000Z07:00";
 
-export type { TimeType } from "./kinds/types.js";
+export type TimeType = "Time" | "MicroTime";
+
+/**
+ * Where an object's Time/MicroTime fields are (a view of its kind's schema tree). A `*` type is
+ * a pointer field: JSON null decodes to nil and is omitted on output; a value field is written
+ * as null.
+ */
+export type TimeLeaf = TimeType | "*Time" | "*MicroTime";
+export type TimeTree = { [field: string]: TimeTree | TimeLeaf | [TimeTree] };
+
+const timeTrees = new WeakMap<SchemaNode, TimeTree | TimeLeaf | [TimeTree] | null>();
+
+/** The Time fields below a schema node (deduced parts included, by their shape); null: none. */
+export function timeTreeOf(node: SchemaNode): TimeTree | TimeLeaf | [TimeTree] | null {
+  const cached = timeTrees.get(node);
+  if (cached !== undefined) return cached;
+  let view: TimeTree | TimeLeaf | [TimeTree] | null = null;
+  switch (node.kind) {
+    case "scalar":
+      if (node.type === "Time" || node.type === "MicroTime")
+        view = node.ptr ? `*${node.type}` : node.type;
+      break;
+    case "deduced":
+      view = node.shape ? timeTreeOf(node.shape) : null;
+      break;
+    case "struct": {
+      const fields = jsonFields(node).flatMap(([k, v]) => {
+        const sub = timeTreeOf(v);
+        return sub === null ? [] : [[k, sub] as const];
+      });
+      view = fields.length > 0 ? Object.fromEntries(fields) : null;
+      break;
+    }
+    case "list": {
+      const item = timeTreeOf(node.element);
+      if (item !== null && typeof item === "object" && !Array.isArray(item)) view = [item];
+      break;
+    }
+    case "map":
+      break;
+  }
+  timeTrees.set(node, view);
+  return view;
+}
 
 /** An instant: Unix seconds (integer) and nanoseconds within the second. */
 export interface Instant {
@@ -230,8 +273,10 @@ export function normalizeTimeValue(type: TimeType, raw: unknown): Decoded<string
  * encoding/json stops there) gives the error. Copies only what changes; the input is untouched.
  */
 export function normalizeTimes<T>(kind: string, object: T): Decoded<T> {
-  const tree = kindDefinition(kind)?.times;
-  if (!tree) return { ok: true, value: object };
+  // The Go types of the preferred version (the others' Time fields are at the same paths).
+  const schema = kindDefinition(kind)?.versions[0]?.schema;
+  const tree = schema && timeTreeOf(schema);
+  if (!tree || typeof tree !== "object" || Array.isArray(tree)) return { ok: true, value: object };
   return walk(object, tree) as Decoded<T>;
 }
 

@@ -4,17 +4,8 @@
 // declarative message schemas (field numbers from k8s.io/api and apimachinery `generated.proto`)
 // that turn a message into the JSON object the API server would have decoded from JSON.
 
-import {
-  type ProtoFieldSpec as FieldSpec,
-  f,
-  i32,
-  type ProtoScalar as Scalar,
-  type ProtoMessage as Schema,
-  str,
-} from "./kinds/proto.js";
 import { KIND_LIST } from "./kinds/registry.js";
-
-export type { ProtoMessage as Schema } from "./kinds/proto.js";
+import type { GoScalar, SchemaNode, StructNode } from "./kinds/schema.js";
 
 /** A body that is not valid protobuf for the expected message. */
 export class ProtobufError extends Error {
@@ -102,13 +93,117 @@ export function readFields(buf: Uint8Array): WireField[] {
 }
 
 // -------------------------------------------------------------------------------------------
-// Schemas: field number → JSON name and type, written by each kind (./kinds/)
+// Schemas: field number → JSON name and type, a view of each kind's schema tree (./kinds/)
+
+/**
+ * Scalars are Go value fields unless `ptr`: gogo-protobuf writes value fields even when zero
+ * (kubectl sends `name: ""`, `generation: 0`), and the JSON of such a zero is omitted
+ * (`omitempty`) unless `keep`. Pointer fields are written only when set, so they stay even at 0.
+ */
+export type Scalar = "string" | "int32" | "int64" | "bool" | "double";
+export type FieldType =
+  | Scalar
+  | "bytes"
+  | "quantity"
+  | "time"
+  | "intOrString"
+  | { message: Schema; inline?: boolean }
+  | { map: Scalar | "quantity" };
+
+export interface FieldSpec {
+  name: string;
+  type: FieldType;
+  repeated?: boolean;
+  ptr?: boolean;
+  keep?: boolean;
+}
+
+/** A protobuf message: its fields by number. */
+export type Schema = Readonly<Record<number, FieldSpec>>;
+
+const f = (name: string, type: FieldType, extra: Omit<FieldSpec, "name" | "type"> = {}) => ({
+  name,
+  type,
+  ...extra,
+});
+const str = (name: string, extra: Omit<FieldSpec, "name" | "type"> = {}) =>
+  f(name, "string", extra);
+const i32 = (name: string, extra: Omit<FieldSpec, "name" | "type"> = {}) => f(name, "int32", extra);
+
+const PROTO_SCALARS: Partial<
+  Record<GoScalar, Scalar | "bytes" | "quantity" | "time" | "intOrString">
+> = {
+  string: "string",
+  int32: "int32",
+  int64: "int64",
+  bool: "bool",
+  float64: "double",
+  bytes: "bytes",
+  Quantity: "quantity",
+  Time: "time",
+  IntOrString: "intOrString",
+};
+
+function protoScalar(node: SchemaNode, where: string) {
+  const type = node.kind === "scalar" && node.type ? PROTO_SCALARS[node.type] : undefined;
+  if (!type) throw new Error(`${where}: no protobuf type for ${JSON.stringify(node)}`);
+  return type;
+}
+
+const messages = new WeakMap<StructNode, Schema>();
+
+/** The message of a struct: its numbered fields (embedded structs are inline messages). */
+export function protoMessageOf(node: StructNode): Schema {
+  const cached = messages.get(node);
+  if (cached) return cached;
+  const out: Record<number, FieldSpec> = {};
+  for (const [name, child] of Object.entries(node.fields)) {
+    if (child.proto === undefined) continue;
+    const extra = { ...(child.ptr ? { ptr: true } : {}), ...(child.keep ? { keep: true } : {}) };
+    const typed = child.kind === "deduced" && child.shape ? child.shape : child;
+    let spec: FieldSpec;
+    switch (typed.kind) {
+      case "struct":
+        spec = f(
+          name,
+          { message: protoMessageOf(typed), ...(typed.inline ? { inline: true } : {}) },
+          extra,
+        );
+        break;
+      case "map": {
+        const value = protoScalar(typed.element, name);
+        if (value === "bytes" || value === "time" || value === "intOrString")
+          throw new Error(`${name}: map values of type ${value}`);
+        spec = f(name, { map: value }, extra);
+        break;
+      }
+      case "list": {
+        const item =
+          typed.element.kind === "deduced" && typed.element.shape
+            ? typed.element.shape
+            : typed.element;
+        spec =
+          item.kind === "struct"
+            ? f(name, { message: protoMessageOf(item) }, { ...extra, repeated: true })
+            : f(name, protoScalar(item, name), { ...extra, repeated: true });
+        break;
+      }
+      default:
+        spec = f(name, protoScalar(typed, name), extra);
+    }
+    out[child.proto] = spec;
+  }
+  messages.set(node, out);
+  return out;
+}
 
 /** The kinds whose protobuf bodies the server decodes, by `apiVersion/kind`. */
 export const PROTOBUF_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(
   KIND_LIST.flatMap((d) =>
     d.versions.flatMap((v) =>
-      v.protobuf ? [[`${d.group ? `${d.group}/` : ""}${v.version}/${d.kind}`, v.protobuf]] : [],
+      v.protobuf
+        ? [[`${d.group ? `${d.group}/` : ""}${v.version}/${d.kind}`, protoMessageOf(v.schema)]]
+        : [],
     ),
   ),
 );

@@ -1,25 +1,45 @@
-// Unknown-field detection (`?fieldValidation=`): the fields a request body may carry are each
-// kind's `knownFields` (./kinds/): the HPA's spec in both served versions; other kinds are
-// checked at the top level and in metadata only.
+// Unknown-field detection (`?fieldValidation=`): the fields a request body may carry, a view of
+// each kind's schema tree (./kinds/). Deduced parts and structs that preserve unknown fields
+// (not all their Go fields listed yet) accept anything below.
 import { isRecord } from "../api/json.js";
-import { TOP_LEVEL_FIELDS } from "./kinds/meta.js";
+import { root } from "./kinds/meta.js";
 import { kindDefinition } from "./kinds/registry.js";
-import type { KnownFields } from "./kinds/types.js";
+import { DEDUCED, jsonFields, type SchemaNode } from "./kinds/schema.js";
 
+/** The fields a body may carry: "any" accepts anything below; an array is a list's items. */
+export type KnownFields = "any" | { [field: string]: KnownFields } | [KnownFields];
 export type Schema = KnownFields;
 
-/** The known fields of a kind in a version; unknown kinds are checked at the top level. */
-export function schemaFor(kind: string, version: string): Schema | null {
+const views = new WeakMap<SchemaNode, KnownFields>();
+
+/** The known fields of a schema tree. */
+export function knownFieldsOf(node: SchemaNode): KnownFields {
+  const cached = views.get(node);
+  if (cached) return cached;
+  let view: KnownFields = "any";
+  if (node.kind === "struct" && !node.preserveUnknownFields) {
+    view = Object.fromEntries(jsonFields(node).map(([k, v]) => [k, knownFieldsOf(v)]));
+  } else if (node.kind === "list") {
+    const item = knownFieldsOf(node.element);
+    if (item !== "any") view = [item];
+  }
+  views.set(node, view);
+  return view;
+}
+
+/** Kinds not served: the top level and metadata. */
+const GENERIC = knownFieldsOf(root(DEDUCED, DEDUCED));
+
+/** The known fields of a kind in a version. */
+export function schemaFor(kind: string, version: string): Schema {
   const definition = kindDefinition(kind);
-  if (!definition) return TOP_LEVEL_FIELDS;
   // Another version of a served kind reads as the preferred one.
-  const served = definition.versions.find((v) => v.version === version) ?? definition.versions[0];
-  return served ? served.knownFields : TOP_LEVEL_FIELDS;
+  const served = definition?.versions.find((v) => v.version === version) ?? definition?.versions[0];
+  return served ? knownFieldsOf(served.schema) : GENERIC;
 }
 
 export function unknownFields(kind: string, version: string, object: unknown): string[] {
   const schema = schemaFor(kind, version);
-  if (!schema) return [];
   const out: string[] = [];
   walk(object, schema, "", out);
   return out;

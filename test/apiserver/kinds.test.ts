@@ -4,15 +4,16 @@ import { describe, test } from "node:test";
 import { FeatureGates } from "../../src/api/featuregates.js";
 import { handleDiscovery } from "../../src/apiserver/discovery.js";
 import { schemaFor } from "../../src/apiserver/fieldmanager/index.js";
+import { applySchemaOf } from "../../src/apiserver/fieldmanager/typed.js";
 import { parseFieldSelector } from "../../src/apiserver/fieldselectors.js";
 import { KIND_LIST, KINDS } from "../../src/apiserver/kinds/registry.js";
-import { normalizeTimes } from "../../src/apiserver/microtime.js";
-import { PROTOBUF_SCHEMAS } from "../../src/apiserver/protobuf.js";
+import { normalizeTimes, timeTreeOf } from "../../src/apiserver/microtime.js";
+import { PROTOBUF_SCHEMAS, protoMessageOf } from "../../src/apiserver/protobuf.js";
 import { defaultGcPolicy } from "../../src/apiserver/registry/delete.js";
 import { findResource, RESOURCES, resourceOfKind } from "../../src/apiserver/resources.js";
 import { columnsFor, toTable } from "../../src/apiserver/tables.js";
 import type { ApiRequest } from "../../src/apiserver/types.js";
-import { unknownFields } from "../../src/apiserver/unknownfields.js";
+import { knownFieldsOf, unknownFields } from "../../src/apiserver/unknownfields.js";
 import { isClusterScoped, KNOWN_KINDS, resourceOf } from "../../src/cluster/kinds.js";
 
 function openapiV3(group: string, version: string): Record<string, unknown> | null {
@@ -37,18 +38,21 @@ describe("every registered kind is complete", () => {
       assert.deepEqual(d.verbs, [...d.verbs].sort(), "verbs sorted as discovery lists them");
       if (d.readOnly) assert.ok(!d.verbs.some((v) => ["create", "update", "patch"].includes(v)));
       for (const v of d.versions) {
-        assert.equal(v.apply.kind, "struct", `${v.version}: apply schema is a struct`);
-        if (v.apply.kind === "struct") {
-          for (const field of ["apiVersion", "kind", "metadata"]) {
-            assert.ok(v.apply.fields[field], `${v.version}: apply schema has ${field}`);
-          }
+        assert.equal(v.schema.kind, "struct", `${v.version}: schema tree is a struct`);
+        for (const field of ["apiVersion", "kind", "metadata"]) {
+          assert.ok(v.schema.fields[field], `${v.version}: schema tree has ${field}`);
         }
       }
-      assert.ok(d.times.metadata, "metadata times (creationTimestamp, managedFields)");
+      const times = d.versions[0] && timeTreeOf(d.versions[0].schema);
+      assert.ok(times && typeof times === "object" && !Array.isArray(times));
+      assert.ok(times.metadata, "metadata times (creationTimestamp, managedFields)");
       assert.ok(d.printer.columns.length > 0, "Table columns");
       for (const v of d.versions) {
         if (v.protobuf)
-          assert.ok(v.protobuf[1]?.name === "metadata", "protobuf field 1 is metadata");
+          assert.ok(
+            protoMessageOf(v.schema)[1]?.name === "metadata",
+            "protobuf field 1 is metadata",
+          );
       }
     });
   }
@@ -73,7 +77,11 @@ describe("the derived views agree with the registry", () => {
       for (const v of d.versions) {
         const apiVersion = d.group ? `${d.group}/${v.version}` : v.version;
         assert.equal(findResource(d.group, v.version, d.resource), info, `served at ${apiVersion}`);
-        assert.equal(schemaFor(d.kind, apiVersion), v.apply, `apply schema of ${apiVersion}`);
+        assert.equal(
+          schemaFor(d.kind, apiVersion),
+          applySchemaOf(v.schema),
+          `apply schema of ${apiVersion}`,
+        );
         if (d.verbs.includes("patch")) {
           const doc = openapiV3(d.group, v.version);
           assert.ok(doc, `OpenAPI v3 document for ${apiVersion}`);
@@ -103,7 +111,8 @@ describe("the derived views agree with the registry", () => {
       assert.ok(!parseFieldSelector(d.kind, "spec.nothing=x").ok);
       for (const v of d.versions) {
         const unknown = unknownFields(d.kind, v.version, { bogus: 1, metadata: { bogus: 1 } });
-        assert.deepEqual(unknown, v.knownFields === null ? [] : ["bogus", "metadata.bogus"]);
+        const checked = knownFieldsOf(v.schema) !== "any";
+        assert.deepEqual(unknown, checked ? ["bogus", "metadata.bogus"] : []);
       }
       // A bare object prints one cell per column.
       const table = toTable(d.kind, [{ apiVersion: "v1", kind: d.kind, metadata: { name: "x" } }], {
@@ -112,7 +121,10 @@ describe("the derived views agree with the registry", () => {
       assert.equal(table.rows[0]?.cells.length, d.printer.columns.length);
       for (const v of d.versions) {
         const apiVersion = d.group ? `${d.group}/${v.version}` : v.version;
-        assert.equal(PROTOBUF_SCHEMAS[`${apiVersion}/${d.kind}`], v.protobuf);
+        assert.equal(
+          PROTOBUF_SCHEMAS[`${apiVersion}/${d.kind}`],
+          v.protobuf ? protoMessageOf(v.schema) : undefined,
+        );
       }
       // Every kind's metadata times are normalized (Go's time.Time writes UTC seconds).
       const object = {

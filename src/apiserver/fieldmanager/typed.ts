@@ -3,9 +3,10 @@
 // it sets (toFieldSet) and the difference of two objects (compare).
 import { isRecord } from "../../api/json.js";
 
+import type { PatchStrategy } from "../../api/patch/strategic-merge-patch.js";
 import { root } from "../kinds/meta.js";
 import { kindDefinition } from "../kinds/registry.js";
-import { type ApplySchema, DEDUCED } from "../kinds/types.js";
+import { DEDUCED as DEDUCED_NODE, jsonFields, type SchemaNode } from "../kinds/schema.js";
 import {
   emptySet,
   type FieldSet,
@@ -15,12 +16,75 @@ import {
   keyElement,
   valueElement,
 } from "./fieldpath.js";
-// Schemas: each served kind's apply schema is in its definition (../kinds/); anything else is
-// "deduced" as upstream does for unknown types: granular maps, atomic lists.
+// Schemas: each served kind's apply schema is a view of its schema tree (../kinds/); anything
+// else is "deduced" as upstream does for unknown types: granular maps, atomic lists.
+
+/** What structured-merge-diff learns from the OpenAPI extensions and which Go fields are structs. */
+export type ApplySchema =
+  | { kind: "scalar" }
+  | { kind: "deduced" }
+  | { kind: "struct"; fields: Record<string, ApplySchema>; atomic?: boolean; zero?: boolean }
+  | { kind: "map"; element: ApplySchema; atomic?: boolean; zero?: boolean }
+  | {
+      kind: "list";
+      element: ApplySchema;
+      type: "atomic" | "set" | "map";
+      keys?: readonly string[];
+      keyDefaults?: Readonly<Record<string, unknown>>;
+      patch?: { mergeKey?: string; strategy: PatchStrategy };
+    };
 
 export type Schema = ApplySchema;
 
-const GENERIC = root(DEDUCED, DEDUCED);
+const DEDUCED: ApplySchema = { kind: "deduced" };
+const views = new WeakMap<SchemaNode, ApplySchema>();
+
+/**
+ * The apply schema of a schema tree: its Go types without what SSA does not read (scalar
+ * types, protobuf numbers); `deduced` parts stay deduced, and an atomic list's items are never
+ * looked into.
+ */
+export function applySchemaOf(node: SchemaNode): ApplySchema {
+  const cached = views.get(node);
+  if (cached) return cached;
+  const flags = (n: { atomic?: boolean; zero?: boolean }) => ({
+    ...(n.atomic ? { atomic: true } : {}),
+    ...(n.zero ? { zero: true } : {}),
+  });
+  let view: ApplySchema;
+  switch (node.kind) {
+    case "scalar":
+      view = { kind: "scalar" };
+      break;
+    case "deduced":
+      view = DEDUCED;
+      break;
+    case "struct":
+      view = {
+        kind: "struct",
+        fields: Object.fromEntries(jsonFields(node).map(([k, v]) => [k, applySchemaOf(v)])),
+        ...flags(node),
+      };
+      break;
+    case "map":
+      view = { kind: "map", element: applySchemaOf(node.element), ...flags(node) };
+      break;
+    case "list":
+      view = {
+        kind: "list",
+        element: node.type === "atomic" ? DEDUCED : applySchemaOf(node.element),
+        type: node.type,
+        ...(node.keys ? { keys: node.keys } : {}),
+        ...(node.keyDefaults ? { keyDefaults: node.keyDefaults } : {}),
+        ...(node.patch ? { patch: node.patch } : {}),
+      };
+      break;
+  }
+  views.set(node, view);
+  return view;
+}
+
+const GENERIC = applySchemaOf(root(DEDUCED_NODE, DEDUCED_NODE));
 
 /** The schema of a served kind in one version (unknown kinds: deduced spec and status). */
 export function schemaFor(kind: string, apiVersion: string): Schema {
@@ -31,7 +95,7 @@ export function schemaFor(kind: string, apiVersion: string): Schema {
   const served =
     definition.versions.find((v) => `${prefix}${v.version}` === apiVersion) ??
     definition.versions[0];
-  return served?.apply ?? GENERIC;
+  return served ? applySchemaOf(served.schema) : GENERIC;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,16 +1,8 @@
 // apps/v1 Deployment.
 
 import type { LabelSelector } from "../../api/types.js";
-import {
-  LABEL_SELECTOR,
-  LABEL_SELECTOR_PROTO,
-  OBJECT_META_PROTO,
-  OBJECT_META_TIMES,
-  root,
-  TOP_LEVEL_FIELDS,
-  workloadStatus,
-} from "./meta.js";
-import { POD_SPEC_PROTO, WORKLOAD_TEMPLATE } from "./podspec.js";
+import { CONDITION, LABEL_SELECTOR, root, workloadStatus } from "./meta.js";
+import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
   asRecord,
@@ -23,39 +15,9 @@ import {
   selectorString,
   since,
 } from "./printing.js";
-import type { ProtoMessage } from "./proto.js";
-import * as pb from "./proto.js";
-import { type KindDefinition, READ_WRITE, S, scalars, struct } from "./types.js";
+import { bool, i32, i64, intstr, pb, ptr, str, struct, time } from "./schema.js";
+import { type KindDefinition, READ_WRITE } from "./types.js";
 import { WORKLOAD_STRATEGY } from "./workload.js";
-
-// Protobuf field numbers.
-const DEPLOYMENT_PROTO: ProtoMessage = {
-  1: pb.msg("metadata", OBJECT_META_PROTO),
-  2: pb.msg("spec", {
-    1: pb.i32("replicas", pb.ptr),
-    2: pb.msg("selector", LABEL_SELECTOR_PROTO, pb.ptr),
-    3: pb.msg("template", {
-      1: pb.msg("metadata", OBJECT_META_PROTO),
-      2: pb.msg("spec", POD_SPEC_PROTO),
-    }),
-    4: pb.msg("strategy", {
-      1: pb.str("type"),
-      2: pb.msg(
-        "rollingUpdate",
-        {
-          1: pb.f("maxUnavailable", "intOrString", pb.ptr),
-          2: pb.f("maxSurge", "intOrString", pb.ptr),
-        },
-        pb.ptr,
-      ),
-    }),
-    5: pb.i32("minReadySeconds"),
-    6: pb.i32("revisionHistoryLimit", pb.ptr),
-    7: pb.f("paused", "bool"),
-    9: pb.i32("progressDeadlineSeconds", pb.ptr),
-  }),
-  // 3 status: written only by the controllers; the server drops it on create.
-};
 
 export const deployment: KindDefinition<"Deployment"> = {
   kind: "Deployment",
@@ -65,35 +27,44 @@ export const deployment: KindDefinition<"Deployment"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      protobuf: DEPLOYMENT_PROTO,
-      apply: root(
+      protobuf: true,
+      schema: root(
         struct(
           {
-            replicas: S,
-            selector: LABEL_SELECTOR,
-            template: WORKLOAD_TEMPLATE,
+            replicas: i32(1, ptr),
+            selector: pb(2, LABEL_SELECTOR, ptr),
+            template: pb(3, WORKLOAD_TEMPLATE),
             strategy: struct(
-              { type: S, rollingUpdate: scalars("maxUnavailable", "maxSurge") },
-              { zero: true },
+              {
+                type: str(1),
+                rollingUpdate: struct(
+                  { maxUnavailable: intstr(1, ptr), maxSurge: intstr(2, ptr) },
+                  { proto: 2, ptr: true },
+                ),
+              },
+              { zero: true, proto: 4 },
             ),
-            minReadySeconds: S,
-            revisionHistoryLimit: S,
-            paused: S,
-            progressDeadlineSeconds: S,
+            minReadySeconds: i32(5),
+            revisionHistoryLimit: i32(6, ptr),
+            paused: bool(7),
+            progressDeadlineSeconds: i32(9, ptr),
           },
-          { zero: true },
+          { zero: true, proto: 2, preserveUnknownFields: true },
         ),
-        workloadStatus([
-          "observedGeneration",
-          "replicas",
-          "updatedReplicas",
-          "readyReplicas",
-          "availableReplicas",
-          "unavailableReplicas",
-          "terminatingReplicas",
-          "collisionCount",
-        ]),
+        // Status (3) is written only by the controllers; the server drops it on create.
+        workloadStatus(
+          {
+            observedGeneration: i64(),
+            replicas: i32(),
+            updatedReplicas: i32(),
+            readyReplicas: i32(),
+            availableReplicas: i32(),
+            unavailableReplicas: i32(),
+            terminatingReplicas: i32(undefined, ptr),
+            collisionCount: i32(undefined, ptr),
+          },
+          struct({ ...CONDITION.fields, lastUpdateTime: time() }),
+        ),
       ),
     },
   ],
@@ -103,10 +74,6 @@ export const deployment: KindDefinition<"Deployment"> = {
   shortNames: ["deploy"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
-  times: {
-    metadata: OBJECT_META_TIMES,
-    status: { conditions: [{ lastUpdateTime: "Time", lastTransitionTime: "Time" }] },
-  },
   fieldSelectors: [],
   strategy: WORKLOAD_STRATEGY,
   printer: {

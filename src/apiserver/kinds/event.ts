@@ -1,18 +1,10 @@
 // core/v1 Event (events.k8s.io is not served).
 
 import type { KubeObject } from "../../api/types.js";
-import { OBJECT_META, OBJECT_META_TIMES } from "./meta.js";
-import { asRecord, col, DOC, hasTime, int, since, str } from "./printing.js";
-import {
-  DEDUCED,
-  type KindDefinition,
-  PLAIN_STRATEGY,
-  READ_WRITE,
-  S,
-  scalars,
-  struct,
-  zero,
-} from "./types.js";
+import { OBJECT_META } from "./meta.js";
+import { asRecord, col, DOC, hasTime, int, since, text } from "./printing.js";
+import { DEDUCED, deduced, i32, microtime, str, struct, time, zero } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
 
 export const event: KindDefinition<"Event"> = {
   kind: "Event",
@@ -23,28 +15,39 @@ export const event: KindDefinition<"Event"> = {
     {
       version: "v1",
       // More top-level fields than spec/status: not checked (as before the registry).
-      knownFields: null,
-      apply: struct({
-        apiVersion: S,
-        kind: S,
-        metadata: OBJECT_META,
-        involvedObject: zero(
-          scalars("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"),
-        ),
-        reason: S,
-        message: S,
-        source: zero(scalars("component", "host")),
-        firstTimestamp: S,
-        lastTimestamp: S,
-        count: S,
-        type: S,
-        eventTime: S,
-        series: DEDUCED,
-        action: S,
-        related: DEDUCED,
-        reportingComponent: S,
-        reportingInstance: S,
-      }),
+      schema: struct(
+        {
+          apiVersion: str(),
+          kind: str(),
+          metadata: OBJECT_META,
+          involvedObject: zero(
+            struct({
+              kind: str(),
+              namespace: str(),
+              name: str(),
+              uid: str(),
+              apiVersion: str(),
+              resourceVersion: str(),
+              fieldPath: str(),
+            }),
+          ),
+          reason: str(),
+          message: str(),
+          source: zero(struct({ component: str(), host: str() })),
+          // firstTimestamp/lastTimestamp are Time, eventTime and the series' are MicroTime.
+          firstTimestamp: time(),
+          lastTimestamp: time(),
+          count: i32(),
+          type: str(),
+          eventTime: microtime(),
+          series: deduced(struct({ count: i32(), lastObservedTime: microtime() }, { ptr: true })),
+          action: str(),
+          related: DEDUCED,
+          reportingComponent: str(),
+          reportingInstance: str(),
+        },
+        { preserveUnknownFields: true },
+      ),
     },
   ],
   namespaced: true,
@@ -52,14 +55,6 @@ export const event: KindDefinition<"Event"> = {
   subresources: [],
   shortNames: ["ev"],
   gcPolicy: "None",
-  // firstTimestamp/lastTimestamp are Time, eventTime and the series' are MicroTime.
-  times: {
-    metadata: OBJECT_META_TIMES,
-    firstTimestamp: "Time",
-    lastTimestamp: "Time",
-    eventTime: "MicroTime",
-    series: { lastObservedTime: "MicroTime" },
-  },
   fieldSelectors: [
     "involvedObject.kind",
     "involvedObject.namespace",
@@ -134,19 +129,19 @@ function eventCells(event: KubeObject, now: number): unknown[] {
     count = 1;
   }
   const involved = asRecord(e.involvedObject);
-  const kind = str(involved.kind).toLowerCase();
-  const target = str(involved.name) ? `${kind}/${str(involved.name)}` : kind;
+  const kind = text(involved.kind).toLowerCase();
+  const target = text(involved.name) ? `${kind}/${text(involved.name)}` : kind;
   const source = asRecord(e.source);
-  const component = str(source.component) || str(e.reportingComponent);
-  const instance = str(source.host) || str(e.reportingInstance);
+  const component = text(source.component) || text(e.reportingComponent);
+  const instance = text(source.host) || text(e.reportingInstance);
   return [
     last,
-    str(e.type),
-    str(e.reason),
+    text(e.type),
+    text(e.reason),
     target,
-    str(involved.fieldPath),
+    text(involved.fieldPath),
     instance ? `${component}, ${instance}` : component,
-    str(e.message).trim(),
+    text(e.message).trim(),
     first,
     count,
     event.metadata.name,

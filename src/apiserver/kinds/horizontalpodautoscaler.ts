@@ -13,296 +13,142 @@ import {
   validateHorizontalPodAutoscalerStatusUpdate,
 } from "../../api/validation.js";
 import { parseExtensions } from "../../core/extensions/annotations.js";
+import { conditions, LABEL_SELECTOR, root } from "./meta.js";
+import { AGE, asRecord, col, formatHPAMetrics, int, NAME, since, text } from "./printing.js";
 import {
-  CONDITION_TIMES,
-  CONDITIONS,
-  LABEL_SELECTOR_PROTO,
-  OBJECT_META_FIELDS,
-  OBJECT_META_PROTO,
-  OBJECT_META_TIMES,
-  root,
-} from "./meta.js";
-import { AGE, asRecord, col, formatHPAMetrics, int, NAME, since, str } from "./printing.js";
-import type { ProtoMessage } from "./proto.js";
-import * as pb from "./proto.js";
-import {
-  atomicList,
-  type KindDefinition,
-  type KindStrategy,
-  type KnownFields,
-  type Prepared,
-  READ_WRITE,
-  S,
-  scalars,
+  atomicOf,
+  i32,
+  i64,
+  keep,
+  pb,
+  ptr,
+  qty,
+  type SchemaNode,
+  str,
   struct,
+  time,
   zero,
-} from "./types.js";
+} from "./schema.js";
+import { type KindDefinition, type KindStrategy, type Prepared, READ_WRITE } from "./types.js";
 
-const SCALE_TARGET_REF = zero(scalars("kind", "name", "apiVersion"));
-// autoscaling/v2: spec.metrics, currentMetrics and behavior policies are +listType=atomic.
+// k8s.io/api/autoscaling/v2. Status messages order their fields differently from the sources
+// (ObjectMetricStatus: 1 metric).
+const CROSS_VERSION_REF = struct({ kind: str(1, keep), name: str(2, keep), apiVersion: str(3) });
+const SCALE_TARGET_REF = pb(1, zero(CROSS_VERSION_REF));
+const METRIC_TARGET = struct({
+  type: str(1, keep),
+  value: qty(2, ptr),
+  averageValue: qty(3, ptr),
+  averageUtilization: i32(4, ptr),
+});
+const METRIC_VALUE_STATUS = struct({
+  value: qty(1, ptr),
+  averageValue: qty(2, ptr),
+  averageUtilization: i32(3, ptr),
+});
+const METRIC_IDENTIFIER = struct({ name: str(1, keep), selector: pb(2, LABEL_SELECTOR, ptr) });
+const source = (proto: number, fields: Record<string, SchemaNode>) =>
+  struct(fields, { proto, ptr: true });
+
+const METRIC_SPEC = struct({
+  type: str(1, keep),
+  object: source(2, {
+    describedObject: pb(1, CROSS_VERSION_REF),
+    target: pb(2, METRIC_TARGET),
+    metric: pb(3, METRIC_IDENTIFIER),
+  }),
+  pods: source(3, { metric: pb(1, METRIC_IDENTIFIER), target: pb(2, METRIC_TARGET) }),
+  resource: source(4, { name: str(1, keep), target: pb(2, METRIC_TARGET) }),
+  containerResource: source(7, {
+    name: str(1, keep),
+    target: pb(2, METRIC_TARGET),
+    container: str(3, keep),
+  }),
+  external: source(5, { metric: pb(1, METRIC_IDENTIFIER), target: pb(2, METRIC_TARGET) }),
+});
+const METRIC_STATUS = struct({
+  type: str(1, keep),
+  object: source(2, {
+    metric: pb(1, METRIC_IDENTIFIER),
+    current: pb(2, METRIC_VALUE_STATUS),
+    describedObject: pb(3, CROSS_VERSION_REF),
+  }),
+  pods: source(3, { metric: pb(1, METRIC_IDENTIFIER), current: pb(2, METRIC_VALUE_STATUS) }),
+  resource: source(4, { name: str(1, keep), current: pb(2, METRIC_VALUE_STATUS) }),
+  containerResource: source(7, {
+    name: str(1, keep),
+    current: pb(2, METRIC_VALUE_STATUS),
+    container: str(3, keep),
+  }),
+  external: source(5, { metric: pb(1, METRIC_IDENTIFIER), current: pb(2, METRIC_VALUE_STATUS) }),
+});
+// spec.metrics, status.currentMetrics and behavior policies are +listType=atomic.
 const SCALING_RULES = struct({
-  stabilizationWindowSeconds: S,
-  selectPolicy: S,
-  policies: atomicList,
-  tolerance: S,
+  stabilizationWindowSeconds: i32(3, ptr),
+  selectPolicy: str(1, ptr),
+  policies: atomicOf(
+    struct({ type: str(1, keep), value: i32(2, keep), periodSeconds: i32(3, keep) }),
+    2,
+  ),
+  tolerance: qty(4, ptr),
+});
+const HPA_CONDITION = struct({
+  type: str(1, keep),
+  status: str(2, keep),
+  lastTransitionTime: time(3),
+  reason: str(4),
+  message: str(5),
 });
 
 const V2 = root(
   struct(
     {
       scaleTargetRef: SCALE_TARGET_REF,
-      minReplicas: S,
-      maxReplicas: S,
-      metrics: atomicList,
-      behavior: struct({ scaleUp: SCALING_RULES, scaleDown: SCALING_RULES }),
+      minReplicas: i32(2, ptr),
+      maxReplicas: i32(3, keep),
+      metrics: atomicOf(METRIC_SPEC, 4),
+      behavior: struct(
+        { scaleUp: pb(1, SCALING_RULES, ptr), scaleDown: pb(2, SCALING_RULES, ptr) },
+        { proto: 5, ptr: true },
+      ),
     },
-    { zero: true },
+    { zero: true, proto: 2 },
   ),
   struct(
     {
-      observedGeneration: S,
-      lastScaleTime: S,
-      currentReplicas: S,
-      desiredReplicas: S,
-      currentMetrics: atomicList,
-      conditions: CONDITIONS,
+      observedGeneration: i64(1, ptr),
+      lastScaleTime: time(2, ptr),
+      currentReplicas: i32(3),
+      desiredReplicas: i32(4, keep),
+      currentMetrics: atomicOf(METRIC_STATUS, 5),
+      conditions: pb(6, conditions(HPA_CONDITION)),
     },
-    { zero: true },
+    { zero: true, proto: 3, preserveUnknownFields: true },
   ),
 );
 
+// k8s.io/api/autoscaling/v1
 const V1 = root(
   struct(
     {
       scaleTargetRef: SCALE_TARGET_REF,
-      minReplicas: S,
-      maxReplicas: S,
-      targetCPUUtilizationPercentage: S,
+      minReplicas: i32(2, ptr),
+      maxReplicas: i32(3, keep),
+      targetCPUUtilizationPercentage: i32(4, ptr),
     },
-    { zero: true },
+    { zero: true, proto: 2 },
   ),
-  zero(
-    scalars(
-      "observedGeneration",
-      "lastScaleTime",
-      "currentReplicas",
-      "desiredReplicas",
-      "currentCPUUtilizationPercentage",
-    ),
+  struct(
+    {
+      observedGeneration: i64(1, ptr),
+      lastScaleTime: time(2, ptr),
+      currentReplicas: i32(3, keep),
+      desiredReplicas: i32(4, keep),
+      currentCPUUtilizationPercentage: i32(5, ptr),
+    },
+    { zero: true, proto: 3, preserveUnknownFields: true },
   ),
 );
-
-// Known fields (fieldValidation): spec in full in both versions, status not checked.
-const REF_FIELDS: KnownFields = { kind: "any", name: "any", apiVersion: "any" };
-const TARGET_FIELDS: KnownFields = {
-  type: "any",
-  value: "any",
-  averageValue: "any",
-  averageUtilization: "any",
-};
-const IDENTIFIER_FIELDS: KnownFields = { name: "any", selector: "any" };
-const RULES_FIELDS: KnownFields = {
-  stabilizationWindowSeconds: "any",
-  selectPolicy: "any",
-  policies: [{ type: "any", value: "any", periodSeconds: "any" }],
-  tolerance: "any",
-};
-const V2_FIELDS: KnownFields = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META_FIELDS,
-  spec: {
-    scaleTargetRef: REF_FIELDS,
-    minReplicas: "any",
-    maxReplicas: "any",
-    metrics: [
-      {
-        type: "any",
-        object: { describedObject: REF_FIELDS, target: TARGET_FIELDS, metric: IDENTIFIER_FIELDS },
-        pods: { metric: IDENTIFIER_FIELDS, target: TARGET_FIELDS },
-        resource: { name: "any", target: TARGET_FIELDS },
-        containerResource: { name: "any", target: TARGET_FIELDS, container: "any" },
-        external: { metric: IDENTIFIER_FIELDS, target: TARGET_FIELDS },
-      },
-    ],
-    behavior: { scaleUp: RULES_FIELDS, scaleDown: RULES_FIELDS },
-  },
-  status: "any",
-};
-const V1_FIELDS: KnownFields = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META_FIELDS,
-  spec: {
-    scaleTargetRef: REF_FIELDS,
-    minReplicas: "any",
-    maxReplicas: "any",
-    targetCPUUtilizationPercentage: "any",
-  },
-  status: "any",
-};
-
-// Protobuf field numbers.
-// k8s.io/api/autoscaling/v2
-const CROSS_VERSION_REF_PROTO: ProtoMessage = {
-  1: pb.str("kind", { keep: true }),
-  2: pb.str("name", { keep: true }),
-  3: pb.str("apiVersion"),
-};
-const METRIC_TARGET_PROTO: ProtoMessage = {
-  1: pb.str("type", { keep: true }),
-  2: pb.f("value", "quantity", pb.ptr),
-  3: pb.f("averageValue", "quantity", pb.ptr),
-  4: pb.i32("averageUtilization", pb.ptr),
-};
-const METRIC_VALUE_STATUS_PROTO: ProtoMessage = {
-  1: pb.f("value", "quantity", pb.ptr),
-  2: pb.f("averageValue", "quantity", pb.ptr),
-  3: pb.i32("averageUtilization", pb.ptr),
-};
-const METRIC_IDENTIFIER_PROTO: ProtoMessage = {
-  1: pb.str("name", { keep: true }),
-  2: pb.msg("selector", LABEL_SELECTOR_PROTO, pb.ptr),
-};
-const METRIC_SPEC_PROTO: ProtoMessage = {
-  1: pb.str("type", { keep: true }),
-  2: pb.msg(
-    "object",
-    {
-      1: pb.msg("describedObject", CROSS_VERSION_REF_PROTO),
-      2: pb.msg("target", METRIC_TARGET_PROTO),
-      3: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
-    },
-    pb.ptr,
-  ),
-  3: pb.msg(
-    "pods",
-    { 1: pb.msg("metric", METRIC_IDENTIFIER_PROTO), 2: pb.msg("target", METRIC_TARGET_PROTO) },
-    pb.ptr,
-  ),
-  4: pb.msg(
-    "resource",
-    { 1: pb.str("name", { keep: true }), 2: pb.msg("target", METRIC_TARGET_PROTO) },
-    pb.ptr,
-  ),
-  5: pb.msg(
-    "external",
-    { 1: pb.msg("metric", METRIC_IDENTIFIER_PROTO), 2: pb.msg("target", METRIC_TARGET_PROTO) },
-    pb.ptr,
-  ),
-  7: pb.msg(
-    "containerResource",
-    {
-      1: pb.str("name", { keep: true }),
-      2: pb.msg("target", METRIC_TARGET_PROTO),
-      3: pb.str("container", { keep: true }),
-    },
-    pb.ptr,
-  ),
-};
-// Status messages order their fields differently from the sources (ObjectMetricStatus: 1 metric).
-const METRIC_STATUS_PROTO: ProtoMessage = {
-  1: pb.str("type", { keep: true }),
-  2: pb.msg(
-    "object",
-    {
-      1: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
-      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
-      3: pb.msg("describedObject", CROSS_VERSION_REF_PROTO),
-    },
-    pb.ptr,
-  ),
-  3: pb.msg(
-    "pods",
-    {
-      1: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
-      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
-    },
-    pb.ptr,
-  ),
-  4: pb.msg(
-    "resource",
-    { 1: pb.str("name", { keep: true }), 2: pb.msg("current", METRIC_VALUE_STATUS_PROTO) },
-    pb.ptr,
-  ),
-  5: pb.msg(
-    "external",
-    {
-      1: pb.msg("metric", METRIC_IDENTIFIER_PROTO),
-      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
-    },
-    pb.ptr,
-  ),
-  7: pb.msg(
-    "containerResource",
-    {
-      1: pb.str("name", { keep: true }),
-      2: pb.msg("current", METRIC_VALUE_STATUS_PROTO),
-      3: pb.str("container", { keep: true }),
-    },
-    pb.ptr,
-  ),
-};
-const SCALING_RULES_PROTO: ProtoMessage = {
-  1: pb.str("selectPolicy", pb.ptr),
-  2: pb.list("policies", {
-    1: pb.str("type", { keep: true }),
-    2: pb.i32("value", { keep: true }),
-    3: pb.i32("periodSeconds", { keep: true }),
-  }),
-  3: pb.i32("stabilizationWindowSeconds", pb.ptr),
-  4: pb.f("tolerance", "quantity", pb.ptr),
-};
-const HPA_CONDITION_PROTO: ProtoMessage = {
-  1: pb.str("type", { keep: true }),
-  2: pb.str("status", { keep: true }),
-  3: pb.f("lastTransitionTime", "time"),
-  4: pb.str("reason"),
-  5: pb.str("message"),
-};
-const HPA_V2_PROTO: ProtoMessage = {
-  1: pb.msg("metadata", OBJECT_META_PROTO),
-  2: pb.msg("spec", {
-    1: pb.msg("scaleTargetRef", CROSS_VERSION_REF_PROTO),
-    2: pb.i32("minReplicas", pb.ptr),
-    3: pb.i32("maxReplicas", { keep: true }),
-    4: pb.list("metrics", METRIC_SPEC_PROTO),
-    5: pb.msg(
-      "behavior",
-      {
-        1: pb.msg("scaleUp", SCALING_RULES_PROTO, pb.ptr),
-        2: pb.msg("scaleDown", SCALING_RULES_PROTO, pb.ptr),
-      },
-      pb.ptr,
-    ),
-  }),
-  3: pb.msg("status", {
-    1: pb.f("observedGeneration", "int64", pb.ptr),
-    2: pb.f("lastScaleTime", "time", pb.ptr),
-    3: pb.i32("currentReplicas"),
-    4: pb.i32("desiredReplicas", { keep: true }),
-    5: pb.list("currentMetrics", METRIC_STATUS_PROTO),
-    6: pb.list("conditions", HPA_CONDITION_PROTO),
-  }),
-};
-
-// k8s.io/api/autoscaling/v1
-const HPA_V1_PROTO: ProtoMessage = {
-  1: pb.msg("metadata", OBJECT_META_PROTO),
-  2: pb.msg("spec", {
-    1: pb.msg("scaleTargetRef", CROSS_VERSION_REF_PROTO),
-    2: pb.i32("minReplicas", pb.ptr),
-    3: pb.i32("maxReplicas", { keep: true }),
-    4: pb.i32("targetCPUUtilizationPercentage", pb.ptr),
-  }),
-  3: pb.msg("status", {
-    1: pb.f("observedGeneration", "int64", pb.ptr),
-    2: pb.f("lastScaleTime", "time", pb.ptr),
-    3: pb.i32("currentReplicas", { keep: true }),
-    4: pb.i32("desiredReplicas", { keep: true }),
-    5: pb.i32("currentCPUUtilizationPercentage", pb.ptr),
-  }),
-};
 
 const asHpa = (object: KubeObject) => object as unknown as HorizontalPodAutoscaler;
 const asObject = (hpa: HorizontalPodAutoscaler) => hpa as unknown as KubeObject;
@@ -360,8 +206,8 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
   singular: "horizontalpodautoscaler",
   group: "autoscaling",
   versions: [
-    { version: "v2", apply: V2, knownFields: V2_FIELDS, protobuf: HPA_V2_PROTO },
-    { version: "v1", apply: V1, knownFields: V1_FIELDS, protobuf: HPA_V1_PROTO },
+    { version: "v2", schema: V2, protobuf: true },
+    { version: "v1", schema: V1, protobuf: true },
   ],
   namespaced: true,
   verbs: READ_WRITE,
@@ -369,11 +215,6 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
   shortNames: ["hpa"],
   categories: ["all"],
   gcPolicy: "None",
-  // autoscaling/v2 (v1 has no conditions field; the same paths hold).
-  times: {
-    metadata: OBJECT_META_TIMES,
-    status: { lastScaleTime: "*Time", conditions: CONDITION_TIMES },
-  },
   fieldSelectors: [],
   strategy: HPA_STRATEGY,
   printer: {
@@ -413,7 +254,7 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
       const min = spec.minReplicas;
       return [
         obj.metadata.name,
-        `${str(ref.kind)}/${str(ref.name)}`,
+        `${text(ref.kind)}/${text(ref.name)}`,
         formatHPAMetrics(
           spec.metrics as MetricSpec[] | undefined,
           status.currentMetrics as MetricStatus[] | undefined,

@@ -1,16 +1,9 @@
 // coordination.k8s.io/v1 Lease (leader election).
 
-import { OBJECT_META, OBJECT_META_TIMES } from "./meta.js";
-import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
-import {
-  type KindDefinition,
-  PLAIN_STRATEGY,
-  READ_WRITE,
-  S,
-  scalars,
-  struct,
-  zero,
-} from "./types.js";
+import { OBJECT_META } from "./meta.js";
+import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
+import { i32, microtime, ptr, str, struct, zero } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
 
 export const lease: KindDefinition<"Lease"> = {
   kind: "Lease",
@@ -21,33 +14,31 @@ export const lease: KindDefinition<"Lease"> = {
     {
       version: "v1",
       // More top-level fields than spec/status: not checked (as before the registry).
-      knownFields: null,
-      apply: struct({
-        apiVersion: S,
-        kind: S,
-        metadata: OBJECT_META,
-        spec: zero(
-          scalars(
-            "holderIdentity",
-            "leaseDurationSeconds",
-            "acquireTime",
-            "renewTime",
-            "leaseTransitions",
-            "strategy",
-            "preferredHolder",
+      schema: struct(
+        {
+          apiVersion: str(),
+          kind: str(),
+          metadata: OBJECT_META,
+          spec: zero(
+            struct({
+              holderIdentity: str(undefined, ptr),
+              leaseDurationSeconds: i32(undefined, ptr),
+              acquireTime: microtime(undefined, ptr),
+              renewTime: microtime(undefined, ptr),
+              leaseTransitions: i32(undefined, ptr),
+              strategy: str(undefined, ptr),
+              preferredHolder: str(undefined, ptr),
+            }),
           ),
-        ),
-      }),
+        },
+        { preserveUnknownFields: true },
+      ),
     },
   ],
   namespaced: true,
   verbs: READ_WRITE,
   subresources: [],
   gcPolicy: "None",
-  times: {
-    metadata: OBJECT_META_TIMES,
-    spec: { acquireTime: "*MicroTime", renewTime: "*MicroTime" },
-  },
   fieldSelectors: [],
   strategy: PLAIN_STRATEGY,
   printer: {
@@ -62,7 +53,7 @@ export const lease: KindDefinition<"Lease"> = {
     ],
     cells: (obj, now) => [
       obj.metadata.name,
-      str(asRecord(obj.spec).holderIdentity),
+      text(asRecord(obj.spec).holderIdentity),
       since(obj.metadata.creationTimestamp, now),
     ],
   },

@@ -1,140 +1,109 @@
 // Parts shared by several kinds: ObjectMeta, LabelSelector, conditions (k8s.io/apimachinery
-import type { ProtoMessage } from "./proto.js";
-import * as pb from "./proto.js";
 // meta/v1 and the status shapes of k8s.io/api).
 import {
-  type ApplySchema,
-  atomicList,
+  atomicOf,
+  bool,
   DEDUCED,
-  type KnownFields,
+  deduced,
+  i64,
+  keep,
   mapList,
   patchMerge,
-  S,
-  scalars,
+  pb,
+  ptr,
+  type SchemaNode,
   setList,
+  str,
   stringMap,
+  strs,
   struct,
-  type TimeTree,
-} from "./types.js";
+  time,
+} from "./schema.js";
 
+const OWNER_REFERENCE = struct(
+  {
+    apiVersion: str(5),
+    kind: str(1),
+    name: str(3),
+    uid: str(4),
+    controller: bool(6, ptr),
+    blockOwnerDeletion: bool(7, ptr),
+  },
+  { preserveUnknownFields: true },
+);
+
+const MANAGED_FIELDS_ENTRY = struct(
+  {
+    manager: str(),
+    operation: str(),
+    apiVersion: str(),
+    time: time(undefined, ptr),
+    fieldsType: str(),
+    fieldsV1: DEDUCED,
+    subresource: str(),
+  },
+  { preserveUnknownFields: true },
+);
+
+/** metav1.ObjectMeta, field 1 of every object's protobuf message. */
 export const OBJECT_META = struct(
   {
-    name: S,
-    generateName: S,
-    namespace: S,
-    selfLink: S,
-    uid: S,
-    resourceVersion: S,
-    generation: S,
-    creationTimestamp: S,
-    deletionTimestamp: S,
-    deletionGracePeriodSeconds: S,
-    labels: stringMap,
-    annotations: stringMap,
-    ownerReferences: patchMerge(
-      mapList(
-        ["uid"],
-        scalars("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"),
-      ),
-      "uid",
-    ),
-    finalizers: patchMerge(setList),
-    managedFields: atomicList,
+    name: str(1),
+    generateName: str(2),
+    namespace: str(3),
+    selfLink: str(4),
+    uid: str(5),
+    resourceVersion: str(6),
+    generation: i64(7),
+    creationTimestamp: time(8),
+    deletionTimestamp: time(9, ptr),
+    deletionGracePeriodSeconds: i64(10, ptr),
+    labels: pb(11, stringMap),
+    annotations: pb(12, stringMap),
+    ownerReferences: pb(13, patchMerge(mapList(["uid"], OWNER_REFERENCE), "uid")),
+    finalizers: pb(14, patchMerge(setList)),
+    // 17 managedFields: the server owns them; not decoded from protobuf.
+    managedFields: atomicOf(MANAGED_FIELDS_ENTRY),
   },
-  { zero: true },
+  { zero: true, proto: 1 },
 );
 
 // k8s.io/api LabelSelector is +structType=atomic.
-export const LABEL_SELECTOR: ApplySchema = struct(
-  { matchLabels: stringMap, matchExpressions: atomicList },
-  { atomic: true },
+export const LABEL_SELECTOR = struct(
+  {
+    matchLabels: pb(1, stringMap),
+    matchExpressions: atomicOf(struct({ key: str(1), operator: str(2), values: strs(3) }), 2),
+  },
+  { atomic: true, preserveUnknownFields: true },
 );
 
-export const CONDITIONS = patchMerge(mapList(["type"], DEDUCED), "type");
-
-/** A top-level object with spec and status. */
-export function root(
-  spec: ApplySchema,
-  status: ApplySchema,
-  extra: Record<string, ApplySchema> = {},
-): ApplySchema {
-  return struct({ apiVersion: S, kind: S, metadata: OBJECT_META, spec, status, ...extra });
+/** A status `conditions` list of the given condition type (its Time fields among them). */
+export function conditions(condition: SchemaNode): SchemaNode {
+  return patchMerge(mapList(["type"], deduced(condition)), "type");
 }
 
-/** A workload's status: scalar counters and conditions. */
-export function workloadStatus(fields: string[]): ApplySchema {
+/** The condition types of most kinds (type, status, lastTransitionTime, reason, message). */
+export const CONDITION = struct({
+  type: str(undefined, keep),
+  status: str(undefined, keep),
+  lastTransitionTime: time(),
+  reason: str(),
+  message: str(),
+});
+export const CONDITIONS = conditions(CONDITION);
+
+/** A top-level object with spec and status (metadata is protobuf field 1). */
+export function root(spec: SchemaNode, status: SchemaNode, extra: Record<string, SchemaNode> = {}) {
+  return struct({ apiVersion: str(), kind: str(), metadata: OBJECT_META, spec, status, ...extra });
+}
+
+/** A workload's status: its counters and conditions. */
+export function workloadStatus(
+  fields: Record<string, SchemaNode>,
+  condition: SchemaNode = CONDITION,
+): SchemaNode {
   return struct(
-    { ...Object.fromEntries(fields.map((f) => [f, S])), conditions: CONDITIONS },
-    { zero: true },
+    { ...fields, conditions: conditions(condition) },
+    { zero: true, preserveUnknownFields: true },
   );
 }
-
-export const OBJECT_META_FIELDS: KnownFields = Object.fromEntries(
-  [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-  ].map((f) => [f, "any" as KnownFields]),
-);
-/** A spec/status kind checked at the top level and in metadata only. */
-export const TOP_LEVEL_FIELDS: KnownFields = {
-  apiVersion: "any",
-  kind: "any",
-  metadata: OBJECT_META_FIELDS,
-  spec: "any",
-  status: "any",
-};
-
-export const OBJECT_META_TIMES: TimeTree = {
-  creationTimestamp: "Time",
-  deletionTimestamp: "*Time",
-  managedFields: [{ time: "*Time" }],
-};
-export const CONDITION_TIMES: [TimeTree] = [{ lastTransitionTime: "Time" }];
-export const WITH_CONDITIONS_TIMES: TimeTree = {
-  metadata: OBJECT_META_TIMES,
-  status: { conditions: CONDITION_TIMES },
-};
-
-// Protobuf field numbers.
-const OWNER_REFERENCE_PROTO: ProtoMessage = {
-  1: pb.str("kind"),
-  3: pb.str("name"),
-  4: pb.str("uid"),
-  5: pb.str("apiVersion"),
-  6: pb.f("controller", "bool", pb.ptr),
-  7: pb.f("blockOwnerDeletion", "bool", pb.ptr),
-};
-export const OBJECT_META_PROTO: ProtoMessage = {
-  1: pb.str("name"),
-  2: pb.str("generateName"),
-  3: pb.str("namespace"),
-  4: pb.str("selfLink"),
-  5: pb.str("uid"),
-  6: pb.str("resourceVersion"),
-  7: pb.f("generation", "int64"),
-  8: pb.f("creationTimestamp", "time"),
-  9: pb.f("deletionTimestamp", "time", pb.ptr),
-  10: pb.f("deletionGracePeriodSeconds", "int64", pb.ptr),
-  11: pb.f("labels", { map: "string" }),
-  12: pb.f("annotations", { map: "string" }),
-  13: pb.list("ownerReferences", OWNER_REFERENCE_PROTO),
-  14: pb.strs("finalizers"),
-  // 17 managedFields: the server owns them; skipped.
-};
-export const LABEL_SELECTOR_PROTO: ProtoMessage = {
-  1: pb.f("matchLabels", { map: "string" }),
-  2: pb.list("matchExpressions", { 1: pb.str("key"), 2: pb.str("operator"), 3: pb.strs("values") }),
-};

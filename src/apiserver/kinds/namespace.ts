@@ -1,18 +1,10 @@
 // core/v1 Namespace.
 
 import type { KubeObject } from "../../api/types.js";
-import {
-  CONDITION_TIMES,
-  CONDITIONS,
-  OBJECT_META_PROTO,
-  OBJECT_META_TIMES,
-  root,
-  TOP_LEVEL_FIELDS,
-} from "./meta.js";
-import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
-import type { ProtoMessage } from "./proto.js";
-import * as pb from "./proto.js";
-import { atomicList, type KindDefinition, type KindStrategy, S, struct } from "./types.js";
+import { CONDITIONS, root } from "./meta.js";
+import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
+import { str, strs, struct } from "./schema.js";
+import type { KindDefinition, KindStrategy } from "./types.js";
 
 /** The namespace controller's finalizer in spec.finalizers. */
 export const NAMESPACE_FINALIZER = "kubernetes";
@@ -56,13 +48,6 @@ function nameLabel(namespace: KubeObject): Record<string, string> {
   };
 }
 
-// Protobuf field numbers.
-const NAMESPACE_PROTO: ProtoMessage = {
-  1: pb.msg("metadata", OBJECT_META_PROTO),
-  2: pb.msg("spec", { 1: pb.strs("finalizers") }),
-  3: pb.msg("status", { 1: pb.str("phase") }),
-};
-
 export const namespace: KindDefinition<"Namespace"> = {
   kind: "Namespace",
   resource: "namespaces",
@@ -71,11 +56,13 @@ export const namespace: KindDefinition<"Namespace"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      protobuf: NAMESPACE_PROTO,
-      apply: root(
-        struct({ finalizers: atomicList }, { zero: true }),
-        struct({ phase: S, conditions: CONDITIONS }, { zero: true }),
+      protobuf: true,
+      schema: root(
+        struct({ finalizers: strs(1) }, { zero: true, proto: 2, preserveUnknownFields: true }),
+        struct(
+          { phase: str(1), conditions: CONDITIONS },
+          { zero: true, proto: 3, preserveUnknownFields: true },
+        ),
       ),
     },
   ],
@@ -86,14 +73,13 @@ export const namespace: KindDefinition<"Namespace"> = {
   shortNames: ["ns"],
   returnsDeletedObject: true,
   gcPolicy: "None",
-  times: { metadata: OBJECT_META_TIMES, status: { conditions: CONDITION_TIMES } },
   fieldSelectors: ["status.phase"],
   strategy: NAMESPACE_STRATEGY,
   printer: {
     columns: [NAME, col("Status", "string", "The status of the namespace"), AGE],
     cells: (obj, now) => [
       obj.metadata.name,
-      str(asRecord(obj.status).phase),
+      text(asRecord(obj.status).phase),
       since(obj.metadata.creationTimestamp, now),
     ],
   },

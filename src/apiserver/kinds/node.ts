@@ -1,27 +1,36 @@
 // core/v1 Node: a read-only view of the simulated capacity.
 
 import type { KubeObject } from "../../api/types.js";
-import { OBJECT_META_TIMES, root, TOP_LEVEL_FIELDS } from "./meta.js";
-import { AGE, asRecord, col, NAME, since, str } from "./printing.js";
-import { DEDUCED, type KindDefinition, PLAIN_STRATEGY } from "./types.js";
+import { CONDITION, conditions, root } from "./meta.js";
+import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
+import { DEDUCED, deduced, struct, time } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY } from "./types.js";
 
 export const node: KindDefinition<"Node"> = {
   kind: "Node",
   resource: "nodes",
   singular: "node",
   group: "",
-  // Never written through the API: the generic (deduced) apply schema.
-  versions: [{ version: "v1", apply: root(DEDUCED, DEDUCED), knownFields: TOP_LEVEL_FIELDS }],
+  // Never written through the API: deduced but for the Time fields of its conditions.
+  versions: [
+    {
+      version: "v1",
+      schema: root(
+        DEDUCED,
+        deduced(
+          struct({
+            conditions: conditions(struct({ ...CONDITION.fields, lastHeartbeatTime: time() })),
+          }),
+        ),
+      ),
+    },
+  ],
   namespaced: false,
   verbs: ["get", "list", "watch"],
   subresources: ["status"],
   shortNames: ["no"],
   readOnly: true,
   gcPolicy: "None",
-  times: {
-    metadata: OBJECT_META_TIMES,
-    status: { conditions: [{ lastHeartbeatTime: "Time", lastTransitionTime: "Time" }] },
-  },
   fieldSelectors: ["spec.unschedulable"],
   strategy: PLAIN_STRATEGY,
   printer: {
@@ -77,17 +86,17 @@ function nodeCells(node: KubeObject, now: number): unknown[] {
   const info = asRecord(status.nodeInfo);
   const addresses = (status.addresses ?? []) as Record<string, unknown>[];
   const address = (type: string) =>
-    str(addresses.find((a) => a.type === type)?.address) || "<none>";
+    text(addresses.find((a) => a.type === type)?.address) || "<none>";
   return [
     node.metadata.name,
     states.join(","),
     roles.size > 0 ? [...roles].sort().join(",") : "<none>",
     since(node.metadata.creationTimestamp, now),
-    str(info.kubeletVersion),
+    text(info.kubeletVersion),
     address("InternalIP"),
     address("ExternalIP"),
-    str(info.osImage) || "<unknown>",
-    str(info.kernelVersion) || "<unknown>",
-    str(info.containerRuntimeVersion) || "<unknown>",
+    text(info.osImage) || "<unknown>",
+    text(info.kernelVersion) || "<unknown>",
+    text(info.containerRuntimeVersion) || "<unknown>",
   ];
 }

@@ -1,24 +1,26 @@
-// The strategic merge patch's schema (src/api/patch) read from the kinds' apply schemas: the
+// The strategic merge patch's schema (src/api/patch) read from the kinds' schema trees: the
 // `patchMergeKey` / `patchStrategy` tags annotated on their list nodes.
 import type { ListPatchMeta, PatchMeta } from "../../api/patch/strategic-merge-patch.js";
 import { kindDefinition } from "./registry.js";
-import type { ApplySchema } from "./types.js";
+import { jsonFields, type SchemaNode } from "./schema.js";
 
-const cache = new WeakMap<ApplySchema, PatchMeta>();
+const cache = new WeakMap<SchemaNode, PatchMeta>();
 
-/** The patch meta of a value with this apply schema. */
-export function applySchemaPatchMeta(schema: ApplySchema): PatchMeta {
+/** The patch meta of a value with this schema tree; below a deduced part nothing is known. */
+export function schemaPatchMeta(schema: SchemaNode): PatchMeta {
   const cached = cache.get(schema);
   if (cached) return cached;
+  let fields: Map<string, SchemaNode> | undefined;
   const meta: PatchMeta = {
     field(name) {
       switch (schema.kind) {
         case "struct": {
-          const field = Object.hasOwn(schema.fields, name) ? schema.fields[name] : undefined;
-          return field && applySchemaPatchMeta(field);
+          fields ??= new Map(jsonFields(schema));
+          const field = fields.get(name);
+          return field && schemaPatchMeta(field);
         }
         case "map":
-          return applySchemaPatchMeta(schema.element);
+          return schemaPatchMeta(schema.element);
         default:
           // deduced (or a scalar given an object): unknown below.
           return undefined;
@@ -26,7 +28,7 @@ export function applySchemaPatchMeta(schema: ApplySchema): PatchMeta {
     },
     list(): ListPatchMeta {
       if (schema.kind !== "list") return {};
-      return { ...schema.patch, items: applySchemaPatchMeta(schema.element) };
+      return { ...schema.patch, items: schemaPatchMeta(schema.element) };
     },
   };
   cache.set(schema, meta);
@@ -37,7 +39,7 @@ export function applySchemaPatchMeta(schema: ApplySchema): PatchMeta {
 export function patchMetaOf(kind: string, version?: string): PatchMeta | undefined {
   const versions = kindDefinition(kind)?.versions ?? [];
   const served = version === undefined ? versions[0] : versions.find((v) => v.version === version);
-  return served && applySchemaPatchMeta(served.apply);
+  return served && schemaPatchMeta(served.schema);
 }
 
 /** The patch meta of a workload kind's `spec.template` (a PodTemplateSpec). */

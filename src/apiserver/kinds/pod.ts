@@ -1,19 +1,13 @@
 // core/v1 Pod.
 
 import type { KubeObject } from "../../api/types.js";
-import { CONDITIONS, OBJECT_META_TIMES, root, TOP_LEVEL_FIELDS } from "./meta.js";
-import { CONTAINER_STATUSES_TIMES, POD_SPEC } from "./podspec.js";
-import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, str } from "./printing.js";
-import {
-  atomicList,
-  DEDUCED,
-  type KindDefinition,
-  mapList,
-  PLAIN_STRATEGY,
-  READ_WRITE,
-  S,
-  struct,
-} from "./types.js";
+import { CONDITION, conditions, root } from "./meta.js";
+import { CONTAINER_STATUS, POD_SPEC } from "./podspec.js";
+import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, text } from "./printing.js";
+import { atomicOf, DEDUCED, i64, mapList, ptr, str, struct, time } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
+
+const CONTAINER_STATUSES = atomicOf(CONTAINER_STATUS);
 
 export const pod: KindDefinition<"Pod"> = {
   kind: "Pod",
@@ -23,27 +17,26 @@ export const pod: KindDefinition<"Pod"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      apply: root(
+      schema: root(
         POD_SPEC,
         struct(
           {
-            phase: S,
-            conditions: CONDITIONS,
-            message: S,
-            reason: S,
-            hostIP: S,
+            phase: str(),
+            conditions: conditions(struct({ ...CONDITION.fields, lastProbeTime: time() })),
+            message: str(),
+            reason: str(),
+            hostIP: str(),
             hostIPs: mapList(["ip"], DEDUCED),
-            podIP: S,
+            podIP: str(),
             podIPs: mapList(["ip"], DEDUCED),
-            startTime: S,
-            initContainerStatuses: atomicList,
-            containerStatuses: atomicList,
-            ephemeralContainerStatuses: atomicList,
-            qosClass: S,
-            observedGeneration: S,
+            startTime: time(undefined, ptr),
+            initContainerStatuses: CONTAINER_STATUSES,
+            containerStatuses: CONTAINER_STATUSES,
+            ephemeralContainerStatuses: CONTAINER_STATUSES,
+            qosClass: str(),
+            observedGeneration: i64(),
           },
-          { zero: true },
+          { zero: true, preserveUnknownFields: true },
         ),
       ),
     },
@@ -55,16 +48,6 @@ export const pod: KindDefinition<"Pod"> = {
   categories: ["all"],
   returnsDeletedObject: true,
   gcPolicy: "None",
-  times: {
-    metadata: OBJECT_META_TIMES,
-    status: {
-      conditions: [{ lastProbeTime: "Time", lastTransitionTime: "Time" }],
-      startTime: "*Time",
-      containerStatuses: CONTAINER_STATUSES_TIMES,
-      initContainerStatuses: CONTAINER_STATUSES_TIMES,
-      ephemeralContainerStatuses: CONTAINER_STATUSES_TIMES,
-    },
-  },
   fieldSelectors: [
     "spec.nodeName",
     "spec.restartPolicy",
@@ -147,8 +130,8 @@ function podCells(pod: KubeObject, now: number): unknown[] {
   let readyContainers = 0;
   let lastRestart = 0;
   let lastRestartableRestart = 0;
-  const phase = str(status.phase);
-  let reason = str(status.reason) || phase;
+  const phase = text(status.phase);
+  let reason = text(status.reason) || phase;
 
   for (const c of conditions) {
     if (c.type === "PodScheduled" && c.reason === "SchedulingGated") reason = "SchedulingGated";
@@ -179,14 +162,14 @@ function podCells(pod: KubeObject, now: number): unknown[] {
       continue;
     }
     if (terminated) {
-      if (str(terminated.reason) === "") {
+      if (text(terminated.reason) === "") {
         reason =
           int(terminated.signal) !== 0
             ? `Init:Signal:${int(terminated.signal)}`
             : `Init:ExitCode:${int(terminated.exitCode)}`;
-      } else reason = `Init:${str(terminated.reason)}`;
-    } else if (waiting && str(waiting.reason) !== "" && waiting.reason !== "PodInitializing") {
-      reason = `Init:${str(waiting.reason)}`;
+      } else reason = `Init:${text(terminated.reason)}`;
+    } else if (waiting && text(waiting.reason) !== "" && waiting.reason !== "PodInitializing") {
+      reason = `Init:${text(waiting.reason)}`;
     } else {
       reason = `Init:${i}/${initContainers.length}`;
     }
@@ -207,8 +190,8 @@ function podCells(pod: KubeObject, now: number): unknown[] {
       const state = asRecord(cs.state);
       const terminated = state.terminated ? asRecord(state.terminated) : undefined;
       const waiting = state.waiting ? asRecord(state.waiting) : undefined;
-      if (waiting && str(waiting.reason) !== "") reason = str(waiting.reason);
-      else if (terminated && str(terminated.reason) !== "") reason = str(terminated.reason);
+      if (waiting && text(waiting.reason) !== "") reason = text(waiting.reason);
+      else if (terminated && text(terminated.reason) !== "") reason = text(terminated.reason);
       else if (terminated) {
         reason =
           int(terminated.signal) !== 0
@@ -237,9 +220,9 @@ function podCells(pod: KubeObject, now: number): unknown[] {
   }
 
   const podIPs = (status.podIPs ?? []) as Record<string, unknown>[];
-  const podIP = str(podIPs[0]?.ip) || "<none>";
-  const nodeName = str(spec.nodeName) || "<none>";
-  const nominated = str(status.nominatedNodeName) || "<none>";
+  const podIP = text(podIPs[0]?.ip) || "<none>";
+  const nodeName = text(spec.nodeName) || "<none>";
+  const nominated = text(status.nominatedNodeName) || "<none>";
   const gates = (spec.readinessGates ?? []) as Record<string, unknown>[];
   let readinessGates = "<none>";
   if (gates.length > 0) {

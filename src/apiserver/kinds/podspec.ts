@@ -1,211 +1,197 @@
 // core/v1 PodSpec and PodTemplateSpec: a Pod's spec and every workload's template.
 import { OBJECT_META } from "./meta.js";
-import type { ProtoMessage } from "./proto.js";
-import * as pb from "./proto.js";
 import {
   atomicList,
   atomicMap,
+  atomicOf,
+  bool,
   DEDUCED,
+  deduced,
+  i32,
+  i64,
+  intstr,
+  keep,
   mapList,
+  mapOf,
   patchMerge,
-  S,
-  scalars,
-  stringMap,
+  pb,
+  ptr,
+  qty,
+  str,
+  strs,
   struct,
-  type TimeTree,
+  time,
   zero,
-} from "./types.js";
+} from "./schema.js";
+
+const HTTP_GET = struct(
+  {
+    path: str(1),
+    port: intstr(2, keep),
+    host: str(3),
+    scheme: str(4),
+    httpHeaders: atomicOf(struct({ name: str(1, keep), value: str(2, keep) }), 5),
+  },
+  { proto: 2, ptr: true },
+);
+/** Probe, with its embedded ProbeHandler (protobuf field 1, inline in JSON). */
+const PROBE = struct({
+  handler: struct(
+    {
+      exec: struct({ command: strs(1) }, { proto: 1, ptr: true }),
+      httpGet: HTTP_GET,
+      tcpSocket: struct({ port: intstr(1, keep), host: str(2) }, { proto: 3, ptr: true }),
+      grpc: struct({ port: i32(1, keep), service: str(2, ptr) }, { proto: 4, ptr: true }),
+    },
+    { inline: true, proto: 1 },
+  ),
+  initialDelaySeconds: i32(2),
+  timeoutSeconds: i32(3),
+  periodSeconds: i32(4),
+  successThreshold: i32(5),
+  failureThreshold: i32(6),
+  terminationGracePeriodSeconds: i64(7, ptr),
+});
+
+const ENV_VAR_SOURCE = struct({
+  fieldRef: struct({ apiVersion: str(1), fieldPath: str(2, keep) }, { proto: 1, ptr: true }),
+  resourceFieldRef: struct(
+    { containerName: str(1), resource: str(2, keep), divisor: qty(3) },
+    { proto: 2, ptr: true },
+  ),
+});
 
 export const CONTAINER = struct({
-  name: S,
-  image: S,
-  command: atomicList,
-  args: atomicList,
-  workingDir: S,
-  ports: patchMerge(
-    mapList(
-      ["containerPort", "protocol"],
-      scalars("name", "hostPort", "containerPort", "protocol", "hostIP"),
-      { protocol: "TCP" },
+  name: str(1, keep),
+  image: str(2),
+  command: strs(3),
+  args: strs(4),
+  workingDir: str(5),
+  ports: pb(
+    6,
+    patchMerge(
+      mapList(
+        ["containerPort", "protocol"],
+        struct({
+          name: str(1),
+          hostPort: i32(2),
+          containerPort: i32(3, keep),
+          protocol: str(4),
+          hostIP: str(5),
+        }),
+        { protocol: "TCP" },
+      ),
+      "containerPort",
     ),
-    "containerPort",
   ),
   envFrom: atomicList,
-  env: patchMerge(mapList(["name"], struct({ name: S, value: S, valueFrom: DEDUCED })), "name"),
+  env: pb(
+    7,
+    patchMerge(
+      mapList(
+        ["name"],
+        struct({ name: str(1, keep), value: str(2), valueFrom: deduced(ENV_VAR_SOURCE, 3, ptr) }),
+      ),
+      "name",
+    ),
+  ),
   resources: struct(
-    { limits: stringMap, requests: stringMap, claims: mapList(["name"], DEDUCED) },
-    { zero: true },
+    { limits: mapOf(qty(), 1), requests: mapOf(qty(), 2), claims: mapList(["name"], DEDUCED) },
+    { zero: true, proto: 8 },
   ),
   resizePolicy: atomicList,
-  restartPolicy: S,
+  restartPolicy: str(24, ptr),
   volumeMounts: patchMerge(mapList(["mountPath"], DEDUCED), "mountPath"),
   volumeDevices: patchMerge(mapList(["devicePath"], DEDUCED), "devicePath"),
-  livenessProbe: DEDUCED,
-  readinessProbe: DEDUCED,
-  startupProbe: DEDUCED,
+  livenessProbe: deduced(PROBE, 10, ptr),
+  readinessProbe: deduced(PROBE, 11, ptr),
+  startupProbe: deduced(PROBE, 22, ptr),
   lifecycle: DEDUCED,
-  terminationMessagePath: S,
-  terminationMessagePolicy: S,
-  imagePullPolicy: S,
+  terminationMessagePath: str(13),
+  terminationMessagePolicy: str(20),
+  imagePullPolicy: str(14),
   securityContext: DEDUCED,
-  stdin: S,
-  stdinOnce: S,
-  tty: S,
+  stdin: bool(16),
+  stdinOnce: bool(17),
+  tty: bool(18),
 });
 
 /** EphemeralContainer: the fields of a Container (EphemeralContainerCommon) and its target. */
-const EPHEMERAL_CONTAINER = struct({ ...CONTAINER.fields, targetContainerName: S });
+const EPHEMERAL_CONTAINER = struct({ ...CONTAINER.fields, targetContainerName: str() });
 
 export const POD_SPEC = struct(
   {
     volumes: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
-    initContainers: patchMerge(mapList(["name"], CONTAINER), "name"),
-    containers: patchMerge(mapList(["name"], CONTAINER), "name"),
+    initContainers: pb(20, patchMerge(mapList(["name"], CONTAINER), "name")),
+    containers: pb(2, patchMerge(mapList(["name"], CONTAINER), "name")),
     ephemeralContainers: patchMerge(mapList(["name"], EPHEMERAL_CONTAINER), "name"),
-    restartPolicy: S,
-    terminationGracePeriodSeconds: S,
-    activeDeadlineSeconds: S,
-    dnsPolicy: S,
-    nodeSelector: atomicMap,
-    serviceAccountName: S,
-    serviceAccount: S,
-    automountServiceAccountToken: S,
-    nodeName: S,
-    hostNetwork: S,
-    hostPID: S,
-    hostIPC: S,
-    shareProcessNamespace: S,
+    restartPolicy: str(3),
+    terminationGracePeriodSeconds: i64(4, ptr),
+    activeDeadlineSeconds: i64(5, ptr),
+    dnsPolicy: str(6),
+    nodeSelector: pb(7, atomicMap),
+    serviceAccountName: str(8),
+    serviceAccount: str(9),
+    automountServiceAccountToken: bool(undefined, ptr),
+    nodeName: str(10),
+    hostNetwork: bool(11),
+    hostPID: bool(),
+    hostIPC: bool(),
+    shareProcessNamespace: bool(undefined, ptr),
     securityContext: DEDUCED,
     imagePullSecrets: patchMerge(mapList(["name"], DEDUCED), "name"),
-    hostname: S,
-    subdomain: S,
+    hostname: str(16),
+    subdomain: str(17),
     affinity: DEDUCED,
-    schedulerName: S,
+    schedulerName: str(19),
     tolerations: atomicList,
     hostAliases: patchMerge(mapList(["ip"], DEDUCED), "ip"),
-    priorityClassName: S,
-    priority: S,
+    priorityClassName: str(),
+    priority: i32(undefined, ptr),
     dnsConfig: DEDUCED,
     readinessGates: atomicList,
-    runtimeClassName: S,
-    enableServiceLinks: S,
-    preemptionPolicy: S,
-    overhead: stringMap,
+    runtimeClassName: str(undefined, ptr),
+    enableServiceLinks: bool(undefined, ptr),
+    preemptionPolicy: str(undefined, ptr),
+    overhead: mapOf(qty()),
     topologySpreadConstraints: mapList(["topologyKey", "whenUnsatisfiable"], DEDUCED),
     resourceClaims: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
   },
-  { zero: true },
+  { zero: true, preserveUnknownFields: true },
 );
 
-export const POD_TEMPLATE = struct({ metadata: OBJECT_META, spec: POD_SPEC });
+export const POD_TEMPLATE = struct({ metadata: OBJECT_META, spec: pb(2, POD_SPEC) });
 /** A workload's `spec.template`: a Go value field. */
 export const WORKLOAD_TEMPLATE = zero(POD_TEMPLATE);
 
-const CONTAINER_STATE_TIMES: TimeTree = {
-  running: { startedAt: "Time" },
-  terminated: { startedAt: "Time", finishedAt: "Time" },
-};
-export const CONTAINER_STATUSES_TIMES: [TimeTree] = [
-  { state: CONTAINER_STATE_TIMES, lastState: CONTAINER_STATE_TIMES },
-];
-
-// Protobuf field numbers.
-const HTTP_GET_PROTO: ProtoMessage = {
-  1: pb.str("path"),
-  2: pb.f("port", "intOrString", { keep: true }),
-  3: pb.str("host"),
-  4: pb.str("scheme"),
-  5: pb.list("httpHeaders", {
-    1: pb.str("name", { keep: true }),
-    2: pb.str("value", { keep: true }),
-  }),
-};
-/** ProbeHandler is embedded in Probe: its fields appear inline in JSON. */
-const PROBE_HANDLER_PROTO: ProtoMessage = {
-  1: pb.msg("exec", { 1: pb.strs("command") }, pb.ptr),
-  2: pb.msg("httpGet", HTTP_GET_PROTO, pb.ptr),
-  3: pb.msg(
-    "tcpSocket",
-    { 1: pb.f("port", "intOrString", { keep: true }), 2: pb.str("host") },
-    pb.ptr,
-  ),
-  4: pb.msg("grpc", { 1: pb.i32("port", { keep: true }), 2: pb.str("service", pb.ptr) }, pb.ptr),
-};
-const PROBE_PROTO: ProtoMessage = {
-  1: pb.f("handler", { message: PROBE_HANDLER_PROTO, inline: true }),
-  2: pb.i32("initialDelaySeconds"),
-  3: pb.i32("timeoutSeconds"),
-  4: pb.i32("periodSeconds"),
-  5: pb.i32("successThreshold"),
-  6: pb.i32("failureThreshold"),
-  7: pb.f("terminationGracePeriodSeconds", "int64", pb.ptr),
-};
-const ENV_VAR_PROTO: ProtoMessage = {
-  1: pb.str("name", { keep: true }),
-  2: pb.str("value"),
-  3: pb.msg(
-    "valueFrom",
+const CONTAINER_STATE = struct({
+  waiting: struct({ reason: str(), message: str() }, { ptr: true }),
+  running: struct({ startedAt: time() }, { ptr: true }),
+  terminated: struct(
     {
-      1: pb.msg(
-        "fieldRef",
-        { 1: pb.str("apiVersion"), 2: pb.str("fieldPath", { keep: true }) },
-        pb.ptr,
-      ),
-      2: pb.msg(
-        "resourceFieldRef",
-        {
-          1: pb.str("containerName"),
-          2: pb.str("resource", { keep: true }),
-          3: pb.f("divisor", "quantity"),
-        },
-        pb.ptr,
-      ),
+      exitCode: i32(undefined, keep),
+      signal: i32(),
+      reason: str(),
+      message: str(),
+      startedAt: time(),
+      finishedAt: time(),
+      containerID: str(),
     },
-    pb.ptr,
+    { ptr: true },
   ),
-};
-const CONTAINER_PROTO: ProtoMessage = {
-  1: pb.str("name", { keep: true }),
-  2: pb.str("image"),
-  3: pb.strs("command"),
-  4: pb.strs("args"),
-  5: pb.str("workingDir"),
-  6: pb.list("ports", {
-    1: pb.str("name"),
-    2: pb.i32("hostPort"),
-    3: pb.i32("containerPort", { keep: true }),
-    4: pb.str("protocol"),
-    5: pb.str("hostIP"),
-  }),
-  7: pb.list("env", ENV_VAR_PROTO),
-  8: pb.msg("resources", {
-    1: pb.f("limits", { map: "quantity" }),
-    2: pb.f("requests", { map: "quantity" }),
-  }),
-  10: pb.msg("livenessProbe", PROBE_PROTO, pb.ptr),
-  11: pb.msg("readinessProbe", PROBE_PROTO, pb.ptr),
-  13: pb.str("terminationMessagePath"),
-  14: pb.str("imagePullPolicy"),
-  16: pb.f("stdin", "bool"),
-  17: pb.f("stdinOnce", "bool"),
-  18: pb.f("tty", "bool"),
-  20: pb.str("terminationMessagePolicy"),
-  22: pb.msg("startupProbe", PROBE_PROTO, pb.ptr),
-  24: pb.str("restartPolicy", pb.ptr),
-};
-export const POD_SPEC_PROTO: ProtoMessage = {
-  2: pb.list("containers", CONTAINER_PROTO),
-  3: pb.str("restartPolicy"),
-  4: pb.f("terminationGracePeriodSeconds", "int64", pb.ptr),
-  5: pb.f("activeDeadlineSeconds", "int64", pb.ptr),
-  6: pb.str("dnsPolicy"),
-  7: pb.f("nodeSelector", { map: "string" }),
-  8: pb.str("serviceAccountName"),
-  9: pb.str("serviceAccount"),
-  10: pb.str("nodeName"),
-  11: pb.f("hostNetwork", "bool"),
-  16: pb.str("hostname"),
-  17: pb.str("subdomain"),
-  19: pb.str("schedulerName"),
-  20: pb.list("initContainers", CONTAINER_PROTO),
-};
+});
+/** ContainerStatus (typed as far as its Time fields). */
+export const CONTAINER_STATUS = struct(
+  {
+    name: str(undefined, keep),
+    state: CONTAINER_STATE,
+    lastState: CONTAINER_STATE,
+    ready: bool(undefined, keep),
+    restartCount: i32(undefined, keep),
+    image: str(undefined, keep),
+    imageID: str(undefined, keep),
+    containerID: str(),
+    started: bool(undefined, ptr),
+  },
+  { preserveUnknownFields: true },
+);

@@ -1,13 +1,7 @@
 // apps/v1 ReplicaSet.
 
 import type { LabelSelector } from "../../api/types.js";
-import {
-  LABEL_SELECTOR,
-  root,
-  TOP_LEVEL_FIELDS,
-  WITH_CONDITIONS_TIMES,
-  workloadStatus,
-} from "./meta.js";
+import { LABEL_SELECTOR, root, workloadStatus } from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -21,7 +15,8 @@ import {
   NAME,
   since,
 } from "./printing.js";
-import { type KindDefinition, READ_WRITE, S, struct } from "./types.js";
+import { i32, i64, keep, ptr, struct } from "./schema.js";
+import { type KindDefinition, READ_WRITE } from "./types.js";
 import { WORKLOAD_STRATEGY } from "./workload.js";
 
 export const replicaSet: KindDefinition<"ReplicaSet"> = {
@@ -32,25 +27,24 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      apply: root(
+      schema: root(
         struct(
           {
-            replicas: S,
-            minReadySeconds: S,
+            replicas: i32(undefined, ptr),
+            minReadySeconds: i32(),
             selector: LABEL_SELECTOR,
             template: WORKLOAD_TEMPLATE,
           },
-          { zero: true },
+          { zero: true, preserveUnknownFields: true },
         ),
-        workloadStatus([
-          "replicas",
-          "fullyLabeledReplicas",
-          "readyReplicas",
-          "availableReplicas",
-          "terminatingReplicas",
-          "observedGeneration",
-        ]),
+        workloadStatus({
+          replicas: i32(undefined, keep),
+          fullyLabeledReplicas: i32(),
+          readyReplicas: i32(),
+          availableReplicas: i32(),
+          terminatingReplicas: i32(undefined, ptr),
+          observedGeneration: i64(),
+        }),
       ),
     },
   ],
@@ -60,7 +54,6 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   shortNames: ["rs"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
-  times: WITH_CONDITIONS_TIMES,
   fieldSelectors: ["status.replicas"],
   strategy: WORKLOAD_STRATEGY,
   printer: {

@@ -1,6 +1,6 @@
 // core/v1 ReplicationController.
 
-import { root, TOP_LEVEL_FIELDS, WITH_CONDITIONS_TIMES, workloadStatus } from "./meta.js";
+import { root, workloadStatus } from "./meta.js";
 import { POD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -14,7 +14,8 @@ import {
   NAME,
   since,
 } from "./printing.js";
-import { atomicMap, type KindDefinition, READ_WRITE, S, struct } from "./types.js";
+import { atomicMap, i32, i64, keep, ptr, struct } from "./schema.js";
+import { type KindDefinition, READ_WRITE } from "./types.js";
 import { WORKLOAD_STRATEGY } from "./workload.js";
 
 export const replicationController: KindDefinition<"ReplicationController"> = {
@@ -25,19 +26,23 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      apply: root(
+      schema: root(
         struct(
-          { replicas: S, minReadySeconds: S, selector: atomicMap, template: POD_TEMPLATE },
-          { zero: true },
+          {
+            replicas: i32(undefined, ptr),
+            minReadySeconds: i32(),
+            selector: atomicMap,
+            template: POD_TEMPLATE,
+          },
+          { zero: true, preserveUnknownFields: true },
         ),
-        workloadStatus([
-          "replicas",
-          "fullyLabeledReplicas",
-          "readyReplicas",
-          "availableReplicas",
-          "observedGeneration",
-        ]),
+        workloadStatus({
+          replicas: i32(undefined, keep),
+          fullyLabeledReplicas: i32(),
+          readyReplicas: i32(),
+          availableReplicas: i32(),
+          observedGeneration: i64(),
+        }),
       ),
     },
   ],
@@ -48,7 +53,6 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   categories: ["all"],
   // v1 ReplicationControllers orphan, as before server-side garbage collection existed.
   gcPolicy: "OrphanDependents",
-  times: WITH_CONDITIONS_TIMES,
   fieldSelectors: ["status.replicas"],
   strategy: WORKLOAD_STRATEGY,
   printer: {

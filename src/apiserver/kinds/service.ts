@@ -1,21 +1,24 @@
 // core/v1 Service.
 
 import type { KubeObject } from "../../api/types.js";
-import { CONDITIONS, root, TOP_LEVEL_FIELDS, WITH_CONDITIONS_TIMES } from "./meta.js";
-import { AGE, asRecord, col, formatLabels, int, NAME, since, str } from "./printing.js";
+import { CONDITIONS, root } from "./meta.js";
+import { AGE, asRecord, col, formatLabels, int, NAME, since, text } from "./printing.js";
 import {
   atomicList,
   atomicMap,
+  bool,
   DEDUCED,
-  type KindDefinition,
+  i32,
+  intstr,
+  keep,
   mapList,
-  PLAIN_STRATEGY,
   patchMerge,
-  READ_WRITE,
-  S,
-  scalars,
+  ptr,
+  str,
+  strs,
   struct,
-} from "./types.js";
+} from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
 
 export const service: KindDefinition<"Service"> = {
   kind: "Service",
@@ -25,46 +28,52 @@ export const service: KindDefinition<"Service"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      apply: root(
+      schema: root(
         struct(
           {
             ports: patchMerge(
               mapList(
                 ["port", "protocol"],
-                scalars("name", "protocol", "appProtocol", "port", "targetPort", "nodePort"),
+                struct({
+                  name: str(),
+                  protocol: str(),
+                  appProtocol: str(undefined, ptr),
+                  port: i32(undefined, keep),
+                  targetPort: intstr(),
+                  nodePort: i32(),
+                }),
                 { protocol: "TCP" },
               ),
               "port",
             ),
             selector: atomicMap,
-            clusterIP: S,
-            clusterIPs: atomicList,
-            type: S,
-            externalIPs: atomicList,
-            sessionAffinity: S,
-            loadBalancerIP: S,
-            loadBalancerSourceRanges: atomicList,
-            externalName: S,
-            externalTrafficPolicy: S,
-            healthCheckNodePort: S,
-            publishNotReadyAddresses: S,
+            clusterIP: str(),
+            clusterIPs: strs(),
+            type: str(),
+            externalIPs: strs(),
+            sessionAffinity: str(),
+            loadBalancerIP: str(),
+            loadBalancerSourceRanges: strs(),
+            externalName: str(),
+            externalTrafficPolicy: str(),
+            healthCheckNodePort: i32(),
+            publishNotReadyAddresses: bool(),
             sessionAffinityConfig: DEDUCED,
-            ipFamilies: atomicList,
-            ipFamilyPolicy: S,
-            allocateLoadBalancerNodePorts: S,
-            loadBalancerClass: S,
-            internalTrafficPolicy: S,
-            trafficDistribution: S,
+            ipFamilies: strs(),
+            ipFamilyPolicy: str(undefined, ptr),
+            allocateLoadBalancerNodePorts: bool(undefined, ptr),
+            loadBalancerClass: str(undefined, ptr),
+            internalTrafficPolicy: str(undefined, ptr),
+            trafficDistribution: str(undefined, ptr),
           },
-          { zero: true },
+          { zero: true, preserveUnknownFields: true },
         ),
         struct(
           {
             loadBalancer: struct({ ingress: atomicList }, { zero: true }),
             conditions: CONDITIONS,
           },
-          { zero: true },
+          { zero: true, preserveUnknownFields: true },
         ),
       ),
     },
@@ -76,7 +85,6 @@ export const service: KindDefinition<"Service"> = {
   categories: ["all"],
   returnsDeletedObject: true,
   gcPolicy: "None",
-  times: WITH_CONDITIONS_TIMES,
   fieldSelectors: [],
   strategy: PLAIN_STRATEGY,
   printer: {
@@ -117,9 +125,9 @@ export const service: KindDefinition<"Service"> = {
 function serviceCells(svc: KubeObject, now: number): unknown[] {
   const spec = asRecord(svc.spec);
   // Upstream's defaulting always sets type and clusterIPs; a bare stored Service reads as ClusterIP.
-  const type = str(spec.type) || "ClusterIP";
+  const type = text(spec.type) || "ClusterIP";
   const clusterIPs = (spec.clusterIPs ?? []) as string[];
-  const internalIP = clusterIPs[0] ?? (str(spec.clusterIP) || "<none>");
+  const internalIP = clusterIPs[0] ?? (text(spec.clusterIP) || "<none>");
   const externalIPs = (spec.externalIPs ?? []) as string[];
   let externalIP: string;
   switch (type) {
@@ -132,19 +140,19 @@ function serviceCells(svc: KubeObject, now: number): unknown[] {
         string,
         unknown
       >[];
-      const lb = [...new Set(ingress.map((i) => str(i.ip) || str(i.hostname)).filter((s) => s))];
+      const lb = [...new Set(ingress.map((i) => text(i.ip) || text(i.hostname)).filter((s) => s))];
       const all = [...lb, ...externalIPs];
       externalIP = all.length > 0 ? all.join(",") : "<pending>";
       break;
     }
     case "ExternalName":
-      externalIP = str(spec.externalName);
+      externalIP = text(spec.externalName);
       break;
     default:
       externalIP = "<unknown>";
   }
   const ports = ((spec.ports ?? []) as Record<string, unknown>[]).map((p) => {
-    const protocol = str(p.protocol) || "TCP";
+    const protocol = text(p.protocol) || "TCP";
     return int(p.nodePort) > 0
       ? `${int(p.port)}:${int(p.nodePort)}/${protocol}`
       : `${int(p.port)}/${protocol}`;

@@ -1,12 +1,6 @@
 // apps/v1 StatefulSet.
 
-import {
-  LABEL_SELECTOR,
-  root,
-  TOP_LEVEL_FIELDS,
-  WITH_CONDITIONS_TIMES,
-  workloadStatus,
-} from "./meta.js";
+import { LABEL_SELECTOR, root, workloadStatus } from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -19,15 +13,8 @@ import {
   NAME,
   since,
 } from "./printing.js";
-import {
-  atomicList,
-  DEDUCED,
-  type KindDefinition,
-  READ_WRITE,
-  S,
-  scalars,
-  struct,
-} from "./types.js";
+import { atomicList, DEDUCED, i32, i64, intstr, keep, ptr, str, struct } from "./schema.js";
+import { type KindDefinition, READ_WRITE } from "./types.js";
 import { WORKLOAD_STRATEGY } from "./workload.js";
 
 export const statefulSet: KindDefinition<"StatefulSet"> = {
@@ -38,38 +25,43 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   versions: [
     {
       version: "v1",
-      knownFields: TOP_LEVEL_FIELDS,
-      apply: root(
+      schema: root(
         struct(
           {
-            replicas: S,
+            replicas: i32(undefined, ptr),
             selector: LABEL_SELECTOR,
             template: WORKLOAD_TEMPLATE,
             volumeClaimTemplates: atomicList,
-            serviceName: S,
-            podManagementPolicy: S,
+            serviceName: str(),
+            podManagementPolicy: str(),
             updateStrategy: struct(
-              { type: S, rollingUpdate: scalars("partition", "maxUnavailable") },
+              {
+                type: str(),
+                rollingUpdate: struct(
+                  { partition: i32(undefined, ptr), maxUnavailable: intstr(undefined, ptr) },
+                  { ptr: true },
+                ),
+              },
               { zero: true },
             ),
-            revisionHistoryLimit: S,
-            minReadySeconds: S,
+            revisionHistoryLimit: i32(undefined, ptr),
+            minReadySeconds: i32(),
             persistentVolumeClaimRetentionPolicy: DEDUCED,
             ordinals: DEDUCED,
           },
-          { zero: true },
+          { zero: true, preserveUnknownFields: true },
         ),
-        workloadStatus([
-          "observedGeneration",
-          "replicas",
-          "readyReplicas",
-          "currentReplicas",
-          "updatedReplicas",
-          "currentRevision",
-          "updateRevision",
-          "collisionCount",
-          "availableReplicas",
-        ]),
+        workloadStatus({
+          observedGeneration: i64(),
+          replicas: i32(undefined, keep),
+          readyReplicas: i32(),
+          currentReplicas: i32(),
+          updatedReplicas: i32(),
+          currentRevision: str(),
+          updateRevision: str(),
+          collisionCount: i32(undefined, ptr),
+          availableReplicas: i32(),
+        }),
       ),
     },
   ],
@@ -79,7 +71,6 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   shortNames: ["sts"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
-  times: WITH_CONDITIONS_TIMES,
   fieldSelectors: [],
   strategy: WORKLOAD_STRATEGY,
   printer: {

@@ -1,12 +1,11 @@
-// The shape of one served kind's definition, and the builders its schema trees are written
-// with. Everything the API server and the cluster know about a kind is read from one
+// The shape of one served kind's definition (its schema tree is written with ./schema.ts).
+// Everything the API server and the cluster know about a kind is read from one
 // KindDefinition (registry.ts); other modules hold only the machinery that walks them.
 
 import type { FeatureGates } from "../../api/featuregates.js";
-import type { PatchStrategy } from "../../api/patch/strategic-merge-patch.js";
 import type { KubeObject } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
-import type { ProtoMessage } from "./proto.js";
+import type { StructNode } from "./schema.js";
 
 /** The kinds the API server serves; registry.ts must list a definition for each. */
 export type ServedKind =
@@ -48,91 +47,6 @@ export const READ_WRITE: readonly Verb[] = [
 
 /** What a kind does with its dependents when a delete names no policy (rest.GarbageCollectionPolicy). */
 export type DefaultGcPolicy = "DeleteDependents" | "OrphanDependents" | "None";
-
-// ---------------------------------------------------------------------------------------------
-// Apply schema: what structured-merge-diff learns from the OpenAPI extensions
-// (x-kubernetes-list-type / -map-keys / -map-type) and from which Go fields are structs. Fields
-// not written down are "deduced" as upstream does for unknown types: granular maps, atomic lists.
-
-export type ApplySchema =
-  | { kind: "scalar" }
-  | { kind: "deduced" }
-  | {
-      kind: "struct";
-      fields: Record<string, ApplySchema>;
-      atomic?: boolean;
-      /** A Go non-pointer struct: always serialized, so a missing value counts as `{}`. */
-      zero?: boolean;
-    }
-  | { kind: "map"; element: ApplySchema; atomic?: boolean; zero?: boolean }
-  | {
-      kind: "list";
-      element: ApplySchema;
-      type: "atomic" | "set" | "map";
-      keys?: readonly string[];
-      /** Defaults of key fields an item may omit (Service/container port `protocol: TCP`). */
-      keyDefaults?: Record<string, unknown>;
-      /**
-       * The Go struct tags `patchMergeKey` / `patchStrategy` (strategic merge patch); a list
-       * without them is replaced whole by a patch.
-       */
-      patch?: { mergeKey?: string; strategy: PatchStrategy };
-    };
-
-export const S: ApplySchema = { kind: "scalar" };
-export const DEDUCED: ApplySchema = { kind: "deduced" };
-
-export function struct(
-  fields: Record<string, ApplySchema>,
-  opts: { atomic?: boolean; zero?: boolean } = {},
-) {
-  return { kind: "struct", fields, ...opts } as const satisfies ApplySchema;
-}
-/** A Go non-pointer struct or map: present as `{}` when omitted. */
-export function zero(schema: ApplySchema): ApplySchema {
-  return { ...schema, zero: true } as ApplySchema;
-}
-export const stringMap: ApplySchema = { kind: "map", element: S };
-export const atomicMap: ApplySchema = { kind: "map", element: S, atomic: true };
-export const atomicList: ApplySchema = { kind: "list", element: DEDUCED, type: "atomic" };
-export const setList: ApplySchema = { kind: "list", element: S, type: "set" };
-export function mapList(
-  keys: string[],
-  element: ApplySchema,
-  keyDefaults?: Record<string, unknown>,
-): ApplySchema {
-  return { kind: "list", element, type: "map", keys, ...(keyDefaults ? { keyDefaults } : {}) };
-}
-/**
- * A list with `patchStrategy` (default "merge") and, for a list of objects, `patchMergeKey`
- * tags.
- */
-export function patchMerge(
-  list: ApplySchema,
-  mergeKey?: string,
-  strategy: PatchStrategy = "merge",
-): ApplySchema {
-  if (list.kind !== "list") throw new Error("patchMerge: not a list schema");
-  return { ...list, patch: { ...(mergeKey === undefined ? {} : { mergeKey }), strategy } };
-}
-/** A struct whose fields are all scalars. */
-export function scalars(...names: string[]): ApplySchema {
-  return struct(Object.fromEntries(names.map((n) => [n, S])));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Time-typed fields (metav1.Time / MicroTime). A `*` type is a pointer field: JSON null decodes
-// to nil and is omitted on output; a value field is written as null.
-
-export type TimeType = "Time" | "MicroTime";
-export type TimeLeaf = TimeType | "*Time" | "*MicroTime";
-export type TimeTree = { [field: string]: TimeTree | TimeLeaf | [TimeTree] };
-
-// ---------------------------------------------------------------------------------------------
-// Known fields (`?fieldValidation=`): the fields a request body may carry. "any" accepts
-// anything below; an array is a list whose items have the element's fields.
-
-export type KnownFields = "any" | { [field: string]: KnownFields } | [KnownFields];
 
 // ---------------------------------------------------------------------------------------------
 // Server-side printing (meta.k8s.io/v1 Table columns, as upstream registers them)
@@ -195,12 +109,10 @@ export const PLAIN_STRATEGY: KindStrategy = {
 export interface KindVersion {
   /** `v1`, `v2`. */
   version: string;
-  /** The apply (SSA) schema of this version. */
-  apply: ApplySchema;
-  /** The fields a body may carry (unknown-field detection); null: not checked. */
-  knownFields: KnownFields | null;
-  /** Field numbers of the protobuf message, for kinds kubectl sends as protobuf. */
-  protobuf?: ProtoMessage;
+  /** The object's schema tree: apply, patch, Time, unknown-field and protobuf views derive from it. */
+  schema: StructNode;
+  /** kubectl sends it as protobuf: its message is the tree's numbered fields. */
+  protobuf?: boolean;
 }
 
 export interface KindDefinition<K extends ServedKind = ServedKind> {
@@ -224,8 +136,6 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   returnsDeletedObject?: boolean;
   /** The default in the served (preferred) version; older versions of a group orphan. */
   gcPolicy: DefaultGcPolicy;
-  /** Where the kind's Time/MicroTime fields are (the Go types of the preferred version). */
-  times: TimeTree;
   /**
    * Fields a field selector may name besides metadata.name and metadata.namespace (upstream's
    * per-kind field label conversion).
