@@ -20,6 +20,7 @@ import { watch } from "./endpoints/watch.js";
 import { errorResponse, methodNotAllowed, pathNotFound } from "./errors.js";
 import { authentication, chain, discovery, type Handler, health, metricsApis } from "./filters.js";
 import { handleMetricsApi } from "./metrics-api.js";
+import { prometheusSd } from "./prometheus-sd.js";
 import { RegistryStore } from "./registry/store.js";
 import { checkFieldManager, respond } from "./request.js";
 import { apiVersionOf, findResource, parseResourcePath } from "./resources.js";
@@ -62,6 +63,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
       authentication(options.token),
       health,
       discovery(extensions.handleDiscovery),
+      prometheusSd(options.cluster),
       metricsApis(options.cluster, extensions.handleMetricsApi),
     ],
     (req) => handleResource(req, registry, server),

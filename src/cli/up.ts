@@ -35,6 +35,14 @@ import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim
 import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { type RunningController, startController } from "./controller.js";
 import { controllerCommandDefaults, parseBindAddress } from "./controller-options.js";
+import {
+  AdapterHook,
+  type PrometheusFlags,
+  type PrometheusStackOptions,
+  parsePrometheusFlags,
+  type RunningStack,
+  startPrometheusStack,
+} from "./up-prometheus.js";
 
 /** kube-apiserver's secure port. */
 export const DEFAULT_PORT = 6443;
@@ -106,6 +114,8 @@ export interface StartUpOptions {
    * Needs the controller over HTTP (it records the history the dashboard shows).
    */
   dashboardAddress?: { host: string; port: number };
+  /** `--prometheus` / `--adapter-config`: a real Prometheus and the adapter (up-prometheus.ts). */
+  prometheus?: PrometheusStackOptions;
 }
 
 export interface RunningUp {
@@ -128,6 +138,8 @@ export interface RunningUp {
   dataDir: DataDir | null;
   /** The dashboard's base URL and a one-time login link (null: not served). */
   dashboard: { url: string; loginUrl: string } | null;
+  /** Prometheus and the adapter, with --prometheus. */
+  prometheus: RunningStack | null;
   /** Stops the controller loop and the server. */
   close(): Promise<void>;
 }
@@ -273,10 +285,12 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     onError: (error) => log(`${clockTime()} error: ${(error as Error).stack ?? String(error)}`),
   });
 
+  const adapterHook = new AdapterHook();
   const api = createApiHandler({
     cluster,
     featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
     ...(token !== null ? { token } : {}),
+    extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
   });
   // What a request reads or writes is as of now, not as of the loop's last tick.
   const handler = (request: ApiRequest) => {
@@ -309,12 +323,14 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       ? null
       : resolve(options.kubeconfigOut ?? defaultKubeconfigPath());
   let controller: RunningController | null = null;
+  let stack: RunningStack | null = null;
   let privateKubeconfigDir: string | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await controller?.stop();
+    await stack?.close();
     if (privateKubeconfigDir) rmSync(privateKubeconfigDir, { recursive: true, force: true });
     await driver.stop();
     await server.close();
@@ -329,13 +345,34 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       return { ok: false, error: `cannot write the kubeconfig: ${(error as Error).message}` };
     }
   }
-  if (overHttp && controllerConfig) {
-    let file = kubeconfigPath;
-    if (file === null) {
+  // The clients in this process (controller, adapter) read the kubeconfig from a file.
+  const kubeconfigFile = async () => {
+    if (kubeconfigPath !== null) return kubeconfigPath;
+    if (privateKubeconfigDir === null) {
       privateKubeconfigDir = mkdtempSync(join(tmpdir(), "horizon-up-"));
-      file = join(privateKubeconfigDir, "kubeconfig");
-      await writeKubeconfig(file, kubeconfig);
+      await writeKubeconfig(join(privateKubeconfigDir, "kubeconfig"), kubeconfig);
     }
+    return join(privateKubeconfigDir, "kubeconfig");
+  };
+  if (options.prometheus) {
+    const started = await startPrometheusStack(options.prometheus, {
+      cluster,
+      apiUrl: url,
+      token,
+      caCert,
+      kubeconfigFile: await kubeconfigFile(),
+      dataDir: dataDir?.dir ?? null,
+      hook: adapterHook,
+      log,
+    });
+    if (!started.ok) {
+      await close();
+      return started;
+    }
+    stack = started.value;
+  }
+  if (overHttp && controllerConfig) {
+    const file = await kubeconfigFile();
     const started = await startController(
       {
         ...controllerCommandDefaults(),
@@ -393,6 +430,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       dashboard: controller?.dashboard
         ? { url: controller.dashboard.url, loginUrl: controller.dashboard.loginUrl() }
         : null,
+      prometheus: stack,
       close,
     },
   };
@@ -437,6 +475,9 @@ export interface UpCommandOptions {
   controller: boolean;
   syncPeriod?: string;
   dashboardBindAddress?: string;
+  prometheus?: boolean;
+  prometheusScrapeInterval?: string;
+  adapterConfig?: string;
 }
 
 export interface UpIO {
@@ -489,6 +530,16 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     }
     if (options.controller) out.dashboardAddress = dashboard.value;
   }
+  const flags: PrometheusFlags = {
+    ...(options.prometheus !== undefined ? { prometheus: options.prometheus } : {}),
+    ...(options.prometheusScrapeInterval !== undefined
+      ? { prometheusScrapeInterval: options.prometheusScrapeInterval }
+      : {}),
+    ...(options.adapterConfig !== undefined ? { adapterConfig: options.adapterConfig } : {}),
+  };
+  const prometheus = parsePrometheusFlags(flags);
+  if (!prometheus.ok) return prometheus;
+  if (prometheus.value) out.prometheus = prometheus.value;
   return { ok: true, value: out };
 }
 
@@ -503,6 +554,16 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       ? `  controller: Horizon's HPA controller ${running.controller ? "over this API server (client-node)" : "in-process"}, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
       : "  controller: none (--no-controller): run `horizon controller --kubeconfig ...` or another controller against it",
   ];
+  if (running.prometheus?.prometheusUrl) {
+    lines.push(
+      `  prometheus: ${running.prometheus.prometheusUrl} (scrapes what ServiceMonitors select; data in ${running.prometheus.dataDir ?? "a temporary directory"})`,
+    );
+  }
+  if (running.prometheus?.adapterSource) {
+    lines.push(
+      `  metrics: custom.metrics.k8s.io and external.metrics.k8s.io from Prometheus, ${running.prometheus.adapterSource}`,
+    );
+  }
   if (options.insecureHttp) {
     lines.push(
       "  transport: plain HTTP (--insecure-http): no TLS and NO authentication (kubectl sends no credentials over HTTP)",
@@ -619,6 +680,15 @@ export function registerUpCommand(program: Command): void {
     .option(
       "--dashboard-bind-address <host:port>",
       `serve the dashboard here, behind the API's token (default ${DEFAULT_DASHBOARD_ADDRESS}: a free port, printed; 0 disables)`,
+    )
+    .option(
+      "--prometheus",
+      "start Prometheus (Debian's prometheus package) as a child process scraping what ServiceMonitors select, and serve the custom/external metrics APIs from it",
+    )
+    .option("--prometheus-scrape-interval <duration>", "Prometheus' scrape interval (default 15s)")
+    .option(
+      "--adapter-config <file>",
+      "prometheus-adapter's configuration for the metrics APIs (default with --prometheus: the book's rules)",
     )
     .action(async (scenario: string | undefined, options: UpCommandOptions) => {
       if (options.dataDir !== undefined && options.inMemory) {

@@ -177,6 +177,7 @@ describe("legacy discovery", () => {
         "apps",
         "autoscaling",
         "coordination.k8s.io",
+        "monitoring.coreos.com",
         "metrics.k8s.io",
         "custom.metrics.k8s.io",
         "external.metrics.k8s.io",
@@ -437,6 +438,7 @@ describe("OpenAPI", () => {
       "apis/autoscaling/v1",
       "apis/autoscaling/v2",
       "apis/coordination.k8s.io/v1",
+      "apis/monitoring.coreos.com/v1",
     ]);
     const url = paths["apis/autoscaling/v2"]!.serverRelativeURL;
     assert.match(url, /^\/openapi\/v3\/apis\/autoscaling\/v2\?hash=[0-9A-F]+$/);

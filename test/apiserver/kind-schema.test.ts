@@ -24,12 +24,20 @@ const OLD = JSON.parse(
  */
 const WITH_TEMPLATE = new Set(["ReplicationController", "Deployment", "ReplicaSet", "StatefulSet"]);
 
+/** Kinds written with a schema tree from the start: they have no hand-written trees. */
+const ADDED_SINCE = new Set(["ServiceMonitor", "CustomResourceDefinition"]);
+
 /** As the old trees were stored: JSON (no undefined members). */
 const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe("the views of each kind's schema tree equal the hand-written trees they replace", () => {
-  test("the snapshot covers every served kind", () => {
-    assert.deepEqual(Object.keys(OLD).sort(), KIND_LIST.map((d) => d.kind).sort());
+  test("the snapshot covers every served kind but those added after it", () => {
+    assert.deepEqual(
+      Object.keys(OLD).sort(),
+      KIND_LIST.map((d) => d.kind)
+        .filter((kind) => !ADDED_SINCE.has(kind))
+        .sort(),
+    );
   });
   for (const d of KIND_LIST) {
     const old = OLD[d.kind];

@@ -10,6 +10,7 @@ import { pod } from "./pod.js";
 import { replicaSet } from "./replicaset.js";
 import { replicationController } from "./replicationcontroller.js";
 import { service } from "./service.js";
+import { serviceMonitor } from "./servicemonitor.js";
 import { statefulSet } from "./statefulset.js";
 import type { KindDefinition, ServedKind } from "./types.js";
 
@@ -25,6 +26,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   StatefulSet: statefulSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
   Lease: lease,
+  ServiceMonitor: serviceMonitor,
 };
 
 /** The definitions in registry order. */

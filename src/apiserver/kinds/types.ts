@@ -19,7 +19,8 @@ export type ServedKind =
   | "ReplicaSet"
   | "StatefulSet"
   | "HorizontalPodAutoscaler"
-  | "Lease";
+  | "Lease"
+  | "ServiceMonitor";
 
 export type Subresource = "status" | "scale";
 

@@ -1,0 +1,264 @@
+// `horizon up --prometheus`, in real time with real kubectl and Debian's Prometheus: the
+// ServiceMonitor kind is served (kubectl apply / get / a 422 naming the field), Prometheus
+// starts as a child, is configured from the ServiceMonitors as the Prometheus Operator would and
+// reloaded when they change, reaches the API server's HTTP service discovery with the token,
+// and stops with the server; the metrics APIs are the adapter's.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { parse as parseYaml } from "yaml";
+import { parsePrometheusFlags } from "../../src/cli/up-prometheus.js";
+import { findPrometheus, startPrometheus } from "../../src/prometheus/process.js";
+import { prometheusSkip } from "../prometheus/real-prometheus.js";
+import {
+  type KubectlContext,
+  kubectl,
+  kubectlRequired,
+  pollUntil,
+  startTestServer,
+  type TestServer,
+  whichKubectl,
+} from "./helpers.js";
+
+const SERVICE_MONITOR = `apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: sample-app
+  labels:
+    app: sample-app
+spec:
+  selector:
+    matchLabels:
+      app: sample-app
+  endpoints:
+  - port: http
+    interval: 1s
+`;
+
+const kubectlPath = whichKubectl();
+const skip =
+  prometheusSkip("prometheus-up") ||
+  (kubectlPath || kubectlRequired() ? false : "kubectl not on PATH; skipped outside CI");
+
+describe("horizon up --prometheus", { skip }, () => {
+  let server: TestServer;
+  let ctx: KubectlContext;
+  before(async () => {
+    assert.ok(kubectlPath, "CI=true requires kubectl on PATH");
+    const options = parsePrometheusFlags({ prometheus: true, prometheusScrapeInterval: "1s" });
+    assert.ok(options.ok && options.value);
+    server = await startTestServer({ prometheus: options.value });
+    ctx = server.context({ name: "kubectl", path: kubectlPath });
+  });
+  after(async () => {
+    await server?.up.close();
+  });
+
+  const prometheusUrl = () => server.up.prometheus?.prometheusUrl ?? "";
+  const loadedConfig = async () => {
+    const answer = (await (await fetch(`${prometheusUrl()}/api/v1/status/config`)).json()) as {
+      data: { yaml: string };
+    };
+    return parseYaml(answer.data.yaml) as {
+      scrape_configs?: { job_name: string; relabel_configs: { target_label?: string }[] }[];
+    };
+  };
+
+  test("Prometheus runs on loopback; a ServiceMonitor becomes the operator's scrape job", async () => {
+    assert.match(prometheusUrl(), /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await fetch(`${prometheusUrl()}/-/ready`)).status, 200);
+    assert.deepEqual((await loadedConfig()).scrape_configs ?? [], []);
+
+    const applied = await kubectl(ctx, ["apply", "-f", "-"], { stdin: SERVICE_MONITOR });
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /servicemonitor.monitoring.coreos.com\/sample-app created/);
+    const got = await kubectl(ctx, ["get", "servicemonitors"]);
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, /^NAME\s+AGE\nsample-app\s+/);
+
+    const job = await pollUntil(
+      "Prometheus to load the ServiceMonitor's job",
+      async () =>
+        (await loadedConfig()).scrape_configs?.find(
+          (j) => j.job_name === "serviceMonitor/default/sample-app/0",
+        ),
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    const targets = job.relabel_configs.flatMap((r) => (r.target_label ? [r.target_label] : []));
+    for (const label of ["namespace", "service", "pod", "job", "endpoint"]) {
+      assert.ok(targets.includes(label), `relabels to ${label}`);
+    }
+    // The HTTP service discovery answers Prometheus (with the token over TLS): no SD errors.
+    const sd = await kubectl(ctx, ["get", "--raw", "/prometheus/sd/endpoints"]);
+    assert.equal(sd.code, 0, sd.stderr);
+    assert.ok(Array.isArray(JSON.parse(sd.stdout)));
+
+    const deleted = await kubectl(ctx, ["delete", "servicemonitor", "sample-app"]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    await pollUntil(
+      "Prometheus to drop the job",
+      async () => ((await loadedConfig()).scrape_configs ?? []).length === 0 || undefined,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+  });
+
+  test("Prometheus scrapes what the ServiceMonitor selects, labelled namespace/service/job/endpoint", async () => {
+    // A selectorless Service with hand-made Endpoints (no controller rewrites them), pointing at
+    // an exporter on loopback.
+    let scrapes = 0;
+    const exporter = createServer((req, res) => {
+      if (req.url !== "/metrics") {
+        res.writeHead(404).end();
+        return;
+      }
+      scrapes++;
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
+      res.end(
+        `# TYPE http_requests_total counter\nhttp_requests_total{method="GET",code="200"} ${scrapes * 10}\n`,
+      );
+    });
+    await new Promise<void>((resolve) => exporter.listen(0, "127.0.0.1", resolve));
+    const port = (exporter.address() as AddressInfo).port;
+    try {
+      const service = `apiVersion: v1
+kind: Service
+metadata: {name: external-app, labels: {app: external-app}}
+spec:
+  ports: [{name: http, port: 80, targetPort: ${port}}]
+`;
+      const applied = await kubectl(ctx, ["apply", "-f", "-"], { stdin: service });
+      assert.equal(applied.code, 0, applied.stderr);
+      server.up.cluster.create({
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name: "external-app", namespace: "default", labels: { app: "external-app" } },
+        subsets: [
+          { addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "http", port, protocol: "TCP" }] },
+        ],
+      } as never);
+      const monitor = SERVICE_MONITOR.replaceAll("sample-app", "external-app");
+      const created = await kubectl(ctx, ["apply", "-f", "-"], { stdin: monitor });
+      assert.equal(created.code, 0, created.stderr);
+      const series = await pollUntil(
+        "Prometheus to scrape the exporter through HTTP service discovery",
+        async () => {
+          const answer = (await (
+            await fetch(
+              `${prometheusUrl()}/api/v1/query?query=${encodeURIComponent("http_requests_total")}`,
+            )
+          ).json()) as { data: { result: { metric: Record<string, string> }[] } };
+          return answer.data.result[0]?.metric;
+        },
+        { timeoutMs: 20_000, intervalMs: 250 },
+      );
+      assert.deepEqual(
+        {
+          namespace: series.namespace,
+          service: series.service,
+          job: series.job,
+          endpoint: series.endpoint,
+          instance: series.instance,
+        },
+        {
+          namespace: "default",
+          service: "external-app",
+          job: "external-app",
+          endpoint: "http",
+          instance: `127.0.0.1:${port}`,
+        },
+      );
+      const deleted = await kubectl(ctx, ["delete", "servicemonitor", "external-app"]);
+      assert.equal(deleted.code, 0, deleted.stderr);
+    } finally {
+      await new Promise<void>((resolve) => exporter.close(() => resolve()));
+    }
+  });
+
+  test("a bad ServiceMonitor is a 422 naming the field; nothing is stored", async () => {
+    const bad = SERVICE_MONITOR.replace("  - port: http\n", "  - port: 8080\n");
+    const applied = await kubectl(ctx, ["apply", "-f", "-"], { stdin: bad });
+    assert.notEqual(applied.code, 0);
+    assert.match(
+      applied.stderr,
+      /^The ServiceMonitor "sample-app" is invalid: spec\.endpoints\[0\]\.port: Invalid value: "integer": spec\.endpoints\[0\]\.port in body must be of type string: "integer"$/m,
+    );
+    const got = await kubectl(ctx, ["get", "servicemonitor", "sample-app"]);
+    assert.notEqual(got.code, 0);
+  });
+
+  test("the metrics APIs are the adapter's: the book's rule is listed once its series exist", async () => {
+    const raw = await kubectl(ctx, ["get", "--raw", "/apis/custom.metrics.k8s.io/v1beta1"]);
+    assert.equal(raw.code, 0, raw.stderr);
+    const list = JSON.parse(raw.stdout) as { kind: string; groupVersion: string };
+    assert.equal(list.kind, "APIResourceList");
+    assert.equal(list.groupVersion, "custom.metrics.k8s.io/v1beta1");
+    // No series scraped yet: the metric is not found, as prometheus-adapter answers.
+    const metric = await kubectl(ctx, [
+      "get",
+      "--raw",
+      "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests",
+    ]);
+    assert.notEqual(metric.code, 0);
+    assert.match(metric.stderr, /the server could not find the metric http_requests for pods/);
+  });
+
+  test("close stops Prometheus", async () => {
+    const url = prometheusUrl();
+    const dir = server.up.prometheus?.dataDir;
+    await server.up.close();
+    const answer = await fetch(`${url}/-/ready`).then(
+      (r) => r.status,
+      () => "refused",
+    );
+    assert.equal(answer, "refused");
+    if (dir) assert.ok(existsSync(dir), "a data directory's TSDB stays");
+  });
+});
+
+describe("--prometheus without the binary, and bad flags", () => {
+  test("a clear error says how to install it", async () => {
+    assert.equal(findPrometheus(""), null);
+    const started = await startPrometheus({ config: "global: {}\n", binary: null });
+    assert.deepEqual(started, {
+      ok: false,
+      error:
+        "--prometheus: prometheus is not installed; install it (Debian/Ubuntu: apt-get install prometheus) or put the prometheus binary on PATH",
+    });
+  });
+
+  const cases: {
+    name: string;
+    flags: Parameters<typeof parsePrometheusFlags>[0];
+    error: RegExp;
+  }[] = [
+    {
+      name: "an adapter config without --prometheus",
+      flags: { adapterConfig: "x.yaml" },
+      error: /^--adapter-config: needs --prometheus/,
+    },
+    {
+      name: "a missing adapter config",
+      flags: { prometheus: true, adapterConfig: "/nonexistent/rules.yaml" },
+      error: /^--adapter-config \/nonexistent\/rules\.yaml: no such file$/,
+    },
+    {
+      name: "a bad scrape interval",
+      flags: { prometheus: true, prometheusScrapeInterval: "1.5s" },
+      error: /^--prometheus-scrape-interval: expected a positive duration such as 15s/,
+    },
+    {
+      name: "a scrape interval without --prometheus",
+      flags: { prometheusScrapeInterval: "1s" },
+      error: /has no effect without --prometheus/,
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const parsed = parsePrometheusFlags(c.flags);
+      assert.equal(parsed.ok, false);
+      assert.match(parsed.ok ? "" : parsed.error, c.error);
+    });
+  }
+});
