@@ -1,0 +1,5 @@
+// `npm run bench:traffic`: figures of issue #12's real traffic and metrics path, one section each.
+import { benchAdapter } from "./traffic-adapter.js";
+
+const log = (line: string) => console.log(line);
+await benchAdapter(log);
