@@ -4,14 +4,22 @@
 // reloaded when they change, reaches the API server's HTTP service discovery with the token,
 // and stops with the server; the metrics APIs are the adapter's.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse as parseYaml } from "yaml";
 import { parsePrometheusFlags } from "../../src/cli/up-prometheus.js";
 import { findPrometheus, startPrometheus } from "../../src/prometheus/process.js";
-import { prometheusSkip } from "../prometheus/real-prometheus.js";
+import {
+  counter,
+  openMetrics,
+  PROMTOOL_BIN,
+  prometheusSkip,
+} from "../prometheus/real-prometheus.js";
 import {
   type KubectlContext,
   kubectl,
@@ -214,6 +222,132 @@ spec:
     );
     assert.equal(answer, "refused");
     if (dir) assert.ok(existsSync(dir), "a data directory's TSDB stays");
+  });
+});
+
+// A StatefulSet's pods have known names (web-0, web-1, web-2): their series are backfilled into
+// the data directory's TSDB before `horizon up --prometheus --data-dir` starts (ten minutes
+// either side of now, so every rate window is whole), and the adapter serves their rates (250m
+// each, under the 500m target) until Prometheus goes away.
+const STATEFUL_APP = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  replicas: 3
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: web}
+  minReplicas: 1
+  maxReplicas: 10
+  metrics:
+  - type: Pods
+    pods:
+      metric: {name: http_requests}
+      target: {type: AverageValue, averageValue: 500m}
+`;
+
+describe("horizon up --prometheus: Prometheus down", { skip }, () => {
+  let server: TestServer;
+  let ctx: KubectlContext;
+  before(async () => {
+    assert.ok(kubectlPath && PROMTOOL_BIN, "CI=true requires kubectl and promtool");
+    const dir = mkdtempSync(join(tmpdir(), "horizon-prom-down-"));
+    const dataDir = join(dir, "data");
+    const promDir = join(dataDir, "prometheus");
+    mkdirSync(promDir, { recursive: true });
+    const now = Math.floor(Date.now() / 1000);
+    const series = ["web-0", "web-1", "web-2"].map((pod) =>
+      counter("http_requests_total", { namespace: "default", pod }, now - 600, now + 600, 0.25, 4),
+    );
+    writeFileSync(join(promDir, "data.om"), openMetrics(series));
+    execFileSync(PROMTOOL_BIN, ["tsdb", "create-blocks-from", "openmetrics", "data.om", "data"], {
+      cwd: promDir,
+      stdio: "pipe",
+    });
+    const options = parsePrometheusFlags({ prometheus: true, prometheusScrapeInterval: "1s" });
+    assert.ok(options.ok && options.value);
+    server = await startTestServer({ prometheus: options.value, dataDir });
+    ctx = server.context({ name: "kubectl", path: kubectlPath });
+  });
+  after(async () => {
+    await server?.up.close();
+  });
+
+  test("the HPA reports FailedGetPodsMetric and does not scale down", async () => {
+    const applied = await kubectl(ctx, ["apply", "-f", "-"], { stdin: STATEFUL_APP });
+    assert.equal(applied.code, 0, applied.stderr);
+    // While Prometheus answers, each pod's rate is served (the HPA would scale down, after the
+    // 5-minute downscale window).
+    const rates = await pollUntil(
+      "the adapter to serve the backfilled rates",
+      async () => {
+        const raw = await kubectl(ctx, [
+          "get",
+          "--raw",
+          "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests?labelSelector=app%3Dweb",
+        ]);
+        if (raw.code !== 0) return undefined;
+        const list = JSON.parse(raw.stdout) as {
+          items: { describedObject: { name: string }; value: string }[];
+        };
+        return list.items.length === 3
+          ? list.items.map((i) => [i.describedObject.name, i.value])
+          : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+    assert.deepEqual(rates, [
+      ["web-0", "250m"],
+      ["web-1", "250m"],
+      ["web-2", "250m"],
+    ]);
+    const quit = await fetch(`${server.up.prometheus?.prometheusUrl}/-/quit`, { method: "POST" });
+    assert.equal(quit.status, 200);
+    const message = await pollUntil(
+      "a FailedGetPodsMetric event",
+      async () => {
+        const got = await kubectl(ctx, [
+          "get",
+          "events",
+          "--field-selector",
+          "reason=FailedGetPodsMetric",
+          "-o",
+          "json",
+        ]);
+        const items = JSON.parse(got.stdout).items as { message: string; count?: number }[];
+        const failing = items.find((e) => e.message.includes("unable to fetch metrics"));
+        return failing && (failing.count ?? 1) >= 2 ? failing.message : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    assert.match(message, /Internal error occurred: unable to fetch metrics/);
+    const condition = await kubectl(ctx, [
+      "get",
+      "hpa",
+      "web",
+      "-o",
+      'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}',
+    ]);
+    assert.equal(condition.stdout, "FailedGetPodsMetric");
+    const replicas = await kubectl(ctx, [
+      "get",
+      "statefulset",
+      "web",
+      "-o",
+      "jsonpath={.spec.replicas}",
+    ]);
+    assert.equal(replicas.stdout, "3");
   });
 });
 
