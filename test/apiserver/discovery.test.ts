@@ -177,6 +177,7 @@ describe("legacy discovery", () => {
         "apps",
         "autoscaling",
         "coordination.k8s.io",
+        "apiextensions.k8s.io",
         "monitoring.coreos.com",
         "metrics.k8s.io",
         "custom.metrics.k8s.io",
@@ -434,6 +435,7 @@ describe("OpenAPI", () => {
     const paths = root.paths as Record<string, { serverRelativeURL: string }>;
     assert.deepEqual(Object.keys(paths).sort(), [
       "api/v1",
+      "apis/apiextensions.k8s.io/v1",
       "apis/apps/v1",
       "apis/autoscaling/v1",
       "apis/autoscaling/v2",

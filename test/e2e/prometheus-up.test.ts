@@ -184,6 +184,61 @@ spec:
     }
   });
 
+  test("the Prometheus Operator's CRDs apply; a kind Horizon does not serve gets a warning", async () => {
+    const crd = (plural: string, kind: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.monitoring.coreos.com
+  annotations: {operator.prometheus.io/version: 0.75.0}
+spec:
+  group: monitoring.coreos.com
+  names: {kind: ${kind}, listKind: ${kind}List, plural: ${plural}, singular: ${kind.toLowerCase()}, categories: [prometheus-operator]}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+    const monitors = await kubectl(ctx, ["apply", "--server-side", "-f", "-"], {
+      stdin: crd("servicemonitors", "ServiceMonitor"),
+    });
+    assert.equal(monitors.code, 0, monitors.stderr);
+    assert.match(
+      monitors.stdout,
+      /customresourcedefinition.apiextensions.k8s.io\/servicemonitors.monitoring.coreos.com serverside-applied/,
+    );
+    assert.equal(monitors.stderr, "");
+    const other = await kubectl(ctx, ["apply", "--server-side", "-f", "-"], {
+      stdin: crd("podmonitors", "PodMonitor"),
+    });
+    assert.equal(other.code, 0, other.stderr);
+    assert.match(
+      other.stderr,
+      /Warning: Horizon serves only its built-in kinds: podmonitors.monitoring.coreos.com is stored, its resources are not served/,
+    );
+    const listed = await kubectl(ctx, ["get", "crd"]);
+    assert.match(
+      listed.stdout,
+      /^NAME\s+CREATED AT\npodmonitors.monitoring.coreos.com\s+\S+\nservicemonitors.monitoring.coreos.com\s+/,
+    );
+    const misnamed = await kubectl(ctx, ["apply", "-f", "-"], {
+      stdin: crd("servicemonitors", "ServiceMonitor").replace(
+        "name: servicemonitors.monitoring.coreos.com",
+        "name: monitors.example.com",
+      ),
+    });
+    assert.notEqual(misnamed.code, 0);
+    assert.match(
+      misnamed.stderr,
+      /metadata\.name: Invalid value: "monitors\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
+    );
+  });
+
   test("a bad ServiceMonitor is a 422 naming the field; nothing is stored", async () => {
     const bad = SERVICE_MONITOR.replace("  - port: http\n", "  - port: 8080\n");
     const applied = await kubectl(ctx, ["apply", "-f", "-"], { stdin: bad });

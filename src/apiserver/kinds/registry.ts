@@ -1,5 +1,6 @@
 // Every served kind maps to its definition; the compiler checks that none is missing and that
 // each module defines the kind it is listed under. Discovery lists them in this order.
+import { customResourceDefinition } from "./customresourcedefinition.js";
 import { deployment } from "./deployment.js";
 import { event } from "./event.js";
 import { horizontalPodAutoscaler } from "./horizontalpodautoscaler.js";
@@ -26,6 +27,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   StatefulSet: statefulSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
   Lease: lease,
+  CustomResourceDefinition: customResourceDefinition,
   ServiceMonitor: serviceMonitor,
 };
 

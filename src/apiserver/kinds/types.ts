@@ -20,7 +20,8 @@ export type ServedKind =
   | "StatefulSet"
   | "HorizontalPodAutoscaler"
   | "Lease"
-  | "ServiceMonitor";
+  | "ServiceMonitor"
+  | "CustomResourceDefinition";
 
 export type Subresource = "status" | "scale";
 
