@@ -204,6 +204,17 @@ spec:
     assert.match(err, /duration/);
   });
 
+  it("a field error names the object and the field path as upstream writes it", async () => {
+    const { code, err } = await cli(example("cpu-step.yaml"), {
+      set: ["hpa:spec.maxReplicas=0"],
+    });
+    assert.equal(code, 2);
+    assert.match(
+      err,
+      /^error: \S+cpu-step\.yaml:\d+:\d+: document 2 \(HorizontalPodAutoscaler\/web\): spec\.maxReplicas: Invalid value: 0: /m,
+    );
+  });
+
   it("a bad --assert and a bad --output exit 2 before running", async () => {
     assert.equal((await cli(example("cpu-step.yaml"), { assert: ["flaps=0"] })).code, 2);
     const output = await cli(example("cpu-step.yaml"), { output: "yaml" });
