@@ -8,6 +8,7 @@ import { printDemo, runDemo } from "./demo.js";
 import { registerExplainCommand } from "./explain.js";
 import { registerLoadCommand } from "./load.js";
 import { type SimulateOptions, simulateCommand } from "./simulate.js";
+import { registerTuneCommand } from "./tune.js";
 import { registerUpCommand } from "./up.js";
 import { validateCommand } from "./validate.js";
 
@@ -117,6 +118,7 @@ registerAdapterCommand(program);
 registerControllerCommand(program);
 registerLoadCommand(program);
 registerExplainCommand(program);
+registerTuneCommand(program);
 
 // `horizon simulate ... -o json | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

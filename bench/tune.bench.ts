@@ -1,0 +1,99 @@
+// `npm run bench:tune`: `horizon tune` over a 24 h trace (one HPA on CPU, a diurnal load with
+// noise) and 200 candidates (scale-down window × minReplicas × scale-up Pods policy), with 1 and
+// with 2 jobs. Prints each wall time, candidates per second and the speed-up. Goals (issue #17):
+// ≤ 60 s with 2 jobs on a 2-core machine, speed-up ≥ 1.8×. Flags: --candidates=N (a smaller
+// grid, same shape), --jobs=1,2.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseObjective } from "../src/sim/tune/objective.js";
+import { parseSearchSpace } from "../src/sim/tune/space.js";
+import { tune } from "../src/sim/tune/tuner.js";
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const candidates = Number(arg("candidates") ?? 200);
+const jobList = (arg("jobs") ?? "1,2").split(",").map(Number);
+
+const SCENARIO = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: example/web:1
+          resources: {requests: {cpu: 200m}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 30
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+  behavior:
+    scaleUp:
+      policies: [{type: Pods, value: 4, periodSeconds: 60}]
+---
+apiVersion: horizon.dev/v1alpha1
+kind: Scenario
+metadata: {name: bench-tune-24h}
+spec:
+  duration: 24h
+  seed: 3
+  workloads:
+    - target: Deployment/web
+      usage: {cpu: {base: 10m, perRps: 2m}, capacityRps: 100}
+      traffic:
+        - {type: diurnal, base: 900, amplitude: 600, phase: 2h}
+`;
+
+// 10 windows × 4 floors × 5 policy values = 200; fewer candidates shrink the windows first.
+const windows = Math.max(1, Math.round(candidates / 20));
+const SPACE = `spec.behavior.scaleDown.stabilizationWindowSeconds: 0..${(windows - 1) * 60}/60
+spec.minReplicas: 1..4
+spec.behavior.scaleUp.policies[0].value: 2..10/2
+`;
+
+const dir = mkdtempSync(join(tmpdir(), "horizon-bench-tune-"));
+const file = join(dir, "scenario.yaml");
+writeFileSync(file, SCENARIO);
+const space = parseSearchSpace(SPACE, "bench");
+const objective = parseObjective("podHours", "minimize");
+if (!space.ok || !objective.ok) throw new Error("bench inputs do not parse");
+
+const seconds: Record<number, number> = {};
+let reference: string | null = null;
+for (const jobs of jobList) {
+  const started = performance.now();
+  const result = await tune({
+    base: { text: SCENARIO, file, baseDir: dir, sets: [] },
+    entries: space.entries,
+    objective: objective.objective,
+    constraints: [],
+    strategy: "grid",
+    budget: candidates,
+    searchSeed: 1,
+    jobs,
+  });
+  const s = (performance.now() - started) / 1000;
+  seconds[jobs] = s;
+  const ranking = JSON.stringify(result.rows.map((r) => [r.id, r.objective]));
+  if (reference !== null && ranking !== reference)
+    throw new Error(`jobs=${jobs} ranked differently`);
+  reference = ranking;
+  console.log(
+    `jobs=${jobs}: ${result.runs} simulations of 24 h in ${s.toFixed(1)} s (${(result.runs / s).toFixed(2)}/s); best ${result.rows[0]?.sets.join(" ")}`,
+  );
+}
+if (seconds[1] !== undefined && seconds[2] !== undefined)
+  console.log(
+    `speed-up 1 → 2 jobs: ${(seconds[1] / seconds[2]).toFixed(2)}× (goal ≥ 1.8×); 2 jobs ${seconds[2].toFixed(1)} s (goal ≤ 60 s)`,
+  );

@@ -1,0 +1,411 @@
+// `horizon tune`: which HPA settings meet the constraints at the best objective on this scenario's
+// traffic. Exit codes: 0 a candidate meets every constraint, 1 none does, 2 bad input (reported
+// before anything runs).
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { formatDuration, parseDuration } from "../core/duration.js";
+import { formatNumber } from "../explain/format.js";
+import { type Assertion, parseAssertion } from "../sim/assertions.js";
+import { formatScenarioError, parseScenario } from "../sim/scenario.js";
+import type { TuneBase } from "../sim/tune/evaluate.js";
+import {
+  type Objective,
+  objectiveProblem,
+  parseObjective,
+  runMeasure,
+} from "../sim/tune/objective.js";
+import { patchYaml, winningPatch } from "../sim/tune/patch.js";
+import { tuneReportHtml } from "../sim/tune/report.js";
+import { parseSearchSpace, type SearchEntry, setExpression } from "../sim/tune/space.js";
+import {
+  type Row,
+  type Strategy,
+  type TuneResult,
+  tune,
+  UPSTREAM_DEFAULT_BEHAVIOR,
+} from "../sim/tune/tuner.js";
+
+export interface TuneCommandOptions {
+  search: string[];
+  minimize?: string;
+  maximize?: string;
+  constraint: string[];
+  strategy: string;
+  budget: string;
+  searchSeed: string;
+  jobs?: string;
+  set: string[];
+  duration?: string;
+  seed?: string;
+  output: string;
+  report?: string;
+  patch?: string;
+  top: string;
+  quiet?: boolean;
+}
+
+export interface TuneIO {
+  out: (text: string) => void;
+  err: (line: string) => void;
+  /** Whether stderr is a terminal (a redrawn progress line vs. one line every 10%). */
+  interactive: boolean;
+  now?: () => number;
+}
+
+const STRATEGIES = ["auto", "grid", "random", "halving"] as const;
+
+function positiveInt(flag: string, text: string): number | string {
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    return `${flag}: expected a positive integer, got "${text}"`;
+  return Number(text);
+}
+
+/** Reads a --search value: a file when one exists at that path, else the YAML text itself. */
+function readSpace(spec: string): { text: string; source: string } {
+  if (existsSync(spec) && statSync(spec).isFile())
+    return { text: readFileSync(spec, "utf8"), source: spec };
+  return { text: spec, source: "--search" };
+}
+
+interface Prepared {
+  base: TuneBase;
+  entries: SearchEntry[];
+  objective: Objective;
+  constraints: Assertion[];
+  strategy: Strategy | "auto";
+  budget: number;
+  searchSeed: number;
+  jobs: number;
+  top: number;
+}
+
+/** Everything checked before the first run; the errors name the flag or search entry at fault. */
+function prepare(
+  file: string,
+  options: TuneCommandOptions,
+): { ok: true; value: Prepared } | { ok: false; errors: string[] } {
+  const errors: string[] = [];
+  if (options.output !== "table" && options.output !== "json")
+    errors.push(`--output: expected table or json, got "${options.output}"`);
+  if (!(STRATEGIES as readonly string[]).includes(options.strategy))
+    errors.push(`--strategy: expected one of ${STRATEGIES.join(", ")}, got "${options.strategy}"`);
+  const budget = positiveInt("--budget", options.budget);
+  const top = positiveInt("--top", options.top);
+  const jobs =
+    options.jobs === undefined ? availableParallelism() : positiveInt("--jobs", options.jobs);
+  const searchSeed = /^\d+$/.test(options.searchSeed)
+    ? Number(options.searchSeed)
+    : `--search-seed: expected a non-negative integer, got "${options.searchSeed}"`;
+  for (const v of [budget, top, jobs, searchSeed]) if (typeof v === "string") errors.push(v);
+  if (options.minimize !== undefined && options.maximize !== undefined)
+    errors.push("--minimize and --maximize: give one objective");
+  const objectiveParsed =
+    options.maximize !== undefined
+      ? parseObjective(options.maximize, "maximize")
+      : parseObjective(options.minimize ?? "podHours", "minimize");
+  if (!objectiveParsed.ok) errors.push(objectiveParsed.error);
+  const constraints: Assertion[] = [];
+  for (const expr of options.constraint) {
+    const parsed = parseAssertion(expr);
+    if (parsed.ok) constraints.push(parsed.assertion);
+    else errors.push(`--constraint ${parsed.error}`);
+  }
+  let seed: number | undefined;
+  if (options.seed !== undefined) {
+    if (/^\d+$/.test(options.seed)) seed = Number(options.seed);
+    else errors.push(`--seed: expected a non-negative integer, got "${options.seed}"`);
+  }
+  let durationMs: number | undefined;
+  if (options.duration !== undefined) {
+    const parsed = parseDuration(options.duration);
+    if (parsed.ok && parsed.ms > 0) durationMs = parsed.ms;
+    else errors.push(`--duration: ${parsed.ok ? "must be positive" : parsed.error}`);
+  }
+  if (options.search.length === 0)
+    errors.push("--search: give the search space, e.g. --search 'spec.minReplicas: 1..4'");
+  const entries: SearchEntry[] = [];
+  for (const spec of options.search) {
+    const { text, source } = readSpace(spec);
+    const space = parseSearchSpace(text, source);
+    if (space.ok) entries.push(...space.entries);
+    else errors.push(...space.errors);
+  }
+  let text: string;
+  try {
+    text = readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (error) {
+    return {
+      ok: false,
+      errors: [...errors, `${file}: cannot read the scenario: ${(error as Error).message}`],
+    };
+  }
+  const base: TuneBase = {
+    text,
+    file,
+    baseDir: file === "-" ? process.cwd() : dirname(resolve(file)),
+    sets: options.set,
+    ...(seed === undefined ? {} : { seed }),
+    ...(durationMs === undefined ? {} : { durationMs }),
+  };
+  const loaded = parseScenario(text, { file, baseDir: base.baseDir, sets: options.set });
+  if (!loaded.ok)
+    return { ok: false, errors: [...errors, ...loaded.errors.map(formatScenarioError)] };
+  const hpas = loaded.scenario.objects
+    .filter((o) => o.kind === "HorizontalPodAutoscaler")
+    .map((o) => `${o.metadata.namespace ?? "default"}/${o.metadata.name}`);
+  if (objectiveParsed.ok) {
+    const problem = objectiveProblem(objectiveParsed.objective, hpas);
+    if (problem) errors.push(problem);
+  }
+  // Each value alone, validated as the same edit of the file would be.
+  for (const entry of entries) {
+    for (const value of entry.values) {
+      const one = parseScenario(text, {
+        file,
+        baseDir: base.baseDir,
+        sets: [...options.set, setExpression(entry, value)],
+      });
+      if (!one.ok) {
+        const why = one.errors
+          .map((e) => e.message.replace(/ \(set by --set [^)]*\)$/, ""))
+          .join("; ");
+        errors.push(`search entry "${entry.key}": value ${JSON.stringify(value)}: ${why}`);
+      }
+    }
+  }
+  if (errors.length > 0 || !objectiveParsed.ok) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      base,
+      entries,
+      objective: objectiveParsed.objective,
+      constraints,
+      strategy: options.strategy as Strategy | "auto",
+      budget: budget as number,
+      searchSeed: searchSeed as number,
+      jobs: jobs as number,
+      top: top as number,
+    },
+  };
+}
+
+function progressLine(io: TuneIO, quiet: boolean, jobs: number) {
+  const now = io.now ?? Date.now;
+  const started = now();
+  let lastTenth = -1;
+  let shown = false;
+  return {
+    update(done: number, total: number) {
+      if (quiet || total === 0) return;
+      const elapsed = now() - started;
+      const eta = done > 0 ? (elapsed / done) * (total - done) : null;
+      const text = `tune: ${done}/${total} runs on ${jobs} job${jobs === 1 ? "" : "s"}, ${formatDuration(Math.round(elapsed / 1000) * 1000)} elapsed${eta === null ? "" : `, ETA ${formatDuration(Math.ceil(eta / 1000) * 1000)}`}`;
+      if (io.interactive) {
+        process.stderr.write(`\r${text}\u001b[K`);
+        shown = true;
+      } else if (Math.floor((done / total) * 10) > lastTenth) {
+        lastTenth = Math.floor((done / total) * 10);
+        io.err(text);
+      }
+    },
+    done() {
+      if (shown) process.stderr.write("\n");
+    },
+  };
+}
+
+/** What a reference row has for a searched field: upstream's default, or the file's value. */
+function referenceValue(row: Row, entry: SearchEntry): string {
+  return row.label === UPSTREAM_DEFAULT_BEHAVIOR && entry.path[1] === "behavior"
+    ? "(default)"
+    : "(as written)";
+}
+
+function cell(value: unknown): string {
+  if (typeof value === "number") return formatNumber(value);
+  if (value === null || value === undefined) return "-";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function table(result: TuneResult, prepared: Prepared): string {
+  const { entries, objective, constraints } = prepared;
+  const measures = [
+    objective.measure,
+    ...new Set(["unmetDemandPodSeconds", "podHours", ...constraints.map((c) => c.measure)]),
+  ].filter((m, i, all) => all.indexOf(m) === i);
+  const header = [
+    "RANK",
+    ...entries.map((e) => e.key),
+    ...measures.map((m) =>
+      m === objective.measure ? `${m} (${objective.direction === "minimize" ? "min" : "max"})` : m,
+    ),
+    "MEETS",
+    "PARETO",
+  ];
+  const line = (row: Row, rank: string) => [
+    rank,
+    ...(row.values ?? entries.map((e) => referenceValue(row, e))).map(cell),
+    ...measures.map((m) => (row.summary ? cell(measureValue(row, m, objective)) : "-")),
+    row.ok ? (row.feasible ? "yes" : `no (${row.violated.join(", ")})`) : `error: ${row.error}`,
+    row.pareto ? "*" : "",
+  ];
+  const body = result.rows
+    .filter((r) => r.ok)
+    .slice(0, prepared.top)
+    .map((r) => line(r, String(r.rank)));
+  const refs = result.references.map((r) => line(r, r.label));
+  const rows = [header, ...body, ...refs];
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const render = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  const out = [render(header), ...body.map(render)];
+  if (refs.length > 0) out.push("", ...refs.map(render));
+  const failed = result.rows.filter((r) => !r.ok);
+  if (failed.length > 0)
+    out.push("", `${failed.length} candidate(s) did not load, e.g. ${failed[0]!.error}`);
+  return `${out.join("\n")}\n`;
+}
+
+function measureValue(row: Row, measure: string, objective: Objective): number | null {
+  if (measure === objective.measure) return row.objective;
+  return row.summary ? runMeasure(row.summary, measure) : null;
+}
+
+function jsonRow(row: Row, entries: readonly SearchEntry[]) {
+  return {
+    rank: row.rank,
+    label: row.label,
+    values:
+      row.values === null
+        ? null
+        : Object.fromEntries(entries.map((e, i) => [e.key, row.values![i]])),
+    sets: row.sets,
+    ok: row.ok,
+    ...(row.error ? { error: row.error } : {}),
+    objective: row.objective,
+    feasible: row.feasible,
+    violated: row.violated,
+    unmetDemandPodSeconds: row.unmetDemandPodSeconds,
+    pareto: row.pareto,
+    hpas:
+      row.summary?.hpas.map(
+        ({ actions: _a, loadSteps: _l, timeToMeetDemandSeconds: _t, ...measures }) => measures,
+      ) ?? [],
+  };
+}
+
+export async function tuneCommand(
+  file: string,
+  options: TuneCommandOptions,
+  io: TuneIO,
+): Promise<number> {
+  const prepared = prepare(file, options);
+  if (!prepared.ok) {
+    for (const e of prepared.errors) io.err(`error: ${e}`);
+    return 2;
+  }
+  const p = prepared.value;
+  const progress = progressLine(io, options.quiet ?? false, p.jobs);
+  const result = await tune({ ...p, progress: (done, total) => progress.update(done, total) });
+  progress.done();
+  const best = result.rows.find((r) => r.ok && r.feasible) ?? null;
+  const patch = best ? winningPatch(p.base, p.entries, best.sets) : null;
+  if (options.output === "json") {
+    io.out(
+      `${JSON.stringify(
+        {
+          strategy: result.strategy,
+          spaceSize: result.spaceSize,
+          runs: result.runs,
+          objective: {
+            measure: p.objective.measure,
+            hpa: p.objective.hpa,
+            direction: p.objective.direction,
+          },
+          constraints: p.constraints.map((c) => c.text),
+          best: best
+            ? {
+                ...jsonRow(best, p.entries),
+                patch: patch ? patchYaml(patch) : null,
+                controllerFlags: patch?.controllerFlags ?? [],
+              }
+            : null,
+          rows: result.rows.map((r) => jsonRow(r, p.entries)),
+          references: result.references.map((r) => jsonRow(r, p.entries)),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } else {
+    io.out(table(result, p));
+    if (best && patch) {
+      io.out(`\nBest (rank 1): ${best.sets.join(" ")}\n`);
+      if (patch.hpaPatches.length > 0) io.out(`\n${patchYaml(patch)}`);
+      if (patch.controllerFlags.length > 0)
+        io.out(`\nkube-controller-manager flags: ${patch.controllerFlags.join(" ")}\n`);
+    } else io.out("\nNo candidate meets every constraint.\n");
+    io.err(
+      `Ran ${result.runs} simulations (${result.strategy} search over ${result.spaceSize} combinations, ${p.jobs} job${p.jobs === 1 ? "" : "s"}).`,
+    );
+  }
+  if (options.patch && patch) {
+    writeFileSync(options.patch, patchYaml(patch));
+    io.err(`Patch written to ${options.patch}`);
+  }
+  if (options.report) {
+    writeFileSync(options.report, tuneReportHtml(result, p.entries, p.objective, file));
+    io.err(`Report written to ${options.report}`);
+  }
+  return best ? 0 : 1;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerTuneCommand(program: Command): void {
+  program
+    .command("tune")
+    .description(
+      "Run a scenario once per candidate HPA setting and rank them: the best objective that meets the constraints",
+    )
+    .argument("<file>", "scenario YAML file, or - for standard input")
+    .option(
+      "--search <spec>",
+      "search space: a YAML file or inline YAML of FIELD: VALUES, e.g. 'spec.minReplicas: 1..4' (repeatable)",
+      collect,
+      [],
+    )
+    .option("--minimize <measure>", "the measure to minimize (default podHours)")
+    .option("--maximize <measure>", "the measure to maximize, e.g. meanUtilization")
+    .option(
+      "--constraint <expr>",
+      "a condition the winner must meet, e.g. 'unmetDemandSeconds<=60' (repeatable)",
+      collect,
+      [],
+    )
+    .option("--strategy <name>", "auto, grid, random or halving", "auto")
+    .option("--budget <n>", "full-length simulations to spend when the space is larger", "200")
+    .option("--search-seed <n>", "seed of the random and halving searches", "1")
+    .option("-j, --jobs <n>", "simulations in parallel (default: the number of cores)")
+    .option("--set <path=value>", "change a field of every candidate (repeatable)", collect, [])
+    .option("--duration <duration>", "virtual time to simulate (overrides the scenario)")
+    .option("--seed <n>", "random seed of the scenario (overrides the scenario)")
+    .option("-o, --output <format>", "table or json", "table")
+    .option("--top <n>", "candidates to print in the table", "10")
+    .option("--patch <file.yaml>", "write the best setting as a merge patch for kubectl patch")
+    .option("--report <file.html>", "write an HTML report with the Pareto front")
+    .option("-q, --quiet", "no progress on stderr")
+    .action(async (file: string, options: TuneCommandOptions) => {
+      process.exitCode = await tuneCommand(file, options, {
+        out: (text) => process.stdout.write(text),
+        err: (line) => console.error(line),
+        interactive: Boolean(process.stderr.isTTY),
+      });
+    });
+}

@@ -1,0 +1,84 @@
+// `horizon tune`'s worker pool: N worker threads (`--jobs`), each running one candidate at a
+// time. With one job the candidates run in-process (no thread to start).
+import { Worker } from "node:worker_threads";
+import { evaluateTask, type TaskOutcome, type TuneBase, type TuneTask } from "./evaluate.js";
+
+type Pending = {
+  task: TuneTask;
+  resolve: (outcome: TaskOutcome) => void;
+  reject: (error: Error) => void;
+};
+
+/** The worker module: compiled next to this file, or the TypeScript source run through tsx. */
+function startWorker(base: TuneBase): Worker {
+  const fromSource = import.meta.url.endsWith(".ts");
+  const url = new URL(fromSource ? "./worker.ts" : "./worker.js", import.meta.url);
+  if (!fromSource) return new Worker(url, { workerData: base });
+  // Node 20 does not pass tsx's loader to worker threads: register it in the worker first.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(boot, { eval: true, workerData: base });
+}
+
+export class TunePool {
+  readonly #base: TuneBase;
+  readonly #idle: Worker[] = [];
+  readonly #all: Worker[] = [];
+  readonly #queue: Pending[] = [];
+  readonly #running = new Map<Worker, Pending>();
+
+  constructor(
+    base: TuneBase,
+    readonly jobs: number,
+  ) {
+    this.#base = base;
+    if (jobs > 1) {
+      for (let i = 0; i < jobs; i++) {
+        const worker = startWorker(base);
+        worker.on("message", (outcome: TaskOutcome) => this.#done(worker, outcome));
+        worker.on("error", (error) => this.#failed(worker, error));
+        this.#all.push(worker);
+        this.#idle.push(worker);
+      }
+    }
+  }
+
+  run(task: TuneTask): Promise<TaskOutcome> {
+    if (this.jobs <= 1) return evaluateTask(this.#base, task);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ task, resolve, reject });
+      this.#next();
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#all.map((w) => w.terminate()));
+  }
+
+  #next(): void {
+    while (this.#idle.length > 0 && this.#queue.length > 0) {
+      const worker = this.#idle.pop()!;
+      const pending = this.#queue.shift()!;
+      this.#running.set(worker, pending);
+      worker.postMessage(pending.task);
+    }
+  }
+
+  #done(worker: Worker, outcome: TaskOutcome): void {
+    const pending = this.#running.get(worker);
+    this.#running.delete(worker);
+    this.#idle.push(worker);
+    pending?.resolve(outcome);
+    this.#next();
+  }
+
+  #failed(worker: Worker, error: Error): void {
+    const pending = this.#running.get(worker);
+    this.#running.delete(worker);
+    pending?.reject(error);
+    // A crashed worker is not reused; what is queued fails rather than waiting forever.
+    if (this.#idle.length === 0 && this.#running.size === 0) {
+      for (const p of this.#queue.splice(0)) p.reject(error);
+    }
+  }
+}

@@ -1,0 +1,311 @@
+// `horizon tune`: the search space's syntax and checks (tables), and whole searches over an
+// example scenario — ranked by the objective under the constraints, the same whatever --jobs,
+// and a winning patch that, applied to the manifest, reproduces the winner's result.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { parseAllDocuments, parse as parseYaml, stringify } from "yaml";
+import { mergePatch } from "../../src/api/patch/merge-patch.js";
+import { simulateCommand } from "../../src/cli/simulate.js";
+import { type TuneCommandOptions, tuneCommand } from "../../src/cli/tune.js";
+import { expandRange, gridPoint, parseSearchSpace, spaceSize } from "../../src/sim/tune/space.js";
+
+const example = (name: string) => join(import.meta.dirname, "../../examples", name);
+const scratch = mkdtempSync(join(tmpdir(), "horizon-tune-"));
+
+describe("ranges", () => {
+  const cases: { text: string; want: number[] | RegExp }[] = [
+    { text: "1..4", want: [1, 2, 3, 4] },
+    { text: "3..3", want: [3] },
+    { text: "0..600/300", want: [0, 300, 600] },
+    { text: "0..0.3/0.1", want: [0, 0.1, 0.2, 0.3] },
+    { text: "-2..0", want: [-2, -1, 0] },
+    { text: "4..1", want: /is empty/ },
+    { text: "1.5..3", want: /of integers/ },
+    { text: "0..10/0", want: /step must be positive/ },
+    { text: "a..b", want: /not a range/ },
+    { text: "0..100000", want: /at most 10000/ },
+  ];
+  for (const c of cases) {
+    it(c.text, () => {
+      const got = expandRange(c.text);
+      if (Array.isArray(c.want)) assert.deepEqual(got, { ok: true, values: c.want });
+      else assert.ok(!got.ok && c.want.test(got.error), JSON.stringify(got));
+    });
+  }
+});
+
+describe("the search space", () => {
+  it("reads fields, documents, lists, ranges and single values; the grid varies the last entry fastest", () => {
+    const space = parseSearchSpace(
+      `hpa/web:spec.behavior.scaleDown.stabilizationWindowSeconds: [0, 300]
+spec.minReplicas: 1..3
+scenario:spec.controller.horizontal-pod-autoscaler-tolerance: 0.05
+`,
+      "space.yaml",
+    );
+    assert.ok(space.ok, JSON.stringify(space));
+    assert.deepEqual(
+      space.entries.map((e) => [e.target, e.kind, e.path.join("."), e.values]),
+      [
+        [
+          "hpa/web",
+          "HorizontalPodAutoscaler",
+          "spec.behavior.scaleDown.stabilizationWindowSeconds",
+          [0, 300],
+        ],
+        ["hpa", "HorizontalPodAutoscaler", "spec.minReplicas", [1, 2, 3]],
+        ["scenario", "Scenario", "spec.controller.horizontal-pod-autoscaler-tolerance", [0.05]],
+      ],
+    );
+    assert.equal(spaceSize(space.entries), 6);
+    assert.deepEqual(gridPoint(space.entries, 0), [0, 0, 0]);
+    assert.deepEqual(gridPoint(space.entries, 1), [0, 1, 0]);
+    assert.deepEqual(gridPoint(space.entries, 5), [1, 2, 0]);
+  });
+
+  const bad: { name: string; text: string; error: RegExp }[] = [
+    {
+      name: "not an HPA field",
+      text: "spec.replicas: [1]",
+      error: /search entry "spec\.replicas": spec\.replicas is not a field/,
+    },
+    {
+      name: "a misspelt behavior field",
+      text: "spec.behavior.scaleDown.window: [1]",
+      error: /search entry "spec\.behavior\.scaleDown\.window"/,
+    },
+    {
+      name: "another kind",
+      text: "deploy:spec.replicas: [1]",
+      error: /search entry "deploy:spec\.replicas": only HPA fields/,
+    },
+    {
+      name: "an empty list",
+      text: "spec.minReplicas: []",
+      error: /search entry "spec\.minReplicas": no values/,
+    },
+    {
+      name: "an empty range",
+      text: "spec.maxReplicas: 9..2",
+      error: /search entry "spec\.maxReplicas": "9\.\.2" is empty/,
+    },
+    { name: "not a mapping", text: "- spec.minReplicas", error: /space\.yaml: expected a mapping/ },
+  ];
+  for (const c of bad) {
+    it(`refuses ${c.name}, naming the entry`, () => {
+      const space = parseSearchSpace(c.text, "space.yaml");
+      assert.ok(!space.ok);
+      assert.match(space.errors.join("\n"), c.error);
+    });
+  }
+});
+
+async function cli(file: string, options: Partial<TuneCommandOptions>) {
+  let out = "";
+  const err: string[] = [];
+  const code = await tuneCommand(
+    file,
+    {
+      search: [],
+      constraint: [],
+      strategy: "auto",
+      budget: "200",
+      searchSeed: "1",
+      jobs: "1",
+      set: [],
+      output: "json",
+      top: "10",
+      quiet: true,
+      ...options,
+    },
+    {
+      out: (text) => {
+        out += text;
+      },
+      err: (line) => err.push(line),
+      interactive: false,
+    },
+  );
+  return {
+    code,
+    out,
+    err: err.join("\n"),
+    json: options.output === "table" ? null : out ? JSON.parse(out) : null,
+  };
+}
+
+const SPACE =
+  "{spec.behavior.scaleDown.stabilizationWindowSeconds: [0, 60, 120], spec.minReplicas: [8, 10]}";
+
+describe("horizon tune over the scale-down policies example", () => {
+  const file = example("scale-down-policies.yaml");
+
+  it("ranks the feasible candidates by the objective; the same with 1 and 2 jobs", async () => {
+    const one = await cli(file, { search: [SPACE], duration: "12m", jobs: "1" });
+    const two = await cli(file, { search: [SPACE], duration: "12m", jobs: "2" });
+    assert.equal(one.code, 0, one.err);
+    assert.equal(one.json.strategy, "grid");
+    assert.equal(one.json.rows.length, 6);
+    assert.deepEqual(two.json, one.json);
+    const objectives = one.json.rows.map((r: { objective: number }) => r.objective);
+    assert.deepEqual(
+      objectives,
+      [...objectives].sort((a, b) => a - b),
+    );
+    assert.deepEqual(
+      one.json.rows.map((r: { rank: number }) => r.rank),
+      [1, 2, 3, 4, 5, 6],
+    );
+    // A shorter window and a lower floor cost fewer pod-hours here.
+    assert.deepEqual(one.json.best.values, {
+      "spec.behavior.scaleDown.stabilizationWindowSeconds": 0,
+      "spec.minReplicas": 8,
+    });
+    assert.deepEqual(
+      one.json.references.map((r: { label: string }) => r.label),
+      ["as written", "upstream default behavior"],
+    );
+  });
+
+  it("the reference row is the file as written: its pod-hours are simulate's", async () => {
+    const tuned = await cli(file, { search: ["spec.minReplicas: [10]"], duration: "12m" });
+    let out = "";
+    await simulateCommand(
+      file,
+      { set: [], compareSet: [], assert: [], output: "json", quiet: true, duration: "12m" },
+      {
+        out: (chunk) => {
+          out += chunk;
+          return undefined;
+        },
+        err: () => {},
+        interactive: false,
+      },
+    );
+    const summary = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((r) => r.type === "summary");
+    assert.equal(tuned.json.references[0].objective, summary.hpas[0].podHours);
+  });
+
+  it("the winning patch, merged into the manifest, reproduces the winner's objective", async () => {
+    const tuned = await cli(file, { search: [SPACE], duration: "12m" });
+    const patch = parseYaml(tuned.json.best.patch);
+    assert.equal(patch.kind, "HorizontalPodAutoscaler");
+    const docs = parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS());
+    const patched = docs.map((d) =>
+      d.kind === "HorizontalPodAutoscaler" ? mergePatch(d, patch) : d,
+    );
+    const patchedFile = join(scratch, "patched.yaml");
+    writeFileSync(patchedFile, patched.map((d) => stringify(d)).join("---\n"));
+    const again = await cli(patchedFile, { search: ["spec.maxReplicas: [100]"], duration: "12m" });
+    assert.equal(again.json.references[0].objective, tuned.json.best.objective);
+  });
+
+  it("constraints rule candidates out; none left → exit 1", async () => {
+    const tight = await cli(file, { search: [SPACE], duration: "12m", constraint: ["podHours<0"] });
+    assert.equal(tight.code, 1);
+    assert.equal(tight.json.best, null);
+    assert.ok(
+      tight.json.rows.every(
+        (r: { feasible: boolean; violated: string[] }) =>
+          !r.feasible && r.violated[0] === "podHours<0",
+      ),
+    );
+  });
+
+  it("random and halving searches are deterministic for a seed, whatever --jobs", async () => {
+    const space =
+      "{spec.behavior.scaleDown.stabilizationWindowSeconds: 0..300/60, spec.minReplicas: 8..10}";
+    const random = await cli(file, { search: [space], duration: "12m", budget: "4", jobs: "2" });
+    assert.equal(random.json.strategy, "random");
+    assert.equal(random.json.rows.length, 4);
+    const again = await cli(file, { search: [space], duration: "12m", budget: "4", jobs: "1" });
+    assert.deepEqual(again.json, random.json);
+    const halving = await cli(file, {
+      search: [space],
+      duration: "12m",
+      budget: "4",
+      strategy: "halving",
+      jobs: "2",
+    });
+    const halving1 = await cli(file, {
+      search: [space],
+      duration: "12m",
+      budget: "4",
+      strategy: "halving",
+      jobs: "1",
+    });
+    assert.equal(halving.json.strategy, "halving");
+    // 8 sampled, halved three times: 1 survivor runs the whole trace (8 + 4 + 2 + 1 + 2 references).
+    assert.equal(halving.json.rows.length, 1);
+    assert.equal(halving.json.runs, 17);
+    assert.deepEqual(halving1.json, halving.json);
+  });
+
+  it("the table names the winner and prints its patch; the report holds the Pareto chart", async () => {
+    const report = join(scratch, "tune.html");
+    const { code, out } = await cli(file, {
+      search: [SPACE],
+      duration: "12m",
+      output: "table",
+      report,
+    });
+    assert.equal(code, 0);
+    assert.match(
+      out,
+      /^RANK\s+spec\.behavior\.scaleDown\.stabilizationWindowSeconds\s+spec\.minReplicas\s+podHours \(min\)/,
+    );
+    assert.match(out, /^upstream default behavior\s+\(default\)\s+\(as written\)/m);
+    assert.match(out, /kubectl patch hpa web -n default --type merge/);
+    const html = readFileSync(report, "utf8");
+    assert.match(html, /<svg [^>]*aria-label="Pareto front of podHours against unmet demand"/);
+    assert.match(html, /class="best"/);
+  });
+});
+
+describe("bad input is reported before anything runs", () => {
+  const file = example("cpu-step.yaml");
+  const cases: { name: string; options: Partial<TuneCommandOptions>; error: RegExp }[] = [
+    {
+      name: "a value the API server would refuse",
+      options: { search: ["spec.minReplicas: 0..2"] },
+      error:
+        /search entry "spec\.minReplicas": value 0: Invalid value: 0: must be greater than or equal to 1/,
+    },
+    {
+      name: "an unknown objective",
+      options: { search: ["spec.minReplicas: [1]"], minimize: "cost" },
+      error: /--minimize cost: unknown measure "cost"/,
+    },
+    {
+      name: "a bad constraint",
+      options: { search: ["spec.minReplicas: [1]"], constraint: ["flaps=0"] },
+      error: /--constraint assertion "flaps=0"/,
+    },
+    { name: "no search space", options: {}, error: /--search: give the search space/ },
+    {
+      name: "a bad --jobs",
+      options: { search: ["spec.minReplicas: [1]"], jobs: "0" },
+      error: /--jobs: expected a positive integer/,
+    },
+    {
+      name: "not an HPA field",
+      options: { search: ["spec.foo: [1]"] },
+      error: /search entry "spec\.foo"/,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { code, err, out } = await cli(file, c.options);
+      assert.equal(code, 2);
+      assert.match(err, c.error);
+      assert.equal(out, "");
+    });
+  }
+});
