@@ -76,10 +76,14 @@ export type Calculation =
     }
   | { ok: false; error: string };
 
+/** Samples aligned with a pod list: the sample of pods[i], or undefined when it has none. */
+export type AlignedSamples = (PodSample | undefined)[];
+
 /**
  * Sorts pods into ready / unready / missing / ignored. Readiness timing only matters for cpu:
  * a young pod's sample must postdate its readiness transition by one window, and an older
- * pod is unready only if it never became ready.
+ * pod is unready only if it never became ready. `ready`, when given, receives the sample of
+ * each ready pod at its index (one lookup per pod serves the whole calculation).
  */
 export function groupPods(
   pods: readonly PodView[],
@@ -87,10 +91,12 @@ export function groupPods(
   resource: string,
   settings: ReadinessSettings,
   now: number,
+  ready?: AlignedSamples,
 ): PodGroups {
   // Most syncs find no unready, missing or ignored pod: share one empty list until one is found.
   const groups: PodGroups = { readyPodCount: 0, unready: NONE, missing: NONE, ignored: NONE };
-  for (const pod of pods) {
+  for (let i = 0; i < pods.length; i++) {
+    const pod = pods[i]!;
     if (pod.deleting || pod.phase === "Failed") {
       groups.ignored = append(groups.ignored, pod.name);
       continue;
@@ -122,6 +128,7 @@ export function groupPods(
       }
     }
     groups.readyPodCount++;
+    if (ready) ready[i] = sample;
   }
   return groups;
 }
@@ -220,16 +227,15 @@ interface UtilizationRatio {
  * ratio is taken from that truncated integer, as upstream does.
  */
 export function resourceUtilizationRatio(
-  samples: PodSamples,
-  pods: readonly PodView[],
+  samples: AlignedSamples,
   requests: readonly number[],
   targetUtilization: number,
 ): { ok: true; value: UtilizationRatio } | { ok: false; error: string } {
   let usageTotal = 0;
   let requestTotal = 0;
   let entries = 0;
-  for (let i = 0; i < pods.length; i++) {
-    const sample = samples.get(pods[i]!.name);
+  for (let i = 0; i < requests.length; i++) {
+    const sample = samples[i];
     if (sample === undefined) continue;
     usageTotal += sample.value;
     requestTotal += requests[i]!;
@@ -245,8 +251,8 @@ export function resourceUtilizationRatio(
     // Beyond 2^53 the float sums above are inexact; redo them in integers.
     let usage = 0n;
     let total = 0n;
-    for (let i = 0; i < pods.length; i++) {
-      const sample = samples.get(pods[i]!.name);
+    for (let i = 0; i < requests.length; i++) {
+      const sample = samples[i];
       if (sample === undefined) continue;
       usage += BigInt(sample.value);
       total += BigInt(requests[i]!);
@@ -289,13 +295,23 @@ export interface PodMetricInput {
 interface GroupedSamples {
   groups: PodGroups;
   samples: PodSamples;
+  /** The samples of the ready pods, aligned with the input's pods. */
+  ready: AlignedSamples;
 }
 
 function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string } {
   if (input.pods.length === 0) {
     return { error: "no pods returned by selector while calculating replica count" };
   }
-  const groups = groupPods(input.pods, input.samples, input.resource, input.readiness, input.now);
+  const ready: AlignedSamples = new Array(input.pods.length);
+  const groups = groupPods(
+    input.pods,
+    input.samples,
+    input.resource,
+    input.readiness,
+    input.now,
+    ready,
+  );
   // The caller's samples are only copied when something must be removed or filled in.
   let samples = input.samples;
   if (groups.ignored.length > 0 || groups.unready.length > 0) {
@@ -306,7 +322,7 @@ function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string
   if (samples.size === 0) {
     return { error: "did not receive metrics for targeted pods (pods might be unready)" };
   }
-  return { groups, samples };
+  return { groups, samples, ready };
 }
 
 function baseTrace(input: PodMetricInput, groups: PodGroups, usageRatio: number): CalculationTrace {
@@ -388,12 +404,7 @@ export function resourceUtilizationReplicas(
   const requestsResult = input.requests();
   if (!requestsResult.ok) return requestsResult;
   const requests = requestsResult.requests;
-  const first = resourceUtilizationRatio(
-    grouped.samples,
-    input.pods,
-    requests,
-    input.targetUtilization,
-  );
+  const first = resourceUtilizationRatio(grouped.ready, requests, input.targetUtilization);
   if (!first.ok) return first;
   const { usageRatio, utilization, rawAverageMilli } = first.value;
   // A missing pod counts at 100% of its request on a scale-down (or at the target when that is
@@ -411,7 +422,8 @@ export function resourceUtilizationReplicas(
   };
   let recomputeError: string | null = null;
   const decision = decideWithPods(input, grouped, usageRatio, missingValue, (samples) => {
-    const again = resourceUtilizationRatio(samples, input.pods, requests, input.targetUtilization);
+    const aligned = input.pods.map((pod) => samples.get(pod.name));
+    const again = resourceUtilizationRatio(aligned, requests, input.targetUtilization);
     if (again.ok) return again.value.usageRatio;
     recomputeError = again.error;
     return 1.0;
