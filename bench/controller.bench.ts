@@ -18,7 +18,8 @@
 // list/watch traffic (informers) counted apart, and CPU of both processes.
 //
 // Usage: node .bench/bench/controller.bench.js [--only=1000|10000] [--workers=N] [--qps=N]
-//        [--burst=N] [--window=PERIODS]
+//        [--burst=N] [--window=PERIODS] [--shared-reads-max-age=D] (the controller flag; 0s, upstream's
+//        reads, by default)
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -50,7 +51,7 @@ const BIN_NODE_FLAGS: string[] = (
 )
   .split(" ")
   .filter(Boolean);
-const DEFAULTS = { qps: 2000, burst: 4000, workers: 10, windowPeriods: 3 };
+const DEFAULTS = { qps: 2000, burst: 4000, workers: 10, windowPeriods: 3, sharedReads: "0s" };
 
 function argValue(name: string): string | undefined {
   return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -225,6 +226,7 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
     kubeApiQps: option("kube-api-qps"),
     kubeApiBurst: option("kube-api-burst"),
     concurrentHorizontalPodAutoscalerSyncs: option("concurrent-horizontal-pod-autoscaler-syncs"),
+    sharedReadsMaxAge: option("shared-reads-max-age"),
     leaderElect: "false",
     metricsBindAddress: "0",
   });
@@ -549,7 +551,7 @@ function diff(a: Record<string, number>, b: Record<string, number>): Record<stri
 async function runSize(hpas: number, settings: typeof DEFAULTS): Promise<boolean> {
   const label = `${hpas.toLocaleString("en-US")} HPAs`;
   console.log(
-    `\n== ${label}, ${(hpas * REPLICAS).toLocaleString("en-US")} pods; controller flags: --kube-api-qps ${settings.qps} --kube-api-burst ${settings.burst} --concurrent-horizontal-pod-autoscaler-syncs ${settings.workers}`,
+    `\n== ${label}, ${(hpas * REPLICAS).toLocaleString("en-US")} pods; controller flags: --kube-api-qps ${settings.qps} --kube-api-burst ${settings.burst} --concurrent-horizontal-pod-autoscaler-syncs ${settings.workers} --shared-reads-max-age ${settings.sharedReads}`,
   );
   const dir = mkdtempSync(join(tmpdir(), "horizon-bench-controller-"));
   const server = spawnChild("--server");
@@ -569,6 +571,7 @@ async function runSize(hpas: number, settings: typeof DEFAULTS): Promise<boolean
         `--kube-api-qps=${settings.qps}`,
         `--kube-api-burst=${settings.burst}`,
         `--concurrent-horizontal-pod-autoscaler-syncs=${settings.workers}`,
+        `--shared-reads-max-age=${settings.sharedReads}`,
       ],
       BIN_NODE_FLAGS,
     );
@@ -720,6 +723,7 @@ async function main(): Promise<void> {
     burst: Number(argValue("burst") ?? DEFAULTS.burst),
     workers: Number(argValue("workers") ?? DEFAULTS.workers),
     windowPeriods: Number(argValue("window") ?? DEFAULTS.windowPeriods),
+    sharedReads: argValue("shared-reads-max-age") ?? "0s",
   };
   console.log(`horizon controller against horizon up --no-controller (node ${process.version})`);
   const sizes = only ? [Number(only)] : SIZES;

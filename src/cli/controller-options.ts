@@ -38,6 +38,7 @@ export interface ControllerCommandOptions {
   dashboardHistorySize?: string;
   dashboardTokenFile?: string;
   dataDir?: string;
+  sharedReadsMaxAge?: string;
   v?: string;
 }
 
@@ -76,6 +77,11 @@ export interface ControllerCommandConfig {
   dashboardTokenFile: string | null;
   /** Where the dashboard's history is kept across restarts; null: in memory. */
   dataDir: string | null;
+  /**
+   * `--shared-reads-max-age`: 0 reads each HPA's scale and pod metrics per sync, as upstream;
+   * more reads scales from watches and shares a namespace's PodMetrics list for this long.
+   */
+  sharedReadsMaxAgeMs: number;
   verbosity: number;
 }
 
@@ -253,6 +259,13 @@ export function parseControllerOptions(
     errors.push("--dashboard-token-file: must name a file");
   }
   if (options.dataDir === "") errors.push("--data-dir: must name a directory");
+  let sharedReadsMaxAgeMs = 0;
+  if (options.sharedReadsMaxAge !== undefined) {
+    const parsed = parseDuration(options.sharedReadsMaxAge);
+    if (!parsed.ok) errors.push(`--shared-reads-max-age: ${parsed.error}`);
+    else if (parsed.ms < 0) errors.push("--shared-reads-max-age: must not be negative");
+    else sharedReadsMaxAgeMs = parsed.ms;
+  }
 
   let verbosity = 0;
   if (options.v !== undefined) {
@@ -285,6 +298,7 @@ export function parseControllerOptions(
       dashboardHistorySize,
       dashboardTokenFile: options.dashboardTokenFile ?? null,
       dataDir: options.dataDir ?? null,
+      sharedReadsMaxAgeMs,
       verbosity,
     },
   };

@@ -38,6 +38,7 @@ import { KubeMetricsPort } from "../kube/metrics/index.js";
 import { PodInformer } from "../kube/pods.js";
 import { DiscoveryRestMapper } from "../kube/rest-mapper.js";
 import { KubeScaleTargetPort } from "../kube/scale.js";
+import { InformerScaleTargetPort } from "../kube/scale-informer.js";
 import { KubeHpaStatusPort } from "../kube/status.js";
 import { DashboardData } from "../web/data.js";
 import { HpaHistory } from "../web/history.js";
@@ -168,10 +169,19 @@ export async function startController(
   const pods = new PodInformer({ client, ...informerTuning });
   const mapper = new DiscoveryRestMapper({ client });
   const events = new KubeEventRecorder({ client });
+  const subresource = new KubeScaleTargetPort({ client, mapper });
+  const sharedReads = config.sharedReadsMaxAgeMs > 0;
+  const watchedScales = sharedReads
+    ? new InformerScaleTargetPort({ client, subresource, ...informerTuning })
+    : null;
   const ports: ControllerPorts = {
-    scale: new KubeScaleTargetPort({ client, mapper }),
+    scale: watchedScales ?? subresource,
     pods,
-    metrics: new KubeMetricsPort({ client, mapper }),
+    metrics: new KubeMetricsPort({
+      client,
+      mapper,
+      ...(sharedReads ? { sharedPodMetricsMaxAgeMs: config.sharedReadsMaxAgeMs } : {}),
+    }),
     status: new KubeHpaStatusPort({ client }),
     events,
     clock: { now: Date.now },
@@ -242,6 +252,7 @@ export async function startController(
   hpas.informer.start();
   pods.informer.start();
   hpaEvents.start();
+  watchedScales?.start();
   const informersSynced = () => hpas.informer.hasSynced() && pods.informer.hasSynced();
 
   let elector: LeaderElector | null = null;
@@ -290,7 +301,12 @@ export async function startController(
       log,
     });
   } catch (error) {
-    await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
+    await Promise.all([
+      hpas.informer.stop(),
+      pods.informer.stop(),
+      hpaEvents.stop(),
+      watchedScales?.stop(),
+    ]);
     client.close();
     history.close();
     return { ok: false, error: `--metrics-bind-address: ${errorText(error)}` };
@@ -393,7 +409,12 @@ export async function startController(
       else await runtime?.stop({ drain: true });
       unsubscribeForget();
       forgetOnDelete();
-      await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
+      await Promise.all([
+        hpas.informer.stop(),
+        pods.informer.stop(),
+        hpaEvents.stop(),
+        watchedScales?.stop(),
+      ]);
       await events.flush();
       await server?.close();
       await dashboard?.close();
@@ -527,6 +548,11 @@ export function registerControllerCommand(program: Command): void {
     .option(
       "--leader-elect-resource-namespace <ns>",
       "the Lease's namespace (default: the pod's namespace in-cluster, else kube-system)",
+    )
+    .option(
+      "--shared-reads-max-age <duration>",
+      "0s (default): every sync reads its scale and pod metrics, as upstream; D > 0: scales of Deployments, StatefulSets, ReplicaSets and RCs come from watches, and one PodMetrics list per namespace serves the syncs of D",
+      "0s",
     )
     .option(
       "--metrics-bind-address <host:port>",

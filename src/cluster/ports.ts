@@ -2,11 +2,11 @@
 // subresource of Deployments, ReplicaSets, StatefulSets and ReplicationControllers, the pods
 // of a selector (cached views), the metrics APIs, the HPA status subresource, and the events
 // port (events.ts, over the shared event correlator).
+import { scaleOf } from "../api/scale.js";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscalerStatus,
   KubeObject,
-  LabelSelector,
 } from "../api/types.js";
 import type {
   ControllerPorts,
@@ -15,7 +15,7 @@ import type {
   ScaleView,
 } from "../controller/ports.js";
 import type { PodView } from "../core/pods.js";
-import { type Selector, selectorFromLabelSelector } from "../core/selector.js";
+import type { Selector } from "../core/selector.js";
 import { EventRecorder } from "./events.js";
 import { groupOf } from "./kinds.js";
 import type { MetricsPipeline } from "./metrics.js";
@@ -52,36 +52,6 @@ const KNOWN: Record<string, string> = {
   DaemonSet: "apps",
   HorizontalPodAutoscaler: "autoscaling",
 };
-
-/** metav1.FormatLabelSelector: the string form a scale's status.selector carries. */
-export function formatLabelSelector(selector: LabelSelector | null | undefined): string {
-  const parsed = selectorFromLabelSelector(selector);
-  if (!parsed.ok) return "<error>";
-  return parsed.selector.text === "" ? "<none>" : parsed.selector.text;
-}
-
-/** The scale subresource of a workload object, as upstream's scale registries derive it. */
-export function scaleOf(object: KubeObject): ScaleView {
-  const spec = (object.spec ?? {}) as { replicas?: number; selector?: unknown };
-  const status = (object.status ?? {}) as { replicas?: number };
-  let selector: string;
-  if (object.kind === "ReplicationController") {
-    // An RC's selector is a plain map: labels.SelectorFromSet(...).String().
-    const map = (spec.selector ?? {}) as Record<string, string>;
-    selector = formatLabelSelector({ matchLabels: map });
-    if (selector === "<none>") selector = "";
-  } else {
-    selector = formatLabelSelector(spec.selector as LabelSelector | undefined);
-  }
-  const view: ScaleView = {
-    specReplicas: spec.replicas ?? 1,
-    statusReplicas: status.replicas ?? 0,
-    selector,
-  };
-  if (object.metadata.resourceVersion !== undefined)
-    view.resourceVersion = object.metadata.resourceVersion;
-  return view;
-}
 
 type Lookup = { ok: true; kind: string } | { ok: false; error: string; status: number };
 

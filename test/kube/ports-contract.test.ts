@@ -4,7 +4,7 @@
 // same cluster state. Where the two cannot agree for a reason outside the adapters, the case
 // is skipped with that reason.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscaler,
@@ -28,6 +28,7 @@ import { KubeEventRecorder } from "../../src/kube/events.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
 import { PodInformer } from "../../src/kube/pods.js";
 import { KubeScaleTargetPort } from "../../src/kube/scale.js";
+import { InformerScaleTargetPort } from "../../src/kube/scale-informer.js";
 import { KubeHpaStatusPort } from "../../src/kube/status.js";
 import type { Harness } from "./harness.js";
 import { runningCluster } from "./metric-scenario.js";
@@ -35,7 +36,7 @@ import { pollUntil } from "./net-helpers.js";
 
 interface Adapter {
   name: string;
-  scale(h: Harness): ScaleTargetPort;
+  scale(h: Harness): ScaleTargetPort | Promise<ScaleTargetPort>;
   metrics(h: Harness): MetricsPort;
   /** The events port, and how to wait until what it recorded is written. */
   events(h: Harness): { port: EventsPort; flush(): Promise<void> };
@@ -79,6 +80,27 @@ const ADAPTERS: Adapter[] = [
     },
   },
 ];
+
+// What the shared-reads adapter started; stopped once the suites are done.
+const started: (() => Promise<void>)[] = [];
+after(() => Promise.all(started.splice(0).map((stop) => stop())));
+
+/** `horizon controller --shared-reads-max-age`: scales from watches, one PodMetrics list per namespace. */
+const SHARED_READS: Pick<Adapter, "name" | "scale" | "metrics"> = {
+  name: "Kubernetes API with --shared-reads-max-age (src/kube)",
+  scale: async (h) => {
+    const port = new InformerScaleTargetPort({
+      client: h.client,
+      subresource: new KubeScaleTargetPort({ client: h.client }),
+      backoff: { initialMs: 10, maxMs: 50, jitter: 0 },
+    });
+    port.start();
+    started.push(() => port.stop());
+    assert.ok(await port.waitForSync());
+    return port;
+  },
+  metrics: (h) => new KubeMetricsPort({ client: h.client, sharedPodMetricsMaxAgeMs: 15_000 }),
+};
 
 function selector(text: string): Selector {
   const parsed = parseSelector(text);
@@ -155,14 +177,14 @@ describe("ScaleTargetPort contract", () => {
       skip: "the embedded API server does not serve daemonsets, so discovery answers no matches for kind",
     },
   ];
-  for (const adapter of ADAPTERS) {
+  for (const adapter of [...ADAPTERS, SHARED_READS]) {
     describe(adapter.name, () => {
       for (const c of reads) {
         it(`getScale: ${c.name}`, {
           skip: "skip" in c && adapter.name.startsWith("Kubernetes") ? c.skip : false,
         }, async () => {
           const h = await runningCluster();
-          const got = await adapter.scale(h).getScale("default", c.target);
+          const got = await (await adapter.scale(h)).getScale("default", c.target);
           if (c.error) {
             assert.deepEqual(got, { ok: false, error: c.error, status: c.status });
             return;
@@ -183,7 +205,7 @@ describe("ScaleTargetPort contract", () => {
 
       it("updateScale: sets the Deployment's spec.replicas", async () => {
         const h = await runningCluster();
-        const port = adapter.scale(h);
+        const port = await adapter.scale(h);
         assert.ok((await port.getScale("default", ref("Deployment", "web"))).ok);
         assert.deepEqual(await port.updateScale("default", ref("Deployment", "web"), 4), {
           ok: true,
@@ -198,7 +220,7 @@ describe("ScaleTargetPort contract", () => {
       it("updateScale: a missing target", async () => {
         const h = await runningCluster();
         assert.deepEqual(
-          await adapter.scale(h).updateScale("default", ref("Deployment", "nope"), 4),
+          await (await adapter.scale(h)).updateScale("default", ref("Deployment", "nope"), 4),
           {
             ok: false,
             error: 'deployments.apps "nope" not found',
@@ -390,7 +412,7 @@ const METRIC_CASES: MetricCase[] = [
 ];
 
 describe("MetricsPort contract", () => {
-  for (const adapter of ADAPTERS) {
+  for (const adapter of [...ADAPTERS, SHARED_READS]) {
     describe(adapter.name, () => {
       for (const c of METRIC_CASES) {
         const skip = c.skipKube && adapter.name.startsWith("Kubernetes") ? c.skipKube : false;

@@ -1,8 +1,8 @@
 // The scale subresource (autoscaling/v1 Scale): GET, PUT and PATCH of spec.replicas.
 
 import { isRecord } from "../../api/json.js";
+import { scaleOf } from "../../api/scale.js";
 import type { KubeObject } from "../../api/types.js";
-import { scaleOf } from "../../cluster/ports.js";
 import {
   badRequest,
   conflict,

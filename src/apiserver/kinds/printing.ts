@@ -72,13 +72,6 @@ export function selectorString(selector: LabelSelector | null | undefined): stri
   return parsed.ok ? parsed.selector.text : undefined;
 }
 
-/** metav1.FormatLabelSelector: `<error>` when invalid, `<none>` when it selects everything. */
-export function formatLabelSelector(selector: LabelSelector | null | undefined): string {
-  const text = selectorString(selector);
-  if (text === undefined) return "<error>";
-  return text === "" ? "<none>" : text;
-}
-
 /** layoutContainerCells: container names and images, comma-joined. */
 export function containerCells(template: unknown): [string, string] {
   const containers = (asRecord(asRecord(template).spec).containers ?? []) as Record<

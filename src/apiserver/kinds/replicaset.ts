@@ -1,5 +1,6 @@
 // apps/v1 ReplicaSet.
 
+import { formatLabelSelector } from "../../api/scale.js";
 import type { LabelSelector } from "../../api/types.js";
 import { LABEL_SELECTOR, root, workloadStatus } from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
@@ -9,7 +10,6 @@ import {
   CONTAINERS,
   col,
   containerCells,
-  formatLabelSelector,
   IMAGES,
   int,
   NAME,

@@ -27,6 +27,38 @@ export interface SourceContext {
   customVersion: CustomMetricsVersion;
   /** Default deadline of each query. */
   timeoutMs: number;
+  /** One PodMetrics list per namespace shared by the syncs of a window; absent: upstream's reads. */
+  sharedPodMetrics?: SharedPodMetrics;
+}
+
+/**
+ * `--shared-reads-max-age`: the PodMetrics list of a whole namespace, fetched once and served to
+ * every HPA of the namespace synced within `maxAgeMs` (each filters it by its own selector, as
+ * the server would). Upstream lists per HPA with its label selector.
+ */
+export class SharedPodMetrics {
+  readonly #lists = new Map<string, { at: number; answer: Promise<unknown> }>();
+  constructor(
+    readonly maxAgeMs: number,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  /** The namespace's list younger than maxAge, or `fetch`'s (a failed fetch is not kept). */
+  get(namespace: string, fetch: () => Promise<unknown>): Promise<unknown> {
+    const now = this.now();
+    const kept = this.#lists.get(namespace);
+    if (kept && now - kept.at < this.maxAgeMs) return kept.answer;
+    const answer = fetch();
+    this.#lists.set(namespace, { at: now, answer });
+    answer.then(
+      (result) => {
+        if (!(result as { ok?: boolean }).ok && this.#lists.get(namespace)?.answer === answer)
+          this.#lists.delete(namespace);
+      },
+      () => this.#lists.delete(namespace),
+    );
+    return answer;
+  }
 }
 
 export function deadline(context: SourceContext, options: ObserveOptions = {}): DeadlineOptions {

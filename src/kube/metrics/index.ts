@@ -8,7 +8,12 @@ import type { Selector } from "../../core/selector.js";
 import type { MetricObservation } from "../../core/sources/types.js";
 import { DiscoveryRestMapper } from "../rest-mapper.js";
 import type { KubeClient } from "../types.js";
-import { CustomMetricsVersion, type ObserveOptions, type SourceContext } from "./common.js";
+import {
+  CustomMetricsVersion,
+  type ObserveOptions,
+  SharedPodMetrics,
+  type SourceContext,
+} from "./common.js";
 import { observeExternal } from "./external.js";
 import { observeObject } from "./object.js";
 import { observePods } from "./pods.js";
@@ -43,6 +48,8 @@ export interface KubeMetricsOptions {
   timeoutMs?: number;
   /** How long the custom metrics API version is trusted (default 15s, the sync period). */
   customVersionTtlMs?: number;
+  /** `--shared-reads-max-age` (0 or absent: each HPA lists its own pod metrics, as upstream). */
+  sharedPodMetricsMaxAgeMs?: number;
   now?: () => number;
 }
 
@@ -60,6 +67,9 @@ export class KubeMetricsPort implements MetricsPort {
         ...(options.customVersionTtlMs !== undefined ? { ttlMs: options.customVersionTtlMs } : {}),
       }),
       timeoutMs: options.timeoutMs ?? 30_000,
+      ...(options.sharedPodMetricsMaxAgeMs
+        ? { sharedPodMetrics: new SharedPodMetrics(options.sharedPodMetricsMaxAgeMs, options.now) }
+        : {}),
     };
   }
 

@@ -5,7 +5,7 @@
 // step shared with the in-process pipeline.
 import type { MetricSpec } from "../../api/types.js";
 import { parseDuration } from "../../core/duration.js";
-import type { Selector } from "../../core/selector.js";
+import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
 import { resourceObservation } from "../../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../../core/sources/types.js";
 import { requestJson } from "../api-errors.js";
@@ -21,7 +21,7 @@ import {
 
 interface PodMetricsList {
   items?: {
-    metadata?: { name?: string; namespace?: string };
+    metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
     timestamp?: string;
     window?: string;
     containers?: { name?: string; usage?: Record<string, unknown> }[];
@@ -29,6 +29,10 @@ interface PodMetricsList {
 }
 
 const PREFIX = "unable to fetch metrics from resource metrics API: ";
+
+const everything = parseSelector("");
+if (!everything.ok) throw new Error("the empty selector must parse");
+const EVERYTHING: Selector = everything.selector;
 
 /** A PodMetricsList as the items `resourceObservation` takes (usage in milli-units). */
 export function podMetricsItems(list: PodMetricsList): PodMetricsItem[] | string {
@@ -69,20 +73,34 @@ export async function observeResource(
       : (spec.resource?.name ?? "");
   const container =
     spec.type === "ContainerResource" ? (spec.containerResource?.container ?? "") : "";
-  const query: Record<string, string> = {};
-  if (podSelector.text !== "") query.labelSelector = podSelector.text;
-  const answer = await requestJson<PodMetricsList>(
-    context.client,
-    {
-      method: "GET",
-      path: `/apis/${RESOURCE_GROUP}/v1beta1/namespaces/${encodeURIComponent(namespace)}/pods`,
-      query,
-    },
-    { verb: "get", groupResource: `pods.${RESOURCE_GROUP}` },
-    deadline(context, options),
-  );
+  const list = (selector: Selector) => {
+    const query: Record<string, string> = {};
+    if (selector.text !== "") query.labelSelector = selector.text;
+    return requestJson<PodMetricsList>(
+      context.client,
+      {
+        method: "GET",
+        path: `/apis/${RESOURCE_GROUP}/v1beta1/namespaces/${encodeURIComponent(namespace)}/pods`,
+        query,
+      },
+      { verb: "get", groupResource: `pods.${RESOURCE_GROUP}` },
+      deadline(context, options),
+    );
+  };
+  const shared = context.sharedPodMetrics;
+  const answer = shared
+    ? ((await shared.get(namespace, () => list(EVERYTHING))) as Awaited<ReturnType<typeof list>>)
+    : await list(podSelector);
   if (!answer.ok) return errorObservation(`${PREFIX}${answer.error}`);
-  const items = podMetricsItems(answer.body);
+  const body =
+    shared && podSelector.text !== ""
+      ? {
+          items: (answer.body.items ?? []).filter((item) =>
+            selectorMatches(podSelector, item.metadata?.labels ?? {}),
+          ),
+        }
+      : answer.body;
+  const items = podMetricsItems(body);
   if (typeof items === "string") return errorObservation(`${PREFIX}${items}`);
   return resourceObservation(items, resource, container);
 }
