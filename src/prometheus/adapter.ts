@@ -16,13 +16,13 @@ import type { AdapterConfig, AdapterRule } from "./adapter-config.js";
 import { expandTemplate } from "./adapter-config.js";
 import { type Labels, type PrometheusOptions, queryInstant, series } from "./client.js";
 import {
+  discoverResources,
   type GroupResource,
   groupResourceText,
   isRootScoped,
   type KnownResource,
   listPath,
-  normalizeResource,
-  parseResourceSegment,
+  ResourceMapper,
 } from "./resources.js";
 
 const CUSTOM = "custom.metrics.k8s.io";
@@ -152,6 +152,7 @@ export class PrometheusAdapter {
   #custom = new Map<string, CustomEntry>();
   #external = new Map<string, ExternalEntry>();
   #timer: NodeJS.Timeout | undefined;
+  #mapper = new ResourceMapper();
   #lastError: string | null = null;
   #discovered = false;
 
@@ -202,6 +203,11 @@ export class PrometheusAdapter {
       }
       found.set(query, answer.value);
     }
+    // The cluster's resources, for labels and overrides that name custom resources.
+    const served = await discoverResources((path) =>
+      this.#options.kube.request({ method: "GET", path }),
+    );
+    if (served) this.#mapper = new ResourceMapper(served);
     const custom = new Map<string, CustomEntry>();
     for (const rule of config.rules) {
       for (const labels of this.#filtered(rule, found.get(rule.seriesQuery) ?? [])) {
@@ -270,25 +276,34 @@ export class PrometheusAdapter {
     for (const label of Object.keys(labels)) {
       const override = rule.overrides.get(label);
       if (override) {
-        out.push(override);
+        out.push(this.#normalized(override));
         continue;
       }
       const match = rule.templateLabel?.exec(label);
       if (!match) continue;
       const group = (match.groups?.group ?? "").replace(/_/g, ".");
-      const known = normalizeResource(group, match.groups?.resource ?? "");
+      const known = this.#mapper.normalize(group, match.groups?.resource ?? "");
       if (known) out.push({ group: known.group, resource: known.resource });
     }
     return out;
   }
 
+  /** An override's resource as the cluster names it (a custom resource's plural). */
+  #normalized(target: GroupResource): GroupResource {
+    const known = this.#mapper.normalize(target.group, target.resource);
+    return known ? { group: known.group, resource: known.resource } : target;
+  }
+
   /** The label that carries a resource's object names in a rule's series. */
   #labelForResource(rule: AdapterRule, resource: GroupResource): string | null {
     for (const [label, target] of rule.overrides) {
-      if (target.group === resource.group && target.resource === resource.resource) return label;
+      const normalized = this.#normalized(target);
+      if (normalized.group === resource.group && normalized.resource === resource.resource) {
+        return label;
+      }
     }
     if (!rule.template) return null;
-    const known = normalizeResource(resource.group, resource.resource);
+    const known = this.#mapper.normalize(resource.group, resource.resource);
     const label = rule.template.execute({
       Group: resource.group.replace(/[.-]/g, "_"),
       Resource: known?.singular ?? resource.resource,
@@ -400,7 +415,7 @@ export class PrometheusAdapter {
     } else if (rest.length === 3) {
       [resourceSegment, name, metric] = [rest[0]!, rest[1]!, rest[2]!];
     } else return pathNotFound();
-    const known = parseResourceSegment(resourceSegment);
+    const known = this.#mapper.parseSegment(resourceSegment);
     const resource: GroupResource = known
       ? { group: known.group, resource: known.resource }
       : {

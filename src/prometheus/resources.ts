@@ -63,6 +63,81 @@ export function normalizeResource(group: string, word: string): Known | undefine
   return group === "" && matches.length === 1 ? matches[0] : undefined;
 }
 
+/**
+ * Resource names as the cluster serves them (its discovery documents), then the built-in table:
+ * rules may name custom resources, and a label names a resource only if the cluster has it.
+ */
+export class ResourceMapper {
+  constructor(private readonly served: readonly Known[] = []) {}
+
+  normalize(group: string, word: string): Known | undefined {
+    const lower = word.toLowerCase();
+    const matches = this.served.filter(
+      (k) => k.resource === lower || k.singular === lower || k.kind.toLowerCase() === lower,
+    );
+    const exact = matches.find((k) => k.group === group);
+    if (exact) return exact;
+    if (group === "" && matches.length > 0) {
+      // The core group's resource wins a bare name, as kubectl's short names do.
+      return matches.find((k) => k.group === "") ?? (matches.length === 1 ? matches[0] : undefined);
+    }
+    return normalizeResource(group, word);
+  }
+
+  parseSegment(segment: string): Known | undefined {
+    const dot = segment.indexOf(".");
+    return dot === -1
+      ? this.normalize("", segment)
+      : this.normalize(segment.slice(dot + 1), segment.slice(0, dot));
+  }
+}
+
+type Discovery = {
+  groups?: { preferredVersion?: { groupVersion?: string } }[];
+  resources?: { name?: string; singularName?: string; kind?: string; namespaced?: boolean }[];
+};
+
+/** The resources the cluster serves (each group's preferred version), or null when discovery fails. */
+export async function discoverResources(
+  get: (path: string) => Promise<{ status: number; body: unknown }>,
+): Promise<Known[] | null> {
+  const read = async (path: string) => {
+    const answer = await get(path).catch(() => null);
+    return answer && answer.status === 200 ? (answer.body as Discovery) : null;
+  };
+  const groupVersions = ["v1"];
+  const apis = await read("/apis");
+  if (!apis) return null;
+  for (const group of apis.groups ?? []) {
+    const gv = group.preferredVersion?.groupVersion;
+    if (gv) groupVersions.push(gv);
+  }
+  const lists = await Promise.all(
+    groupVersions.map(async (gv) => ({
+      gv,
+      list: await read(gv === "v1" ? "/api/v1" : `/apis/${gv}`),
+    })),
+  );
+  const out: Known[] = [];
+  for (const { gv, list } of lists) {
+    const slash = gv.indexOf("/");
+    const group = slash === -1 ? "" : gv.slice(0, slash);
+    const version = slash === -1 ? gv : gv.slice(slash + 1);
+    for (const r of list?.resources ?? []) {
+      if (!r.name || r.name.includes("/") || !r.kind) continue;
+      out.push({
+        group,
+        resource: r.name,
+        singular: r.singularName || r.kind.toLowerCase(),
+        kind: r.kind,
+        version,
+        namespaced: r.namespaced === true,
+      });
+    }
+  }
+  return out;
+}
+
 /** `pods`, `deployments.apps`: schema.GroupResource.String(). */
 export function groupResourceText(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;

@@ -79,6 +79,13 @@ const SERIES = [
   gauge("nginx_connections", { namespace: "default", service: "web" }, T0, END, 42),
   gauge("replicas_wanted", { namespace: "default", deployment: "sample-app" }, T0, END, 3),
   gauge("queue_messages_ready", { namespace: "default", queue: "worker_tasks" }, T0, END, 30),
+  gauge(
+    "scrape_samples_scraped",
+    { namespace: "default", servicemonitor: "sample-app" },
+    T0,
+    END,
+    7,
+  ),
   gauge("queue_messages_ready", { namespace: "default", queue: "other_tasks" }, T0, END, 5),
 ];
 
@@ -402,6 +409,47 @@ describe("the Prometheus adapter against a real Prometheus", {
       "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/deployments.apps/sample-app/desired_wanted",
     );
     assert.deepEqual(items(deployment.body), [["sample-app", "3"]]);
+  });
+
+  test("a custom resource the cluster serves: found through its discovery", async () => {
+    const created = await kube.request({
+      method: "POST",
+      path: "/apis/monitoring.coreos.com/v1/namespaces/default/servicemonitors",
+      body: {
+        apiVersion: "monitoring.coreos.com/v1",
+        kind: "ServiceMonitor",
+        metadata: { name: "sample-app", labels: { app: "sample-app" } },
+        spec: { selector: { matchLabels: { app: "sample-app" } }, endpoints: [{ port: "http" }] },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const adapter = await adapterWith(`rules:
+- seriesQuery: 'scrape_samples_scraped{namespace!=""}'
+  resources:
+    overrides:
+      namespace: {resource: namespace}
+      servicemonitor: {group: monitoring.coreos.com, resource: servicemonitor}
+  metricsQuery: max(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)
+`);
+    assert.ok(
+      adapter
+        .customMetrics()
+        .includes("servicemonitors.monitoring.coreos.com/scrape_samples_scraped"),
+      adapter.customMetrics().join(", "),
+    );
+    const { status, body } = await get(
+      adapter,
+      "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/servicemonitors.monitoring.coreos.com/*/scrape_samples_scraped",
+      "labelSelector=app%3Dsample-app",
+    );
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.deepEqual(items(body), [["sample-app", "7"]]);
+    assert.deepEqual((body.items as ItemShape[])[0]!.describedObject, {
+      kind: "ServiceMonitor",
+      namespace: "default",
+      name: "sample-app",
+      apiVersion: "monitoring.coreos.com/v1",
+    });
   });
 
   test("external rules: the label selector and the namespace become matchers", async () => {
