@@ -6,7 +6,9 @@ import type { ControllerConfig } from "../core/config.js";
 import {
   completeExtendedSync,
   decideExtendedSync,
+  hasExtensions,
   needsExtendedMetrics,
+  yieldToForeignWriter,
 } from "../core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../core/history.js";
 import type { PodView } from "../core/pods.js";
@@ -33,6 +35,8 @@ export function hpaKey(hpa: HorizontalPodAutoscaler): string {
  */
 export class ControllerMemory {
   private readonly histories = new Map<string, HpaHistory>();
+  /** HPAs another controller writes too, with the detector's message. */
+  private readonly foreignWriters = new Map<string, string>();
   private readonly selectors = new Map<string, { namespace: string; selector: Selector }>();
   /**
    * Selectors indexed by one `key=value` they require, so finding the HPAs that select a set
@@ -90,15 +94,26 @@ export class ControllerMemory {
     if (indexLabel !== null) this.byLabel.get(entry.namespace)?.get(indexLabel)?.delete(key);
   }
 
+  /** Another controller writes this HPA (ForeignWriterDetector's evidence). */
+  setForeignWriter(key: string, message: string): void {
+    this.foreignWriters.set(key, message);
+  }
+
+  foreignWriter(key: string): string | undefined {
+    return this.foreignWriters.get(key);
+  }
+
   /** The HPA was deleted: upstream drops its recommendations and scale events. */
   forget(key: string): void {
     this.histories.delete(key);
+    this.foreignWriters.delete(key);
     this.removeSelector(key);
   }
 
   clear(): void {
     this.version++;
     this.histories.clear();
+    this.foreignWriters.clear();
     this.selectors.clear();
     this.byLabel.clear();
     this.unindexed.clear();
@@ -209,6 +224,9 @@ export async function reconcileHpa(
     history: memory.history(key),
     config,
   });
+  // Only an HPA with extensions yields: without them both controllers decide alike.
+  const foreign = memory.foreignWriter(key);
+  if (foreign !== undefined && hasExtensions(hpa)) yieldToForeignWriter(decision, foreign);
   let outcome: RescaleOutcome | null = null;
   if (decision.rescale) {
     const answer = ports.scale.updateScale(

@@ -8,6 +8,7 @@
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
 import { syncPeriodFor } from "../core/extensions/knobs.js";
+import { hasExtensions } from "../core/extensions/sync.js";
 import { jsonEqual } from "../core/json.js";
 import type { SyncEvent, SyncResult } from "../core/sync.js";
 import type { ControllerPorts, HpaSource, PortResult } from "./ports.js";
@@ -282,6 +283,20 @@ export class ControllerRuntime {
     if (!warning) return;
     this.log("info", warning.message, { hpa: warning.key, evidence: warning.evidence });
     this.options.onForeignWriter?.(warning);
+    // An HPA with horizon.dev/ extensions stops being scaled here (reconcileHpa), and says so.
+    if (this.memory.foreignWriter(warning.key) !== undefined) return;
+    this.memory.setForeignWriter(warning.key, warning.message);
+    const hpa = this.hpas.get(warning.key);
+    if (!hpa || !hasExtensions(hpa)) return;
+    this.ports.events.record(
+      hpa,
+      {
+        type: "Warning",
+        reason: "ForeignWriter",
+        message: `${warning.message}; Horizon stops writing the scale of this HPA, whose horizon.dev annotations the other controller ignores`,
+      },
+      this.timers.now(),
+    );
   }
 }
 

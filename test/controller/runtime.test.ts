@@ -470,6 +470,54 @@ describe("ControllerRuntime: another controller writing the same HPAs", () => {
   });
 });
 
+describe("ControllerRuntime: another controller and an HPA with extensions", () => {
+  it("stops writing the scale, records ForeignWriter and reports it in AbleToScale", async () => {
+    const world = fakeWorld();
+    const scaleWrites: number[] = [];
+    const events: string[] = [];
+    const updateScale = world.ports.scale.updateScale;
+    world.ports = {
+      ...world.ports,
+      scale: {
+        ...world.ports.scale,
+        updateScale: (namespace, ref, replicas) => {
+          scaleWrites.push(replicas);
+          return updateScale(namespace, ref, replicas);
+        },
+      },
+      events: { record: (_hpa, event) => events.push(event.reason) },
+    };
+    const held = namedHpa("a");
+    const annotated = {
+      ...held,
+      metadata: { ...held.metadata, annotations: { "horizon.dev/paused-replicas": "3" } },
+    };
+    world.source.set(annotated);
+    const runtime = runtimeFor(world);
+    runtime.start();
+    await world.timers.advance(15_000);
+    assert.deepEqual(scaleWrites, [3], "the hold writes the scale (the fake keeps 2)");
+    world.source.set({ ...annotated, status: { currentReplicas: 2, desiredReplicas: 2 } });
+    world.source.set({ ...annotated, status: { currentReplicas: 4, desiredReplicas: 4 } });
+    await world.timers.advance(30_000);
+    assert.deepEqual(scaleWrites, [3], "no scale write once another controller is seen");
+    assert.ok(events.includes("ForeignWriter"), events.join());
+    const last = world.reports.at(-1)!.result!;
+    const able = last.status.conditions?.find((c) => c.type === "AbleToScale");
+    assert.equal(able?.reason, "ForeignWriter");
+    assert.match(able?.message ?? "", /another controller is writing the status/);
+    // Without the annotation the HPA is upstream's again, scale writes included.
+    world.source.set({ ...held, status: last.status });
+    await world.timers.advance(15_000);
+    const plain = world.reports.at(-1)!.result!;
+    assert.notEqual(
+      plain.status.conditions?.find((c) => c.type === "AbleToScale")?.reason,
+      "ForeignWriter",
+    );
+    await runtime.stop({ drain: true });
+  });
+});
+
 describe("ForeignWriterDetector", () => {
   const T = Date.UTC(2026, 10, 22, 10, 0, 0);
   const withStatus = (replicas: number): HorizontalPodAutoscaler => ({

@@ -15,7 +15,7 @@ import {
   type SyncResult,
 } from "../sync.js";
 import type { ExtensionTrace } from "../trace.js";
-import { ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
+import { ANNOTATION_PREFIX, ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
 import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
 import { scheduledFloor } from "./schedule.js";
@@ -229,6 +229,34 @@ function dryRun(decision: ExtendedDecision): void {
     reason: "DryRun",
     message,
     upstreamReplicas,
+    replicas: decision.currentReplicas,
+  });
+}
+
+/** Whether the HPA has any `horizon.dev/` annotation that changes what Horizon does. */
+export function hasExtensions(hpa: HorizontalPodAutoscaler): boolean {
+  const parsed = extensionsOf(hpa);
+  return parsed.extensions !== null || parsed.errors.length > 0;
+}
+
+/**
+ * Another controller (the built-in one) drives this HPA too: rather than fight over the scale
+ * with a controller that ignores the annotations, write none and say why.
+ */
+export function yieldToForeignWriter(decision: ExtendedDecision, message: string): void {
+  if (!decision.input.scale.ok) return;
+  // Its condition replaces any other of this sync's (Paused included).
+  delete decision.pausedCondition;
+  const nowText = formatTime(decision.input.now);
+  const upstreamReplicas = decision.finished ? undefined : decision.desiredReplicas;
+  const text = `${message}; Horizon does not write the scale of this HPA while another controller does`;
+  setUnableToScale(decision, "ForeignWriter", text, nowText);
+  holdCurrent(decision);
+  addTrace(decision, {
+    annotation: ANNOTATION_PREFIX,
+    reason: "ForeignWriter",
+    message: text,
+    ...(upstreamReplicas !== undefined ? { upstreamReplicas } : {}),
     replicas: decision.currentReplicas,
   });
 }
