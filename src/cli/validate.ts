@@ -7,6 +7,7 @@ import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { fieldErrorMessage, validateHorizontalPodAutoscaler } from "../api/validation.js";
+import { annotationFieldIssues } from "../core/extensions/annotations.js";
 
 export function validateCommand(
   files: string[],
@@ -53,7 +54,13 @@ export function validateCommand(
       for (const warning of read.value.warnings) printError(`Warning: ${where}: ${warning}`);
       checked++;
       const hpa = setDefaultsHorizontalPodAutoscaler(read.value.hpa);
-      const errors = validateHorizontalPodAutoscaler(hpa, { featureGates });
+      // Horizon's horizon.dev/ annotations are checked as its API server checks them.
+      const extensions = annotationFieldIssues(hpa);
+      for (const warning of extensions.warnings) printError(`Warning: ${where}: ${warning}`);
+      const errors = [
+        ...validateHorizontalPodAutoscaler(hpa, { featureGates }),
+        ...extensions.errors,
+      ];
       if (errors.length === 0) {
         print(`${where}: valid`);
         continue;

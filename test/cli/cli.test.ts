@@ -137,6 +137,29 @@ ${extra}`;
     );
   });
 
+  it("checks horizon.dev annotations as the API server does: errors by annotation, unknown keys warned", () => {
+    const annotated = manifest("").replace(
+      "metadata: {name: web, namespace: default}",
+      `metadata:
+  name: web
+  namespace: default
+  annotations: {"horizon.dev/paused": "yes", "horizon.dev/pause": "true"}`,
+    );
+    const out = capture();
+    const err = capture();
+    assert.equal(validateCommand([write("ext.yaml", annotated)], {}, out.print, err.print), 1);
+    assert.ok(
+      out.lines.includes(
+        '  metadata.annotations[horizon.dev/paused]: Invalid value: "yes": invalid value "yes": must be "true" or "false"',
+      ),
+      out.lines.join("\n"),
+    );
+    assert.match(
+      err.lines.join("\n"),
+      /Warning: .*ext\.yaml \(document 1, web\): metadata\.annotations\[horizon\.dev\/pause\]: unknown annotation/,
+    );
+  });
+
   it("warns about deprecated versions", () => {
     const old = manifest("").replace("autoscaling/v2", "autoscaling/v2beta2");
     const err = capture();

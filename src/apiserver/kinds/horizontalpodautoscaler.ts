@@ -12,7 +12,7 @@ import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerStatusUpdate,
 } from "../../api/validation.js";
-import { parseExtensions } from "../../core/extensions/annotations.js";
+import { annotationFieldIssues } from "../../core/extensions/annotations.js";
 import { conditions, LABEL_SELECTOR, root } from "./meta.js";
 import { AGE, asRecord, col, formatHPAMetrics, int, NAME, since, text } from "./printing.js";
 import {
@@ -159,21 +159,11 @@ const asObject = (hpa: HorizontalPodAutoscaler) => hpa as unknown as KubeObject;
  * unknown fields.
  */
 function checkExtensions(hpa: HorizontalPodAutoscaler, errors: FieldError[]): Prepared {
-  const parsed = parseExtensions(hpa.metadata.annotations, hpa.spec);
-  for (const e of parsed.errors) {
-    errors.push({
-      type: "FieldValueInvalid",
-      field: `metadata.annotations[${e.annotation}]`,
-      badValue: hpa.metadata.annotations?.[e.annotation] ?? "",
-      detail: e.message,
-    });
-  }
+  const issues = annotationFieldIssues(hpa);
+  errors.push(...issues.errors);
   if (errors.length > 0) return { ok: false, errors };
-  const warnings = parsed.warnings.map(
-    (w) => `metadata.annotations[${w.annotation}]: ${w.message}`,
-  );
-  return warnings.length > 0
-    ? { ok: true, value: asObject(hpa), warnings }
+  return issues.warnings.length > 0
+    ? { ok: true, value: asObject(hpa), warnings: issues.warnings }
     : { ok: true, value: asObject(hpa) };
 }
 

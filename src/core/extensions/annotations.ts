@@ -4,6 +4,7 @@
 
 import { Quantity } from "../../api/quantity.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
+import type { FieldError } from "../../api/validation.js";
 import { parseDuration } from "../duration.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
@@ -393,6 +394,26 @@ function parseFallback(
     replicas: count,
     failureThreshold,
     mode: mode === "static" ? "static" : "currentReplicasIfHigher",
+  };
+}
+
+/**
+ * The annotations' problems as kube-apiserver reports problems: field errors at
+ * `metadata.annotations[key]` (a 422) and warning texts (a `Warning:` header).
+ */
+export function annotationFieldIssues(hpa: HorizontalPodAutoscaler): {
+  errors: FieldError[];
+  warnings: string[];
+} {
+  const parsed = parseExtensions(hpa.metadata.annotations, hpa.spec);
+  return {
+    errors: parsed.errors.map((e) => ({
+      type: "FieldValueInvalid",
+      field: `metadata.annotations[${e.annotation}]`,
+      badValue: hpa.metadata.annotations?.[e.annotation] ?? "",
+      detail: e.message,
+    })),
+    warnings: parsed.warnings.map((w) => `metadata.annotations[${w.annotation}]: ${w.message}`),
   };
 }
 
