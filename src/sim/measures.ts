@@ -187,9 +187,21 @@ class HpaState {
       from: record.currentReplicas,
       to: record.desiredReplicas,
       reason: trace.rescaleReason ?? "",
-      limit: trace.limit?.reason ?? "",
+      limit: extensionLimit(trace) ?? trace.limit?.reason ?? "",
     });
   }
+}
+
+/** The horizon.dev/ rule that set this count over upstream's (its reason), if one did. */
+function extensionLimit(trace: DecisionTrace): string | undefined {
+  const rules = trace.extensions ?? [];
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    if (rule.replicas === trace.desiredReplicas && rule.upstreamReplicas !== rule.replicas) {
+      return rule.reason;
+    }
+  }
+  return undefined;
 }
 
 export class MeasureCollector {

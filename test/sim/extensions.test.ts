@@ -102,7 +102,18 @@ describe("extension examples", () => {
     });
     assert.equal(code, 0, out);
     assert.match(out, /unmet demand \(pod-seconds\)\s+12\s+330\s+\+318/);
-    assert.match(out, /8m45s\s+2 → 6\s+-\s+fallback after 4 syncs with failed metrics/);
+    assert.match(
+      out,
+      /8m45s\s+2 → 6\s+FallbackActive\s+fallback after 4 syncs with failed metrics/,
+    );
+  });
+
+  it("the actions name the rule that set the count", async () => {
+    const { summary } = await actions(example("queue-scale-to-zero.yaml"), false);
+    assert.deepEqual(
+      summary.actions.slice(0, 2).map((a) => a.limit),
+      ["ScaledToZero", "Activated"],
+    );
   });
 
   it("an upstream run fails the extension's assertion (the assertion can fail)", async () => {
