@@ -1323,6 +1323,97 @@ describe("schedules", () => {
   });
 });
 
+describe("interactions with behavior policies", () => {
+  // One pod per minute at most, either way: what the rules do past such policies.
+  const slow: HorizontalPodAutoscalerBehavior = {
+    scaleUp: { policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] },
+    scaleDown: {
+      stabilizationWindowSeconds: 0,
+      policies: [{ type: "Pods", value: 1, periodSeconds: 60 }],
+    },
+  };
+  const queue: HorizontalPodAutoscaler["spec"]["metrics"] = [
+    {
+      type: "External",
+      external: {
+        metric: { name: "queue_messages_ready" },
+        target: { type: "AverageValue", averageValue: "10" },
+      },
+    },
+  ];
+  const cases: {
+    name: string;
+    annotations: Record<string, string>;
+    spec?: Partial<HorizontalPodAutoscaler["spec"]>;
+    replicas: number;
+    observations: (now: number) => MetricObservation[];
+    history?: HpaHistory;
+    desiredReplicas: number;
+  }[] = [
+    {
+      name: "upstream alone: the policy allows one pod (4 → 5)",
+      annotations: {},
+      replicas: 4,
+      observations: (now) => [
+        resourceObservation(
+          cpuUsage(Object.fromEntries(pods(4).map((p) => [p.name, 100])), now),
+          "cpu",
+        ),
+      ],
+      desiredReplicas: 5,
+    },
+    {
+      name: "a fallback scales straight to its count (4 → 8)",
+      annotations: {
+        "horizon.dev/fallback-replicas": "8",
+        "horizon.dev/fallback-failure-threshold": "1",
+      },
+      replicas: 4,
+      observations: () => [{ kind: "error", error: "down" }],
+      desiredReplicas: 8,
+    },
+    {
+      name: "the cooldown scales straight to zero (4 → 0)",
+      annotations: { "horizon.dev/min-replicas": "0", "horizon.dev/cooldown-period": "1m" },
+      spec: { metrics: queue },
+      replicas: 4,
+      observations: (now) => [{ kind: "external", valuesMilli: [0n], timestamp: now }],
+      history: { ...EMPTY_HISTORY, scaleToZero: { lastActiveTime: t(15) - 60_000 } },
+      desiredReplicas: 0,
+    },
+    {
+      name: "a schedule's floor is reached at once, as upstream moves a target below minReplicas (2 → 6)",
+      annotations: {
+        "horizon.dev/schedule": JSON.stringify([
+          { cron: "* * * * *", duration: "2m", minReplicas: 6 },
+        ]),
+      },
+      replicas: 2,
+      observations: (now) => [
+        resourceObservation(
+          cpuUsage(Object.fromEntries(pods(2).map((p) => [p.name, 50])), now),
+          "cpu",
+        ),
+      ],
+      desiredReplicas: 6,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = syncExtendedOnce(
+        input({
+          hpa: annotated(c.annotations, { behavior: slow, ...c.spec }),
+          replicas: c.replicas,
+          totalMilli: 0,
+          ...(c.history ? { history: c.history } : {}),
+          observations: c.observations(t(15)),
+        }),
+      );
+      assert.equal(result.desiredReplicas, c.desiredReplicas);
+    });
+  }
+});
+
 describe("property: without horizon.dev annotations a sync is upstream's, byte for byte", () => {
   const behaviorArb: fc.Arbitrary<HorizontalPodAutoscalerBehavior | undefined> = fc.option(
     fc.record({
