@@ -21,6 +21,7 @@ import {
   validateHorizontalPodAutoscaler,
 } from "../api/validation.js";
 import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
+import { annotationFieldIssues } from "../core/extensions/annotations.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { applyFromPrometheus, RangeQueries } from "./prometheus-traffic.js";
 import {
@@ -836,7 +837,13 @@ function admitHpa(
         );
       }
     }
-    errors = validateHorizontalPodAutoscaler(hpa, { featureGates: gates });
+    // Horizon's API server also checks the horizon.dev/ annotations (docs/extensions.md).
+    const extensions = annotationFieldIssues(hpa);
+    for (const warning of extensions.warnings) onWarning(warning);
+    errors = [
+      ...validateHorizontalPodAutoscaler(hpa, { featureGates: gates }),
+      ...extensions.errors,
+    ];
   } catch (error) {
     onError("spec", `cannot be decoded: ${(error as Error).message}`);
     return undefined;

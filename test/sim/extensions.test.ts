@@ -1,11 +1,13 @@
 // The extension examples (examples/*: scale to zero, a schedule, a fallback) simulated with their
 // assertions, and side by side with upstream's behaviour (--compare-set removing the annotations).
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type SimulateOptions, simulateCommand } from "../../src/cli/simulate.js";
 import { runSimulation } from "../../src/sim/runner.js";
-import { loadScenarioFile } from "../../src/sim/scenario.js";
+import { formatScenarioError, loadScenarioFile } from "../../src/sim/scenario.js";
 
 const example = (name: string) => join(import.meta.dirname, "..", "..", "examples", name);
 
@@ -123,5 +125,31 @@ describe("extension examples", () => {
     });
     assert.notEqual(code, 0);
     assert.match(out, /FAIL hpa\/default\/worker lowestReplicas=1 == 0/);
+  });
+
+  it("a scenario's HPA with a malformed annotation is refused, an unknown key warned", () => {
+    const dir = mkdtempSync(join(tmpdir(), "horizon-ext-"));
+    const text = readFileSync(example("metrics-outage-fallback.yaml"), "utf8");
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, text.replace('fallback-replicas: "6"', 'fallback-replicas: "six"'));
+    const refused = loadScenarioFile(bad);
+    assert.ok(!refused.ok);
+    assert.match(
+      refused.errors.map(formatScenarioError).join("\n"),
+      /bad\.yaml:\d+:\d+: document 2.*Invalid value: "six": invalid value "six": must be a whole number of replicas/,
+    );
+    const unknown = join(dir, "unknown.yaml");
+    writeFileSync(
+      unknown,
+      text.replace("horizon.dev/fallback-failure-threshold", "horizon.dev/fallback-threshold"),
+    );
+    const warned = loadScenarioFile(unknown);
+    assert.ok(warned.ok);
+    assert.ok(
+      warned.scenario.warnings.some((w) =>
+        /metadata\.annotations\[horizon\.dev\/fallback-threshold\]: unknown annotation/.test(w),
+      ),
+      warned.scenario.warnings.join("\n"),
+    );
   });
 });
