@@ -15,6 +15,7 @@ import { parseSchedule, scheduledFloor } from "../../src/core/extensions/schedul
 import {
   completeExtendedSync,
   decideExtendedSync,
+  hasExtensions,
   needsExtendedMetrics,
   syncExtendedOnce,
 } from "../../src/core/extensions/sync.js";
@@ -1038,6 +1039,13 @@ describe("scale to zero with activation and cooldown", () => {
         reason: "external metric queue_messages_ready(nil) above target",
       },
     ]);
+  });
+
+  it("hasExtensions: known annotations only (an unknown key changes nothing Horizon does)", () => {
+    assert.equal(hasExtensions(annotated({})), false);
+    assert.equal(hasExtensions(annotated({ "horizon.dev/colour": "blue" })), false);
+    assert.equal(hasExtensions(annotated({ "horizon.dev/paused": "maybe" })), true);
+    assert.equal(hasExtensions(annotated({ "horizon.dev/activation.queue": "1" })), true);
   });
 
   it("the controller reads metrics at zero only for an HPA that may activate", () => {

@@ -417,6 +417,15 @@ export function annotationFieldIssues(hpa: HorizontalPodAutoscaler): {
   };
 }
 
+/** Whether any annotation is one Horizon acts on (unknown `horizon.dev/` keys are not). */
+export function hasKnownAnnotations(
+  annotations: Readonly<Record<string, string>> | undefined,
+): boolean {
+  return Object.keys(annotations ?? {}).some(
+    (key) => KNOWN.has(key) || key.startsWith(ACTIVATION_PREFIX),
+  );
+}
+
 const cache = new WeakMap<HorizontalPodAutoscaler, ParsedExtensions>();
 
 /** The extensions of an HPA, parsed once per object (stored objects are replaced, never mutated). */

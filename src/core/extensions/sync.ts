@@ -15,7 +15,13 @@ import {
   type SyncResult,
 } from "../sync.js";
 import type { ExtensionTrace } from "../trace.js";
-import { ANNOTATION_PREFIX, ANNOTATIONS, type Extensions, extensionsOf } from "./annotations.js";
+import {
+  ANNOTATION_PREFIX,
+  ANNOTATIONS,
+  type Extensions,
+  extensionsOf,
+  hasKnownAnnotations,
+} from "./annotations.js";
 import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
 import { scheduledFloor } from "./schedule.js";
@@ -233,10 +239,9 @@ function dryRun(decision: ExtendedDecision): void {
   });
 }
 
-/** Whether the HPA has any `horizon.dev/` annotation that changes what Horizon does. */
+/** Whether the HPA has a `horizon.dev/` annotation that changes what Horizon does. */
 export function hasExtensions(hpa: HorizontalPodAutoscaler): boolean {
-  const parsed = extensionsOf(hpa);
-  return parsed.extensions !== null || parsed.errors.length > 0;
+  return hasKnownAnnotations(hpa.metadata.annotations);
 }
 
 /**
