@@ -3,6 +3,7 @@
 // hands them to the calculator (per-pod samples).
 import type { HorizontalPodAutoscaler, MetricSpec } from "../src/api/types.js";
 import { defaultControllerConfig } from "../src/core/config.js";
+import { syncExtendedOnce } from "../src/core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../src/core/history.js";
 import type { PodView } from "../src/core/pods.js";
 import { resourceObservation } from "../src/core/sources/resource-usage.js";
@@ -125,21 +126,38 @@ function scenario(podCount: number, metrics: MetricSpec[]): SyncInput {
   };
 }
 
-function medianMicros(input: SyncInput): number {
+function medianMicros(input: SyncInput, sync: (input: SyncInput) => unknown = syncOnce): number {
   const batch = 200;
   const samples: number[] = [];
-  for (let warm = 0; warm < 2_000; warm++) syncOnce(input);
+  for (let warm = 0; warm < 2_000; warm++) sync(input);
   const deadline = performance.now() + 1_500;
   while (samples.length < 15 || (performance.now() < deadline && samples.length < 400)) {
     const start = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) syncOnce(input);
+    for (let i = 0; i < batch; i++) sync(input);
     samples.push(Number(process.hrtime.bigint() - start) / batch / 1000);
   }
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)]!;
 }
 
-const cases = [
+/** The same HPA with horizon.dev/ annotations: a schedule, a fallback and two knobs. */
+function annotated(input: SyncInput): SyncInput {
+  const hpa = input.hpa;
+  const annotations = {
+    "horizon.dev/schedule": '[{"cron": "0 8 * * 1-5", "duration": "10h", "minReplicas": 2}]',
+    "horizon.dev/fallback-replicas": "6",
+    "horizon.dev/tolerance": "0.05",
+    "horizon.dev/downscale-stabilization": "1m",
+  };
+  return { ...input, hpa: { ...hpa, metadata: { ...hpa.metadata, annotations } } };
+}
+
+const cases: {
+  name: string;
+  input: SyncInput;
+  targetMicros: number | undefined;
+  sync?: (input: SyncInput) => unknown;
+}[] = [
   { name: "1 Resource metric, 10 pods", input: scenario(10, [cpu]), targetMicros: 5 },
   { name: "1 Resource metric, 100 pods", input: scenario(100, [cpu]), targetMicros: undefined },
   { name: "1 Resource metric, 1,000 pods", input: scenario(1000, [cpu]), targetMicros: 100 },
@@ -148,11 +166,23 @@ const cases = [
     input: scenario(100, [cpu, memory, rps, queue]),
     targetMicros: 40,
   },
+  {
+    name: "extended, no annotation, 10 pods",
+    input: scenario(10, [cpu]),
+    targetMicros: undefined,
+    sync: syncExtendedOnce,
+  },
+  {
+    name: "extended, 4 annotations, 10 pods",
+    input: annotated(scenario(10, [cpu])),
+    targetMicros: undefined,
+    sync: syncExtendedOnce,
+  },
 ];
 
 console.log(`bench:core — median of one full sync decision (node ${process.version})`);
 for (const c of cases) {
-  const micros = medianMicros(c.input);
+  const micros = medianMicros(c.input, c.sync);
   const target =
     c.targetMicros === undefined
       ? ""

@@ -1162,6 +1162,29 @@ describe("schedules", () => {
     });
   }
 
+  it("one schedule asked again and again (its cached answer) says what a fresh one says", () => {
+    const json = JSON.stringify([
+      { cron: "*/20 * * * *", duration: "30m", minReplicas: 3 },
+      { cron: "0 9 * * *", duration: "1h", minReplicas: 5 },
+    ]);
+    const parse = () => {
+      const parsed = parseSchedule(json, "Europe/Paris");
+      assert.ok(parsed.ok);
+      return parsed.schedule;
+    };
+    const reused = parse();
+    for (let s = 0; s <= 3 * 3600; s += 45) {
+      const now = at("2026-11-24T06:30:00Z") + s * 1000;
+      const again = scheduledFloor(reused, now);
+      const fresh = scheduledFloor(parse(), now);
+      assert.deepEqual(
+        { floor: again.floor, text: again.text },
+        { floor: fresh.floor, text: fresh.text },
+        new Date(now).toISOString(),
+      );
+    }
+  });
+
   it("openings closer than the duration keep the window open from the latest one", () => {
     const parsed = parseSchedule(
       JSON.stringify([

@@ -89,15 +89,15 @@ export interface WindowState {
   /** Active: the cron time that opened it and when it closes (epoch ms). */
   openedAt?: number;
   closesAt?: number;
-  /** Inactive: the next opening. */
-  nextAt?: number;
+  /** The next opening after now (null: none). */
+  nextAt: number | null;
 }
 
 // A window longer than its cron's interval is opened again before it closes: at most this many
 // openings are walked through to find the latest (a per-minute cron over 7 days).
 const MAX_OPENINGS = 10_080;
 
-/** Each window at `now`: open (since when, until when) or its next opening. */
+/** Each window at `now`: open (since when, until when) or not, and its next opening. */
 export function windowsAt(schedule: Schedule, now: number): WindowState[] {
   return schedule.windows.map((window) => {
     // Openings in (now − duration, now] hold the window open; the latest decides when it closes.
@@ -107,31 +107,46 @@ export function windowsAt(schedule: Schedule, now: number): WindowState[] {
       opened = next.getTime();
       next = window.pattern.nextRun(next);
     }
-    if (opened !== null) {
-      return { window, openedAt: opened, closesAt: opened + window.durationMs };
-    }
-    return next ? { window, nextAt: next.getTime() } : { window };
+    const nextAt = next ? next.getTime() : null;
+    return opened !== null
+      ? { window, openedAt: opened, closesAt: opened + window.durationMs, nextAt }
+      : { window, nextAt };
   });
 }
 
+export interface ScheduledFloor {
+  /** The largest floor of the open windows; 0 when none is open. */
+  floor: number;
+  states: WindowState[];
+  text: string;
+}
+
+// Windows change only when one opens or closes: a result holds until the earliest such time,
+// so the cron patterns are walked once per change, not once per sync.
+const cached = new WeakMap<Schedule, { from: number; until: number; result: ScheduledFloor }>();
+
 /** The floor in force at `now` (0: no window open) and a description of every window. */
-export function scheduledFloor(
-  schedule: Schedule,
-  now: number,
-): { floor: number; states: WindowState[]; text: string } {
+export function scheduledFloor(schedule: Schedule, now: number): ScheduledFloor {
+  const hit = cached.get(schedule);
+  if (hit && hit.from <= now && now < hit.until) return hit.result;
   const states = windowsAt(schedule, now);
   let floor = 0;
+  let until = Number.POSITIVE_INFINITY;
   const parts: string[] = [];
   for (const s of states) {
     const label = `"${s.window.cron}" for ${formatDuration(s.window.durationMs)} (minReplicas ${s.window.minReplicas})`;
+    if (s.nextAt !== null) until = Math.min(until, s.nextAt);
     if (s.openedAt !== undefined) {
       floor = Math.max(floor, s.window.minReplicas);
+      until = Math.min(until, s.closesAt!);
       parts.push(`${label} open since ${iso(s.openedAt)} until ${iso(s.closesAt!)}`);
     } else {
-      parts.push(`${label} closed${s.nextAt !== undefined ? `, next at ${iso(s.nextAt)}` : ""}`);
+      parts.push(`${label} closed${s.nextAt !== null ? `, next at ${iso(s.nextAt)}` : ""}`);
     }
   }
-  return { floor, states, text: `${parts.join("; ")} (${schedule.timeZone})` };
+  const result = { floor, states, text: `${parts.join("; ")} (${schedule.timeZone})` };
+  cached.set(schedule, { from: now, until, result });
+  return result;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
