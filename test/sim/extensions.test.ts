@@ -32,7 +32,7 @@ async function cli(file: string, options: Partial<SimulateOptions>) {
 
 /** One run's actions as [seconds, from, to], with or without the HPA's annotations. */
 async function actions(file: string, upstream: boolean) {
-  const loaded = loadScenarioFile(file, {
+  const loaded = await loadScenarioFile(file, {
     sets: upstream ? ["hpa:metadata.annotations={}"] : [],
   });
   assert.ok(loaded.ok, loaded.ok ? "" : JSON.stringify(loaded.errors));
@@ -127,12 +127,12 @@ describe("extension examples", () => {
     assert.match(out, /FAIL hpa\/default\/worker lowestReplicas=1 == 0/);
   });
 
-  it("a scenario's HPA with a malformed annotation is refused, an unknown key warned", () => {
+  it("a scenario's HPA with a malformed annotation is refused, an unknown key warned", async () => {
     const dir = mkdtempSync(join(tmpdir(), "horizon-ext-"));
     const text = readFileSync(example("metrics-outage-fallback.yaml"), "utf8");
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, text.replace('fallback-replicas: "6"', 'fallback-replicas: "six"'));
-    const refused = loadScenarioFile(bad);
+    const refused = await loadScenarioFile(bad);
     assert.ok(!refused.ok);
     assert.match(
       refused.errors.map(formatScenarioError).join("\n"),
@@ -143,7 +143,7 @@ describe("extension examples", () => {
       unknown,
       text.replace("horizon.dev/fallback-failure-threshold", "horizon.dev/fallback-threshold"),
     );
-    const warned = loadScenarioFile(unknown);
+    const warned = await loadScenarioFile(unknown);
     assert.ok(warned.ok);
     assert.ok(
       warned.scenario.warnings.some((w) =>
