@@ -21,6 +21,15 @@ import {
 } from "../apiserver/tls.js";
 import type { ApiRequest } from "../apiserver/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
+import {
+  type Cidr,
+  cidrsOverlap,
+  DEFAULT_POD_CIDR,
+  DEFAULT_SERVICE_CIDR,
+  parseLoopbackCidr,
+} from "../cluster/ipam.js";
+import type { NetworkOptions } from "../cluster/network.js";
+import { HttpPodNetwork } from "../cluster/network-http.js";
 import { type DataDir, openDataDir } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
 import { ObjectStore } from "../cluster/store.js";
@@ -116,6 +125,15 @@ export interface StartUpOptions {
   dashboardAddress?: { host: string; port: number };
   /** `--prometheus` / `--adapter-config`: a real Prometheus and the adapter (up-prometheus.ts). */
   prometheus?: PrometheusStackOptions;
+  /** Pod addresses (a loopback CIDR; default 127.64.0.0/16). */
+  podCidr?: string;
+  /** Service ClusterIPs (a loopback CIDR; default 127.65.0.0/16). */
+  serviceCidr?: string;
+  /**
+   * Serve real traffic: pods listen on their IPs, ClusterIPs proxy to Ready endpoints (the CLI
+   * does; default false, so tests that do not need sockets open none).
+   */
+  listeners?: boolean;
 }
 
 export interface RunningUp {
@@ -140,6 +158,8 @@ export interface RunningUp {
   dashboard: { url: string; loginUrl: string } | null;
   /** Prometheus and the adapter, with --prometheus. */
   prometheus: RunningStack | null;
+  /** The pods' listeners and the Service proxies (null without `listeners`). */
+  podNetwork: HttpPodNetwork | null;
   /** Stops the controller loop and the server. */
   close(): Promise<void>;
 }
@@ -161,6 +181,7 @@ function buildCluster(
   scenario: Scenario,
   startTime: number,
   dir: string | undefined,
+  network: NetworkOptions,
 ): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null }> {
   // The in-process controller writes spec.replicas through scale, as kube-controller-manager.
   const scaleManagedFields = scaleOwnership("kube-controller-manager");
@@ -169,6 +190,7 @@ function buildCluster(
       model: clusterModelOf(scenario.spec),
       startTime,
       scaleManagedFields,
+      network,
     });
     for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir: null } };
@@ -189,6 +211,7 @@ function buildCluster(
       startTime,
       store,
       scaleManagedFields,
+      network,
     });
     if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir } };
@@ -252,10 +275,28 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     }
   }
 
+  const ranges = parseRanges(options);
+  if (!ranges.ok) return ranges;
+  // Pods report listen failures after the cluster exists: the network reaches it through this.
+  let clusterRef: EmbeddedCluster | undefined;
+  const podNetwork = options.listeners
+    ? new HttpPodNetwork({
+        onPodError: (pod, message) => clusterRef?.network?.podFailed(pod, message),
+        onServiceError: (service, message) => log(`${clockTime()} service ${service}: ${message}`),
+      })
+    : null;
+  const network: NetworkOptions = {
+    ...ranges.value,
+    ...(podNetwork ? { pods: podNetwork } : {}),
+  };
   // The data directory first: it is locked before its CA and token are read or made.
-  const built = buildCluster(scenario, options.startTime ?? Date.now(), options.dataDir);
-  if (!built.ok) return built;
+  const built = buildCluster(scenario, options.startTime ?? Date.now(), options.dataDir, network);
+  if (!built.ok) {
+    await podNetwork?.close();
+    return built;
+  }
   const { cluster, dataDir } = built.value;
+  clusterRef = cluster;
 
   let token: string | null = null;
   let tls: { key: string; cert: string } | undefined;
@@ -263,6 +304,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   if (!options.insecureHttp) {
     const serving = await servingCredentials(address, dataDir?.dir, options.token);
     if (!serving.ok) {
+      await podNetwork?.close();
       dataDir?.close();
       return serving;
     }
@@ -306,6 +348,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       ...(tls ? { tls } : {}),
     });
   } catch (error) {
+    await podNetwork?.close();
     dataDir?.close();
     return { ok: false, error: `cannot listen on ${address}: ${(error as Error).message}` };
   }
@@ -333,6 +376,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     await stack?.close();
     if (privateKubeconfigDir) rmSync(privateKubeconfigDir, { recursive: true, force: true });
     await driver.stop();
+    await podNetwork?.close();
     await server.close();
     // Last: a clean stop compacts the journal and releases the directory's lock.
     dataDir?.close();
@@ -431,9 +475,25 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
         ? { url: controller.dashboard.url, loginUrl: controller.dashboard.loginUrl() }
         : null,
       prometheus: stack,
+      podNetwork,
       close,
     },
   };
+}
+
+/** --pod-cidr and --service-cidr: loopback ranges that do not overlap. */
+function parseRanges(options: StartUpOptions): Parsed<{ podCidr: Cidr; serviceCidr: Cidr }> {
+  const pods = parseLoopbackCidr(options.podCidr ?? DEFAULT_POD_CIDR, "--pod-cidr");
+  if (!pods.ok) return pods;
+  const services = parseLoopbackCidr(options.serviceCidr ?? DEFAULT_SERVICE_CIDR, "--service-cidr");
+  if (!services.ok) return services;
+  if (cidrsOverlap(pods.cidr, services.cidr)) {
+    return {
+      ok: false,
+      error: `--service-cidr: ${services.cidr.text} overlaps --pod-cidr ${pods.cidr.text}`,
+    };
+  }
+  return { ok: true, value: { podCidr: pods.cidr, serviceCidr: services.cidr } };
 }
 
 function clockTime(): string {
@@ -478,6 +538,8 @@ export interface UpCommandOptions {
   prometheus?: boolean;
   prometheusScrapeInterval?: string;
   adapterConfig?: string;
+  podCidr?: string;
+  serviceCidr?: string;
 }
 
 export interface UpIO {
@@ -504,7 +566,13 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     address: options.address,
     insecureHttp: Boolean(options.insecureHttp),
     controller: options.controller,
+    // The command serves real traffic; StartUpOptions' default (no sockets) is for tests.
+    listeners: true,
   };
+  if (options.podCidr !== undefined) out.podCidr = options.podCidr;
+  if (options.serviceCidr !== undefined) out.serviceCidr = options.serviceCidr;
+  const ranges = parseRanges(out);
+  if (!ranges.ok) return ranges;
   if (options.kubeconfigOut !== undefined) out.kubeconfigOut = options.kubeconfigOut;
   if (options.dataDir !== undefined) out.dataDir = resolve(options.dataDir);
   if (options.syncPeriod !== undefined) {
@@ -562,6 +630,12 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
   if (running.prometheus?.adapterSource) {
     lines.push(
       `  metrics: custom.metrics.k8s.io and external.metrics.k8s.io from Prometheus, ${running.prometheus.adapterSource}`,
+      );
+    }
+  const network = running.cluster.network;
+  if (network) {
+    lines.push(
+      `  network: pods ${network.podIps.cidr.text}, Services ${network.serviceIps.cidr.text}${running.podNetwork ? " (pods listen, ClusterIPs proxy)" : " (addresses only, no listeners)"}`,
     );
   }
   if (options.insecureHttp) {
@@ -689,6 +763,16 @@ export function registerUpCommand(program: Command): void {
     .option(
       "--adapter-config <file>",
       "prometheus-adapter's configuration for the metrics APIs (default with --prometheus: the book's rules)",
+    )
+    .option(
+      "--pod-cidr <cidr>",
+      `pod addresses, a range in the loopback 127.0.0.0/8 (each running pod listens on its IP at its containers' ports)`,
+      DEFAULT_POD_CIDR,
+    )
+    .option(
+      "--service-cidr <cidr>",
+      "Service ClusterIPs, a loopback range apart from --pod-cidr (each ClusterIP proxies to the Ready endpoints)",
+      DEFAULT_SERVICE_CIDR,
     )
     .action(async (scenario: string | undefined, options: UpCommandOptions) => {
       if (options.dataDir !== undefined && options.inMemory) {

@@ -44,6 +44,7 @@ import {
   type TemplateInfo,
   Workload,
 } from "./model.js";
+import { ClusterNetwork, type NetworkOptions } from "./network.js";
 import { createPorts } from "./ports.js";
 import { noise, randomSuffix, streamSeed } from "./random.js";
 import { Scheduler } from "./scheduler.js";
@@ -65,6 +66,11 @@ export interface ClusterOptions {
    * kube-controller-manager through scale); given by whoever serves the API (`horizon up`).
    */
   scaleManagedFields?: (current: KubeObject, replicas: number, now: number) => unknown;
+  /**
+   * Pod and Service addresses, Endpoints and EndpointSlices, and where traffic is served
+   * (`horizon up`); without it pods have no IP and nothing is served (the simulator).
+   */
+  network?: NetworkOptions;
 }
 
 /** What the timeline samples record for one workload at the current time. */
@@ -113,6 +119,8 @@ export class EmbeddedCluster {
   /** The garbage collector and namespace controller (ownerReferences, finalizers, namespace deletion). */
   readonly gc: GarbageCollector;
   readonly #scaleManagedFields: ClusterOptions["scaleManagedFields"];
+  /** Addresses, endpoints and the pod network; null without ClusterOptions.network. */
+  readonly network: ClusterNetwork | null;
   /** Load driven at Services (`horizon load`), added to the traffic of the workloads they select. */
   readonly #loads: ServiceLoads;
 
@@ -133,7 +141,17 @@ export class EmbeddedCluster {
     this.#controllers = this.#controllerContext();
     this.#scheduler = new Scheduler(this.model.capacityPods);
     this.#kubelet = this.#newKubelet();
+    this.network = options.network
+      ? new ClusterNetwork(options.network, {
+          store: this.store,
+          seed: this.model.seed,
+          now: () => this.now,
+          write: (action) => this.#write(action),
+        })
+      : null;
     this.store.watch((event) => this.#onStoreEvent(event));
+    // The network's controllers see every write, the cluster's own included.
+    if (this.network) this.store.watch((event) => this.network!.observe(event));
     if (options.store) this.#restore();
   }
 
@@ -224,12 +242,14 @@ export class EmbeddedCluster {
     );
     const due = restoreStage(record, object, this.now);
     this.#scheduler.restoreBound(record);
+    this.network?.restorePodIp(record, object);
     record.view = podView(record);
     if (played) played.pods.add(record);
     this.#track(record, namespace);
     this.#countStage(record, null);
     if (played) this.#dirtyOwners.add(played);
     if (due !== null) this.#kubelet.schedule(record, Math.max(this.now, due));
+    this.network?.podChanged(record);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -237,7 +257,16 @@ export class EmbeddedCluster {
 
   /** Creates a manifest (defaulted as the API server would); workload controllers react at once. */
   create(object: KubeObject): void {
-    this.store.create(applyWorkloadDefaults(object));
+    let created = applyWorkloadDefaults(object);
+    if (created.kind === "Service" && this.network) {
+      const prepared = this.network.prepareService(created, undefined);
+      if (!prepared.ok)
+        throw new Error(
+          `service ${created.metadata.name}: ${prepared.errors[0]!.field}: ${prepared.errors[0]!.detail}`,
+        );
+      created = prepared.value;
+    }
+    this.store.create(created);
     this.#reconcile();
   }
 
@@ -580,6 +609,8 @@ export class EmbeddedCluster {
           else reconcileReplicaSet(this.#controllers, owner);
         }
       }
+      // Endpoints follow the pods as the controllers left them.
+      this.network?.sync();
     } finally {
       this.#reconciling = false;
     }
@@ -599,6 +630,8 @@ export class EmbeddedCluster {
         this.#dirtyOwners.add(owner);
       },
       forgetPod: (pod) => this.#forgetPod(pod),
+      assignPodIp: (pod) => this.network?.assignPodIp(pod),
+      podChanged: (pod) => this.network?.podChanged(pod),
     });
   }
 
@@ -779,6 +812,7 @@ export class EmbeddedCluster {
     this.#changeCounts(pod, () => {
       pod.stage = "gone";
     });
+    this.network?.podChanged(pod);
     pod.token++;
     this.#kubelet.release(pod);
     this.#pods.delete(pod.key);

@@ -219,6 +219,7 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
       { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduled },
     ],
     hostIP: "10.0.0.1",
+    ...(pod.ip !== null ? { podIP: pod.ip, podIPs: [{ ip: pod.ip }] } : {}),
     startTime: scheduled,
     containerStatuses,
   };
@@ -238,6 +239,10 @@ export interface KubeletHost {
   ownerChanged(owner: PodOwner): void;
   /** The pod has left the store: it leaves every record. */
   forgetPod(pod: PodRecord): void;
+  /** A bound pod gets its address (when the cluster has a network). */
+  assignPodIp(pod: PodRecord): void;
+  /** The pod's containers started or stopped (the network serves them). */
+  podChanged(pod: PodRecord): void;
 }
 
 interface PodTimer {
@@ -328,6 +333,7 @@ export class Kubelet {
   #bind(pod: PodRecord): void {
     const now = this.#host.now;
     this.#host.scheduler.bind(pod);
+    this.#host.assignPodIp(pod);
     pod.scheduledAt = now;
     pod.readyCondition = { status: "False", time: truncateToSecond(now) };
     this.#setStage(pod, "creating");
@@ -448,5 +454,6 @@ export class Kubelet {
     pod.view = podView(pod);
     for (const entry of pod.entries) entry.views = null;
     if (pod.owner) this.#host.ownerChanged(pod.owner);
+    this.#host.podChanged(pod);
   }
 }

@@ -74,6 +74,8 @@ export class PodRecord {
   view!: PodView;
   /** Bound to the (single, virtual) node: counts against the cluster's pod capacity. */
   bound = false;
+  /** The pod's address (from bind until it leaves), when the cluster has a network. */
+  ip: string | null = null;
   scheduledAt: number | null = null;
   runningAt: number | null = null;
   readyAt: number | null = null;

@@ -177,6 +177,7 @@ describe("legacy discovery", () => {
         "apps",
         "autoscaling",
         "coordination.k8s.io",
+        "discovery.k8s.io",
         "apiextensions.k8s.io",
         "monitoring.coreos.com",
         "metrics.k8s.io",

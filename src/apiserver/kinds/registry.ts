@@ -2,6 +2,8 @@
 // each module defines the kind it is listed under. Discovery lists them in this order.
 import { customResourceDefinition } from "./customresourcedefinition.js";
 import { deployment } from "./deployment.js";
+import { endpoints } from "./endpoints.js";
+import { endpointSlice } from "./endpointslice.js";
 import { event } from "./event.js";
 import { horizontalPodAutoscaler } from "./horizontalpodautoscaler.js";
 import { lease } from "./lease.js";
@@ -19,6 +21,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   Namespace: namespace,
   Pod: pod,
   Service: service,
+  Endpoints: endpoints,
   Event: event,
   Node: node,
   ReplicationController: replicationController,
@@ -27,6 +30,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   StatefulSet: statefulSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
   Lease: lease,
+  EndpointSlice: endpointSlice,
   CustomResourceDefinition: customResourceDefinition,
   ServiceMonitor: serviceMonitor,
 };

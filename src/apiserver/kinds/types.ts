@@ -12,6 +12,8 @@ export type ServedKind =
   | "Namespace"
   | "Pod"
   | "Service"
+  | "Endpoints"
+  | "EndpointSlice"
   | "Event"
   | "Node"
   | "ReplicationController"

@@ -182,8 +182,16 @@ export class RegistryStore {
         error.status.message = `object is being deleted: ${error.status.message}`;
       return fail(error);
     }
+    // The Service REST storage allocates the ClusterIP (given back after a dry run or a failure).
+    const network = ctx.info.kind === "Service" ? this.cluster.network : null;
+    if (network) {
+      const allocated = network.prepareService(object, undefined);
+      if (!allocated.ok) return fail(invalid(ctx.info, name, allocated.errors));
+      object = allocated.value;
+    }
     object = this.withManagedFields(ctx, undefined, object);
     if (ctx.dryRun) {
+      network?.releaseServiceIp(object);
       return ok({
         ...object,
         metadata: {
@@ -197,6 +205,7 @@ export class RegistryStore {
       const created = this.cluster.store.create(object);
       return ok(created);
     } catch (err) {
+      network?.releaseServiceIp(object);
       return fail(this.storeError(ctx, err, name));
     }
   }
@@ -245,11 +254,19 @@ export class RegistryStore {
     }
     // rest.BeforeUpdate: an update never removes or changes a deletion mark.
     const carried = carrySystemFields(carryDeletionFields(object, current), current);
-    const prepared =
+    const first =
       ctx.target.subresource === "status"
         ? this.prepareStatusUpdate(ctx, carried, current)
         : this.prepareUpdate(ctx, carried, current);
-    if (!prepared.ok) return prepared;
+    if (!first.ok) return first;
+    let prepared = first;
+    const network = ctx.info.kind === "Service" ? this.cluster.network : null;
+    if (network && ctx.target.subresource !== "status") {
+      // An update keeps the allocated ClusterIP when the client left it out (patchAllocatedValues).
+      const allocated = network.prepareService(prepared.value, current);
+      if (!allocated.ok) return fail(invalid(ctx.info, name, allocated.errors));
+      prepared = { ok: true, value: allocated.value };
+    }
     if (ctx.target.subresource !== "status" && !strategyOf(ctx).validatesMetadata) {
       const errors = deletionUpdateErrors(prepared.value, current);
       // ValidateObjectMetaUpdate: a uid other than the stored one is refused (after the
