@@ -715,6 +715,21 @@ describe("horizon up flags", () => {
       flags: { dashboardBindAddress: "8086" },
       error: /^--dashboard-bind-address: must be HOST:PORT/,
     },
+    {
+      name: "--pod-cidr must be loopback",
+      flags: { podCidr: "10.244.0.0/16" },
+      error: /^--pod-cidr: "10\.244\.0\.0\/16" is not inside the loopback range/,
+    },
+    {
+      name: "--service-cidr must hold 14 addresses",
+      flags: { serviceCidr: "127.65.0.0/30" },
+      error: /^--service-cidr: .* is too small/,
+    },
+    {
+      name: "the ranges may not overlap",
+      flags: { podCidr: "127.64.0.0/16", serviceCidr: "127.64.128.0/24" },
+      error: /^--service-cidr: 127\.64\.128\.0\/24 overlaps --pod-cidr 127\.64\.0\.0\/16$/,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -732,6 +747,7 @@ describe("horizon up flags", () => {
         address: "127.0.0.1",
         insecureHttp: true,
         controller: true,
+        listeners: true,
         syncPeriodMs: 90_000,
         // The dashboard on a free loopback port unless told otherwise.
         dashboardAddress: { host: "127.0.0.1", port: 0 },
