@@ -2,6 +2,8 @@
 // (ipam.ts), the endpoints controllers, and the `PodNetwork` port that `horizon up` binds to
 // real sockets (network-http.ts: a listener per running pod, a proxy per ClusterIP). The
 // model itself opens nothing: a test gives a fake port, or none, and steps a fake clock.
+
+import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import type { FieldError } from "../api/validation.js";
 import { EndpointsController, type ServiceRouting } from "./controllers/endpoints.js";
@@ -9,7 +11,6 @@ import { type Cidr, IpAllocator } from "./ipam.js";
 import { NODE_NAME } from "./kubelet.js";
 import type { PodRecord } from "./model.js";
 import type { ObjectStore, WatchEvent } from "./store.js";
-import { rfc3339 } from "./time.js";
 
 /** A running pod as the network serves it. */
 export interface NetworkPod {
