@@ -630,8 +630,8 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
   if (running.prometheus?.adapterSource) {
     lines.push(
       `  metrics: custom.metrics.k8s.io and external.metrics.k8s.io from Prometheus, ${running.prometheus.adapterSource}`,
-      );
-    }
+    );
+  }
   const network = running.cluster.network;
   if (network) {
     lines.push(

@@ -25,7 +25,12 @@ const OLD = JSON.parse(
 const WITH_TEMPLATE = new Set(["ReplicationController", "Deployment", "ReplicaSet", "StatefulSet"]);
 
 /** Kinds written with a schema tree from the start: they have no hand-written trees. */
-const ADDED_SINCE = new Set(["ServiceMonitor", "CustomResourceDefinition"]);
+const ADDED_SINCE = new Set([
+  "ServiceMonitor",
+  "CustomResourceDefinition",
+  "Endpoints",
+  "EndpointSlice",
+]);
 
 /** As the old trees were stored: JSON (no undefined members). */
 const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;

@@ -2,9 +2,10 @@
 // endpoints.ts) for every Service with a selector; served read-only.
 
 import type { KubeObject } from "../../api/types.js";
-import { OBJECT_META, OBJECT_META_FIELDS, OBJECT_META_TIMES } from "./meta.js";
-import { AGE, asRecord, col, int, NAME, since, str } from "./printing.js";
-import { atomicList, type KindDefinition, PLAIN_STRATEGY, S, struct } from "./types.js";
+import { OBJECT_META } from "./meta.js";
+import { AGE, asRecord, col, int, NAME, since, text } from "./printing.js";
+import { atomicList, str, struct } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY } from "./types.js";
 
 export const endpoints: KindDefinition<"Endpoints"> = {
   kind: "Endpoints",
@@ -14,9 +15,10 @@ export const endpoints: KindDefinition<"Endpoints"> = {
   versions: [
     {
       version: "v1",
-      knownFields: { apiVersion: "any", kind: "any", metadata: OBJECT_META_FIELDS, subsets: "any" },
-      // EndpointSubset lists are atomic upstream.
-      apply: struct({ apiVersion: S, kind: S, metadata: OBJECT_META, subsets: atomicList }),
+      schema: struct(
+        { apiVersion: str(), kind: str(), metadata: OBJECT_META, subsets: atomicList },
+        { preserveUnknownFields: true },
+      ),
     },
   ],
   namespaced: true,
@@ -25,7 +27,6 @@ export const endpoints: KindDefinition<"Endpoints"> = {
   shortNames: ["ep"],
   readOnly: true,
   gcPolicy: "None",
-  times: { metadata: OBJECT_META_TIMES },
   fieldSelectors: [],
   strategy: PLAIN_STRATEGY,
   printer: {
@@ -54,16 +55,16 @@ function formatEndpoints(obj: KubeObject): string {
     const ports = (subset.ports ?? []) as Record<string, unknown>[];
     if (ports.length === 0) {
       count += addresses.length;
-      for (const a of addresses) if (list.length < max) list.push(str(a.ip));
+      for (const a of addresses) if (list.length < max) list.push(text(a.ip));
       continue;
     }
     for (const port of ports) {
       count += addresses.length;
       for (const a of addresses) {
-        if (list.length < max) list.push(`${str(asRecord(a).ip)}:${int(port.port)}`);
+        if (list.length < max) list.push(`${text(asRecord(a).ip)}:${int(port.port)}`);
       }
     }
   }
-  const text = list.join(",");
-  return count > max ? `${text} + ${count - max} more...` : text;
+  const joined = list.join(",");
+  return count > max ? `${joined} + ${count - max} more...` : joined;
 }

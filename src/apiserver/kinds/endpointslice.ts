@@ -2,9 +2,10 @@
 // (src/cluster/controllers/endpoints.ts), one per Service with a selector; served read-only.
 
 import type { KubeObject } from "../../api/types.js";
-import { OBJECT_META, OBJECT_META_FIELDS, OBJECT_META_TIMES } from "./meta.js";
-import { AGE, col, int, NAME, since, str } from "./printing.js";
-import { atomicList, type KindDefinition, PLAIN_STRATEGY, S, struct } from "./types.js";
+import { OBJECT_META } from "./meta.js";
+import { AGE, col, int, NAME, since, text } from "./printing.js";
+import { atomicList, str, struct } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY } from "./types.js";
 
 export const endpointSlice: KindDefinition<"EndpointSlice"> = {
   kind: "EndpointSlice",
@@ -14,22 +15,17 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
   versions: [
     {
       version: "v1",
-      knownFields: {
-        apiVersion: "any",
-        kind: "any",
-        metadata: OBJECT_META_FIELDS,
-        addressType: "any",
-        endpoints: "any",
-        ports: "any",
-      },
-      apply: struct({
-        apiVersion: S,
-        kind: S,
-        metadata: OBJECT_META,
-        addressType: S,
-        endpoints: atomicList,
-        ports: atomicList,
-      }),
+      schema: struct(
+        {
+          apiVersion: str(),
+          kind: str(),
+          metadata: OBJECT_META,
+          addressType: str(),
+          endpoints: atomicList,
+          ports: atomicList,
+        },
+        { preserveUnknownFields: true },
+      ),
     },
   ],
   namespaced: true,
@@ -37,7 +33,6 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
   subresources: [],
   readOnly: true,
   gcPolicy: "None",
-  times: { metadata: OBJECT_META_TIMES },
   fieldSelectors: [],
   strategy: PLAIN_STRATEGY,
   printer: {
@@ -62,7 +57,7 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
     ],
     cells: (obj: KubeObject, now: number) => [
       obj.metadata.name,
-      str(obj.addressType),
+      text(obj.addressType),
       formatList(
         ((obj.ports ?? []) as Record<string, unknown>[]).map((p) =>
           p.port === undefined ? "<unset>" : String(int(p.port)),
