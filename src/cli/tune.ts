@@ -22,6 +22,7 @@ import { parseSearchSpace, type SearchEntry, setExpression } from "../sim/tune/s
 import {
   type Row,
   type Strategy,
+  type TuneOptions,
   type TuneResult,
   tune,
   UPSTREAM_DEFAULT_BEHAVIOR,
@@ -69,15 +70,7 @@ function readSpace(spec: string): { text: string; source: string } {
   return { text: spec, source: "--search" };
 }
 
-interface Prepared {
-  base: TuneBase;
-  entries: SearchEntry[];
-  objective: Objective;
-  constraints: Assertion[];
-  strategy: Strategy | "auto";
-  budget: number;
-  searchSeed: number;
-  jobs: number;
+interface Prepared extends Omit<TuneOptions, "progress"> {
   top: number;
 }
 
