@@ -1,28 +1,54 @@
-// `horizon load SERVICE --rps N [--for D]`: drives traffic at a Service of a running
-// `horizon up`, as the docs' walkthrough does with a load-generator pod looping
-// `wget http://php-apache`. It talks to the server only through the Kubernetes API (so it works
-// wherever kubectl does): it sets the Service's `horizon.dev/load` annotation with a JSON merge
-// patch, and the embedded cluster adds that load to the workloads the Service selects
-// (src/cluster/load.ts). Exit codes: 0 done, 1 the API call failed, 2 bad flags.
-import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+// `horizon load SERVICE --rps N [--for D] [--concurrency C]`: real HTTP load at a Service of a
+// running `horizon up`, as the docs' walkthrough does with a load-generator pod looping
+// `wget http://php-apache`. It reads the Service through the Kubernetes API (so it finds it
+// wherever kubectl does) and sends requests to its ClusterIP, which `horizon up` proxies to
+// the Ready pods (the ClusterIP is a loopback address of this machine). With `--for` (or
+// `--foreground`) it runs in the foreground and prints progress once a second; without, it
+// starts itself in the background and `--stop` ends that load.
+// Exit codes: 0 done, 1 the Service cannot be loaded (API error, no ClusterIP, every request
+// failed), 2 bad flags.
+import { spawn } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { ApiException, CoreV1Api } from "@kubernetes/client-node";
 import type { Command } from "commander";
-import { formatLoadAnnotation, LOAD_ANNOTATION } from "../cluster/load.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { loadKubeConfig } from "../kube/config.js";
+import { formatCounts, LoadGenerator, summarize } from "./loadgen.js";
 import { defaultKubeconfigPath } from "./up.js";
+
+export const DEFAULT_CONCURRENCY = 100;
 
 export interface LoadCommandOptions {
   rps?: string;
   for?: string;
+  concurrency?: string;
   stop?: boolean;
+  foreground?: boolean;
   namespace?: string;
   kubeconfig?: string;
 }
 
 /** What the flags ask for. */
 export type LoadPlan =
-  | { action: "set"; rps: number; durationMs: number | null }
-  | { action: "stop"; durationMs: null };
+  | {
+      action: "run";
+      rps: number;
+      durationMs: number | null;
+      concurrency: number;
+      /** Run here (`--for`, `--foreground`) or start a background process. */
+      foreground: boolean;
+    }
+  | { action: "stop" };
 
 export type ParsedLoadOptions = { ok: true; plan: LoadPlan } | { ok: false; error: string };
 
@@ -37,46 +63,64 @@ export function parseLoadOptions(options: LoadCommandOptions): ParsedLoadOptions
     }
     durationMs = parsed.ms;
   }
-  if (options.stop) {
-    if (options.rps !== undefined) {
+  let concurrency = DEFAULT_CONCURRENCY;
+  if (options.concurrency !== undefined) {
+    const text = options.concurrency.trim();
+    concurrency = Number(text);
+    if (!/^\d+$/.test(text) || concurrency < 1) {
+      return {
+        ok: false,
+        error: `--concurrency: must be a whole number of requests >= 1, got "${options.concurrency}"`,
+      };
+    }
+  }
+  const stopping = options.stop || options.rps?.trim() === "0";
+  if (stopping) {
+    if (options.stop && options.rps !== undefined) {
       return { ok: false, error: "--rps and --stop cannot be used together" };
     }
-    if (durationMs !== null) return { ok: false, error: "--for: has no effect with --stop" };
-    return { ok: true, plan: { action: "stop", durationMs: null } };
+    const why = options.stop ? "--stop" : "--rps 0";
+    if (durationMs !== null) return { ok: false, error: `--for: has no effect with ${why}` };
+    if (options.concurrency !== undefined)
+      return { ok: false, error: `--concurrency: has no effect with ${why}` };
+    if (options.foreground) return { ok: false, error: `--foreground: has no effect with ${why}` };
+    return { ok: true, plan: { action: "stop" } };
   }
   if (options.rps === undefined) {
-    return { ok: false, error: "--rps is required (or --stop to remove the load)" };
+    return { ok: false, error: "--rps is required (or --stop to end a background load)" };
   }
   const text = options.rps.trim();
   const rps = Number(text);
-  if (text === "" || !/^[0-9.eE+]+$/.test(text) || !Number.isFinite(rps) || rps < 0) {
+  if (text === "" || !/^[0-9.eE+]+$/.test(text) || !Number.isFinite(rps) || rps <= 0) {
     return {
       ok: false,
-      error: `--rps: must be a number of requests per second >= 0, got "${options.rps}"`,
+      error: `--rps: must be a number of requests per second > 0, got "${options.rps}"`,
     };
   }
-  if (rps === 0) {
-    if (durationMs !== null) return { ok: false, error: "--for: has no effect with --rps 0" };
-    return { ok: true, plan: { action: "stop", durationMs: null } };
-  }
-  return { ok: true, plan: { action: "set", rps, durationMs } };
+  return {
+    ok: true,
+    plan: {
+      action: "run",
+      rps,
+      durationMs,
+      concurrency,
+      foreground: durationMs !== null || options.foreground === true,
+    },
+  };
 }
 
 export interface LoadIO {
   out: (line: string) => void;
   err: (line: string) => void;
-  /** Aborted on Ctrl-C: a running `--for` load is removed and the command ends. */
+  /** Aborted on Ctrl-C / SIGTERM: a foreground load ends and prints its summary. */
   signal?: AbortSignal;
-  /** How often `--for` prints progress (default 10 s; 1 s on a terminal). */
+  /** How often a foreground load prints progress (default 1 s). */
   progressEveryMs?: number;
-  /** Epoch ms (tests may fake it). */
-  now?: () => number;
+  /** Where background loads are recorded (default ~/.horizon/loads). */
+  stateDir?: string;
+  /** The command line that runs `horizon` (node, its flags, the script): a background load re-runs it. */
+  cli?: readonly string[];
 }
-
-type ServiceJson = {
-  metadata?: { resourceVersion?: string; annotations?: Record<string, string> };
-  spec?: { selector?: Record<string, string> };
-};
 
 /** The API error as kubectl words it: `Error from server (NotFound): services "x" not found`. */
 export function describeApiError(error: unknown): string {
@@ -94,7 +138,215 @@ export function describeApiError(error: unknown): string {
   return `error: ${(error as Error).message ?? String(error)}`;
 }
 
-const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+export function defaultStateDir(): string {
+  return join(homedir(), ".horizon", "loads");
+}
+
+/** A background load, as recorded in the state directory. */
+interface BackgroundLoad {
+  pid: number;
+  namespace: string;
+  service: string;
+  rps: number;
+  log: string;
+  startedAt: string;
+}
+
+function stateFile(dir: string, namespace: string, service: string): string {
+  return join(dir, `${namespace}.${service}.json`);
+}
+
+function readBackground(file: string): BackgroundLoad | null {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as BackgroundLoad;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Ends a recorded background load: SIGTERM, then waits (up to 5 s) for it to print its summary. */
+async function stopBackground(file: string): Promise<BackgroundLoad | null> {
+  const load = readBackground(file);
+  rmSync(file, { force: true });
+  if (!load || !alive(load.pid)) return null;
+  try {
+    process.kill(load.pid, "SIGTERM");
+  } catch {
+    return null;
+  }
+  const deadline = Date.now() + 5000;
+  while (alive(load.pid) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return load;
+}
+
+type ServiceJson = {
+  spec?: {
+    clusterIP?: string;
+    type?: string;
+    ports?: { name?: string; port: number; protocol?: string }[];
+  };
+};
+
+/** Runs `horizon load`; resolves with the exit code. */
+export async function loadCommand(
+  service: string,
+  options: LoadCommandOptions,
+  io: LoadIO,
+): Promise<number> {
+  const parsed = parseLoadOptions(options);
+  if (!parsed.ok) {
+    io.err(`error: ${parsed.error}`);
+    return 2;
+  }
+  const plan = parsed.plan;
+  // As every command: --kubeconfig, KUBECONFIG, in-cluster, ~/.kube/config; then the
+  // kubeconfig `horizon up` writes.
+  const loaded = await loadKubeConfig({
+    kubeconfig: options.kubeconfig ?? null,
+    fallbackKubeconfig: defaultKubeconfigPath(),
+  });
+  if (!loaded.ok) {
+    io.err(`error: cannot load the kubeconfig: ${loaded.error}`);
+    return 1;
+  }
+  const namespace = options.namespace ?? loaded.value.namespace ?? "default";
+  const what = `service/${service} (namespace ${namespace})`;
+  const stateDir = io.stateDir ?? defaultStateDir();
+  const file = stateFile(stateDir, namespace, service);
+
+  if (plan.action === "stop") {
+    const stopped = await stopBackground(file);
+    if (!stopped) {
+      io.err(
+        `error: no background load on ${what} (start one with: horizon load ${service} --rps N)`,
+      );
+      return 1;
+    }
+    io.out(`load on ${what} stopped (pid ${stopped.pid}; its log: ${stopped.log})`);
+    return 0;
+  }
+
+  const api = loaded.value.kubeConfig.makeApiClient(CoreV1Api);
+  let svc: ServiceJson;
+  try {
+    svc = (await api.readNamespacedService({ name: service, namespace })) as ServiceJson;
+  } catch (error) {
+    io.err(describeApiError(error));
+    return 1;
+  }
+  const clusterIP = svc.spec?.clusterIP ?? "";
+  const ports = (svc.spec?.ports ?? []).filter((p) => (p.protocol ?? "TCP") === "TCP");
+  const port = ports.find((p) => p.name === "http") ?? ports[0];
+  if (clusterIP === "" || clusterIP === "None" || !port) {
+    io.err(
+      `error: ${what} has no ClusterIP and TCP port to send to (${clusterIP === "None" ? "headless" : svc.spec?.type === "ExternalName" ? "ExternalName" : "no ports"})`,
+    );
+    return 1;
+  }
+  const target = { host: clusterIP, port: port.port, path: "/" };
+  const url = `http://${clusterIP}${port.port === 80 ? "" : `:${port.port}`}/`;
+
+  if (!plan.foreground) return startBackground(service, namespace, plan, options, io, file, url);
+
+  const generator = new LoadGenerator({ target, rps: plan.rps, concurrency: plan.concurrency });
+  io.out(
+    `load on ${what} at ${url}: ${plan.rps} requests/s${plan.durationMs !== null ? ` for ${formatDuration(plan.durationMs)}` : ""} (at most ${plan.concurrency} in flight; Ctrl-C stops it)`,
+  );
+  const started = Date.now();
+  generator.start();
+  const every = io.progressEveryMs ?? 1000;
+  const ends = plan.durationMs === null ? Number.POSITIVE_INFINITY : started + plan.durationMs;
+  let next = started + every;
+  while (!io.signal?.aborted && Date.now() < ends) {
+    await sleep(Math.max(1, Math.min(next, ends) - Date.now()), io.signal);
+    if (Date.now() >= next) {
+      io.out(
+        `${Math.round((Date.now() - started) / 1000)}s: ${formatCounts(generator.counts, generator.window())}`,
+      );
+      next += every;
+    }
+  }
+  await generator.stop();
+  // Whole seconds: "12s" rather than "12.004s".
+  const elapsed = Math.round((Date.now() - started) / 1000) * 1000;
+  const summary = formatCounts(generator.counts, summarize(generator.latencies));
+  io.out(
+    `${io.signal?.aborted ? "interrupted: " : ""}load on ${what} ended after ${formatDuration(elapsed)}: ${summary}`,
+  );
+  if (generator.counts.sent > 0 && generator.counts.answered === 0) {
+    io.err(`error: no request to ${url} was answered`);
+    return 1;
+  }
+  return 0;
+}
+
+/** Runs the same load in a detached `horizon load --foreground`, recorded for `--stop`. */
+function startBackground(
+  service: string,
+  namespace: string,
+  plan: Extract<LoadPlan, { action: "run" }>,
+  options: LoadCommandOptions,
+  io: LoadIO,
+  file: string,
+  url: string,
+): Promise<number> {
+  return (async () => {
+    const what = `service/${service} (namespace ${namespace})`;
+    const replaced = existsSync(file) ? await stopBackground(file) : null;
+    const dir = resolve(file, "..");
+    mkdirSync(dir, { recursive: true });
+    const log = join(dir, `${namespace}.${service}.log`);
+    const cli = io.cli ?? [process.execPath, ...process.execArgv, process.argv[1] ?? ""];
+    const args = [
+      ...cli.slice(1),
+      "load",
+      service,
+      "--rps",
+      String(plan.rps),
+      "--concurrency",
+      String(plan.concurrency),
+      "--foreground",
+      "-n",
+      namespace,
+      ...(options.kubeconfig !== undefined ? ["--kubeconfig", resolve(options.kubeconfig)] : []),
+    ];
+    const fd = openSync(log, "w");
+    const child = spawn(cli[0]!, args, { detached: true, stdio: ["ignore", fd, fd] });
+    closeSync(fd);
+    child.unref();
+    const pid = child.pid;
+    if (pid === undefined) {
+      io.err(`error: cannot start the background load: ${cli[0]}`);
+      return 1;
+    }
+    const record: BackgroundLoad = {
+      pid,
+      namespace,
+      service,
+      rps: plan.rps,
+      log,
+      startedAt: new Date().toISOString(),
+    };
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    if (replaced)
+      io.out(`the background load on ${what} at ${replaced.rps} requests/s was replaced`);
+    io.out(
+      `load on ${what} at ${url}: ${plan.rps} requests/s in the background (pid ${pid}, log ${log}); stop it with: horizon load ${service} --stop${options.namespace ? ` -n ${namespace}` : ""}`,
+    );
+    return 0;
+  })();
+}
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -109,188 +361,28 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** Runs `horizon load`; resolves with the exit code. */
-export async function loadCommand(
-  service: string,
-  options: LoadCommandOptions,
-  io: LoadIO,
-): Promise<number> {
-  const parsed = parseLoadOptions(options);
-  if (!parsed.ok) {
-    io.err(`error: ${parsed.error}`);
-    return 2;
-  }
-  const plan = parsed.plan;
-  const now = io.now ?? Date.now;
-  // As every command: --kubeconfig, KUBECONFIG, in-cluster, ~/.kube/config; then the
-  // kubeconfig `horizon up` writes.
-  const loaded = await loadKubeConfig({
-    kubeconfig: options.kubeconfig ?? null,
-    fallbackKubeconfig: defaultKubeconfigPath(),
-  });
-  if (!loaded.ok) {
-    io.err(`error: cannot load the kubeconfig: ${loaded.error}`);
-    return 1;
-  }
-  const kc = loaded.value.kubeConfig;
-  const namespace = options.namespace ?? loaded.value.namespace ?? "default";
-  const api = kc.makeApiClient(CoreV1Api);
-  const what = `service/${service} (namespace ${namespace})`;
-
-  const patch = (annotation: string | null, resourceVersion?: string) =>
-    api.patchNamespacedService(
-      {
-        name: service,
-        namespace,
-        body: {
-          metadata: {
-            ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-            annotations: { [LOAD_ANNOTATION]: annotation },
-          },
-        },
-      },
-      mergePatch,
-    ) as Promise<ServiceJson>;
-
-  if (plan.action === "stop") {
-    try {
-      await patch(null);
-    } catch (error) {
-      io.err(describeApiError(error));
-      return 1;
-    }
-    io.out(`load on ${what} stopped`);
-    return 0;
-  }
-
-  const started = now();
-  const untilMs = plan.durationMs === null ? null : started + plan.durationMs;
-  const value = formatLoadAnnotation({ rps: plan.rps, untilMs });
-  let updated: ServiceJson;
-  try {
-    updated = await patch(value);
-  } catch (error) {
-    io.err(describeApiError(error));
-    return 1;
-  }
-  await warnIfNoPods(api, namespace, service, updated, io);
-
-  if (untilMs === null) {
-    io.out(
-      `load on ${what}: ${plan.rps} rps until stopped (horizon load ${service} --stop${options.namespace ? ` -n ${namespace}` : ""})`,
-    );
-    return 0;
-  }
-  io.out(
-    `load on ${what}: ${plan.rps} rps for ${formatDuration(plan.durationMs!)}, until ${new Date(untilMs).toISOString()} (Ctrl-C stops it)`,
-  );
-  const every = io.progressEveryMs ?? 10_000;
-  let next = started + every;
-  while (!io.signal?.aborted) {
-    const t = now();
-    if (t >= untilMs) break;
-    if (t >= next) {
-      io.out(`${service}: ${plan.rps} rps, ${formatDuration(remaining(untilMs - t))} left`);
-      next += every * Math.max(1, Math.ceil((t - next + 1) / every));
-    }
-    await sleep(Math.max(1, Math.min(next, untilMs) - now()), io.signal);
-  }
-  const interrupted = io.signal?.aborted === true;
-  const removed = await removeIfOurs(api, namespace, service, value, patch);
-  if (removed !== "removed") {
-    if (removed === "replaced") {
-      io.err(`${what} carries another load now (set by someone else); leaving it`);
-    } else {
-      io.err(
-        `warning: could not remove the ${LOAD_ANNOTATION} annotation (${removed}); the load ends by itself at its expiry`,
-      );
-    }
-  }
-  io.out(
-    interrupted
-      ? `interrupted: load on ${what} stopped after ${formatDuration(remaining(now() - started))}`
-      : `load on ${what} ended after ${formatDuration(plan.durationMs!)}`,
-  );
-  return 0;
-}
-
-/** Whole seconds (rounded up) for progress lines: "1m25s" rather than "1m24.713s". */
-function remaining(ms: number): number {
-  return Math.max(0, Math.ceil(ms / 1000) * 1000);
-}
-
-/**
- * Removes the annotation unless another `horizon load` replaced it since: read, compare, and
- * patch with the read resourceVersion (a 409 means it changed in between: look again).
- */
-async function removeIfOurs(
-  api: CoreV1Api,
-  namespace: string,
-  service: string,
-  value: string,
-  patch: (annotation: string | null, resourceVersion?: string) => Promise<ServiceJson>,
-): Promise<"removed" | "replaced" | string> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const current = (await api.readNamespacedService({
-        name: service,
-        namespace,
-      })) as ServiceJson;
-      const annotation = current.metadata?.annotations?.[LOAD_ANNOTATION];
-      if (annotation === undefined) return "removed";
-      if (annotation !== value) return "replaced";
-      await patch(null, current.metadata?.resourceVersion);
-      return "removed";
-    } catch (error) {
-      if (error instanceof ApiException && error.code === 409) continue;
-      if (error instanceof ApiException && error.code === 404) return "removed";
-      return describeApiError(error);
-    }
-  }
-  return "the Service kept changing";
-}
-
-/** A Service whose selector matches no pod sends its load nowhere: say so. */
-async function warnIfNoPods(
-  api: CoreV1Api,
-  namespace: string,
-  service: string,
-  updated: ServiceJson,
-  io: LoadIO,
-): Promise<void> {
-  const selector = updated.spec?.selector ?? {};
-  const keys = Object.keys(selector);
-  if (keys.length === 0) {
-    io.err(`Warning: service/${service} has no selector: its load reaches no pods`);
-    return;
-  }
-  try {
-    const labelSelector = keys.map((k) => `${k}=${selector[k]}`).join(",");
-    const pods = await api.listNamespacedPod({ namespace, labelSelector, limit: 1 });
-    if (pods.items.length === 0) {
-      io.err(
-        `Warning: service/${service} selects no pods (${labelSelector}) yet: its load reaches the workloads whose pods it selects once they exist`,
-      );
-    }
-  } catch {
-    // Only a hint: the load is set either way.
-  }
-}
-
 /** Adds `horizon load` to the program (wired in main.ts). */
 export function registerLoadCommand(program: Command): void {
   program
     .command("load")
     .description(
-      "Drive traffic at a Service of a running `horizon up` (like the docs' load-generator pod): the workloads it selects get N requests/s more",
+      "Send real HTTP requests to a Service of a running `horizon up` (its ClusterIP), like the docs' load-generator pod: open loop at N requests/s, progress every second",
     )
     .argument("<service>", "the Service's name")
-    .option("--rps <n>", "requests per second to add (0 removes the load)")
+    .option("--rps <n>", "requests per second to send (0 is the same as --stop)")
     .option(
       "--for <duration>",
-      "stop after this long, e.g. 30s, 5m (Go duration); prints progress, Ctrl-C stops early",
+      "run in the foreground for this long, e.g. 30s, 5m (Go duration); Ctrl-C stops early",
     )
-    .option("--stop", "remove the load from the Service")
+    .option(
+      "--concurrency <n>",
+      `most requests in flight; one due while that many are open is counted as an error (default ${DEFAULT_CONCURRENCY})`,
+    )
+    .option(
+      "--foreground",
+      "without --for: run in the foreground until Ctrl-C (default: in the background)",
+    )
+    .option("--stop", "end the background load on the Service")
     .option("-n, --namespace <namespace>", "the Service's namespace (default: the context's)")
     .option(
       "--kubeconfig <file>",
@@ -306,7 +398,6 @@ export function registerLoadCommand(program: Command): void {
           out: (line) => console.log(line),
           err: (line) => console.error(line),
           signal: controller.signal,
-          progressEveryMs: process.stdout.isTTY ? 1000 : 10_000,
         });
       } finally {
         process.off("SIGINT", stop);

@@ -282,6 +282,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   const podNetwork = options.listeners
     ? new HttpPodNetwork({
         onPodError: (pod, message) => clusterRef?.network?.podFailed(pod, message),
+        onServed: (pod) => clusterRef?.recordServed(pod),
         onServiceError: (service, message) => log(`${clockTime()} service ${service}: ${message}`),
       })
     : null;

@@ -317,6 +317,15 @@ export class EmbeddedCluster {
     this.#reconcile();
   }
 
+  /**
+   * A pod answered a request on the pod network (`horizon up`): its workload's usage follows
+   * the rate its pods really serve, measured at each metrics scrape.
+   */
+  recordServed(podKey: string): void {
+    const workload = this.#pods.get(podKey)?.workload;
+    if (workload) workload.servedTotal++;
+  }
+
   /** In-process adapters of the controller's ports. */
   ports(): Omit<ControllerPorts, "clock"> {
     return createPorts(this);
@@ -467,7 +476,8 @@ export class EmbeddedCluster {
         existing.obj = object;
         if (object.metadata.deletionTimestamp) this.#kubelet.podMarked(existing, object);
       }
-    } else if (object.kind === "Service") {
+    } else if (object.kind === "Service" && !this.network) {
+      // With a network (`horizon up`) load is real traffic: the annotation is not read.
       if (this.#loads.update(event.type, object)) {
         for (const workload of this.#workloads.values()) this.#applyLoads(workload);
       }

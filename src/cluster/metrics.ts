@@ -131,7 +131,10 @@ export class MetricsPipeline {
     const start = this.#cluster.startTime;
     const slot = k % this.ringSize;
     for (const workload of this.#cluster.workloads()) {
-      const demand = trafficAt(workload.traffic, t - start);
+      // The requests its pods really answered since the last scrape add to the modelled traffic.
+      const answered = workload.servedTotal - workload.servedAtScrape;
+      workload.servedAtScrape = workload.servedTotal;
+      const demand = trafficAt(workload.traffic, t - start) + answered / (this.resolution / 1000);
       const ready = workload.readyCount();
       const ring = workload.ring;
       ring.time[slot] = t;

@@ -213,6 +213,9 @@ export class ScrapeRing {
 }
 
 export class Workload {
+  /** Requests its pods answered on the pod network (`horizon up`), and the count at the last scrape. */
+  servedTotal = 0;
+  servedAtScrape = 0;
   readonly owners: PodOwner[] = [];
   templateHash = "";
   /** Last revision number given to a ReplicaSet (deployment.kubernetes.io/revision). */

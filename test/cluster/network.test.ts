@@ -230,3 +230,59 @@ describe("the app model's admission (fake clock)", () => {
     assert.equal(queue.admit(T0 + 5000), 0);
   });
 });
+
+describe("CPU follows the requests pods really answer (fake clock)", () => {
+  test("150 answers in a 15 s scrape interval: 10 requests/s, 5m + 10 × 1m of CPU", async () => {
+    const c = new EmbeddedCluster({
+      model: clusterModelOf(
+        scenario({
+          workloads: [
+            workloadModel({
+              pod: lifecycle({
+                schedulingDelayMs: 0,
+                containerStartDelayMs: 0,
+                readinessDelayMs: 0,
+              }),
+              usage: {
+                cpu: { baseMilli: 5, milliPerRps: 1, limitMilli: null },
+                memory: { baseBytes: 0, bytesPerRps: 0 },
+                capacityRps: null,
+                jitter: 0,
+              },
+              traffic: [],
+            }),
+          ],
+        }),
+      ),
+      startTime: T0,
+      network: { podCidr: cidr("127.64.0.0/16"), serviceCidr: cidr("127.65.0.0/16") },
+    });
+    c.create(withPorts(deployment({ replicas: 1, cpuRequest: "100m" })));
+    c.advanceTo(at(1));
+    const pod = c.store.list("Pod", "default")[0]!;
+    const key = `default/${pod.metadata.name}`;
+    const cpu = async () => {
+      const observed = await c
+        .ports()
+        .metrics.observe(
+          "default",
+          { type: "Resource", resource: { name: "cpu", target: { type: "Utilization" } } },
+          {
+            text: "app=web",
+            requirements: [{ key: "app", operator: "In", values: ["web"] }],
+          } as never,
+        );
+      return observed.kind === "resource"
+        ? observed.samples.get(pod.metadata.name)?.value
+        : undefined;
+    };
+    const first = c.metrics.nextScrapeAt;
+    c.advanceTo(first);
+    assert.equal(await cpu(), 5, "idle");
+    for (let i = 0; i < 150; i++) c.recordServed(key);
+    c.advanceTo(first + 15_000);
+    assert.equal(await cpu(), 15);
+    c.advanceTo(first + 30_000);
+    assert.equal(await cpu(), 5, "no answers since: idle again");
+  });
+});
