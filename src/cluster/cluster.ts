@@ -121,6 +121,8 @@ export class EmbeddedCluster {
   readonly #scaleManagedFields: ClusterOptions["scaleManagedFields"];
   /** Addresses, endpoints and the pod network; null without ClusterOptions.network. */
   readonly network: ClusterNetwork | null;
+  /** Pods listen and answer (a PodNetwork is bound): load is real requests, not annotations. */
+  readonly #servesTraffic: boolean;
   /** Load driven at Services (`horizon load`), added to the traffic of the workloads they select. */
   readonly #loads: ServiceLoads;
 
@@ -141,6 +143,7 @@ export class EmbeddedCluster {
     this.#controllers = this.#controllerContext();
     this.#scheduler = new Scheduler(this.model.capacityPods);
     this.#kubelet = this.#newKubelet();
+    this.#servesTraffic = options.network?.pods !== undefined;
     this.network = options.network
       ? new ClusterNetwork(options.network, {
           store: this.store,
@@ -476,8 +479,8 @@ export class EmbeddedCluster {
         existing.obj = object;
         if (object.metadata.deletionTimestamp) this.#kubelet.podMarked(existing, object);
       }
-    } else if (object.kind === "Service" && !this.network) {
-      // With a network (`horizon up`) load is real traffic: the annotation is not read.
+    } else if (object.kind === "Service" && !this.#servesTraffic) {
+      // Where pods serve real traffic (`horizon up`'s listeners) the annotation is not read.
       if (this.#loads.update(event.type, object)) {
         for (const workload of this.#workloads.values()) this.#applyLoads(workload);
       }
