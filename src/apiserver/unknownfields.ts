@@ -28,7 +28,7 @@ export function knownFieldsOf(node: SchemaNode): KnownFields {
 }
 
 /** Kinds not served: the top level and metadata. */
-const GENERIC = knownFieldsOf(root(DEDUCED, DEDUCED));
+const GENERIC = knownFieldsOf(root("", DEDUCED, DEDUCED));
 
 /** The known fields of a kind in a version. */
 export function schemaFor(kind: string, version: string): Schema {

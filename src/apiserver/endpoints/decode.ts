@@ -10,6 +10,7 @@ import { badRequest, unsupportedMediaType, unsupportedPatchType } from "../error
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "../microtime.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "../protobuf.js";
 import { fail, ok, type Result } from "../request.js";
+import { decodeTyped } from "../typeddecode.js";
 import { dropPath, unknownFields } from "../unknownfields.js";
 import type { Ctx } from "./context.js";
 
@@ -68,9 +69,12 @@ export function toStored(ctx: Ctx, body: unknown): Result<KubeObject> {
       ),
     );
   }
+  // Decoded into the kind's Go types (a value of the wrong JSON type fails), then the
+  // Time/MicroTime fields re-encoded as upstream's; both before unknown fields are looked at.
+  const typed = decodeTyped(ctx.info.kind, ctx.target.version, object);
+  if (!typed.ok) return fail(timeDecodeFailure(decodeContext(ctx, body), typed.error));
+  Object.assign(object, typed.value);
   if (!isRecord(object.metadata)) object.metadata = {};
-  // Time/MicroTime fields decode and re-encode as upstream's (a bad one fails the decode
-  // before unknown fields are looked at).
   const times = normalizeTimes(ctx.info.kind, object);
   if (!times.ok) return fail(timeDecodeFailure(decodeContext(ctx, body), times.error));
   Object.assign(object, times.value);

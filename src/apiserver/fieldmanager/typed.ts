@@ -84,7 +84,7 @@ export function applySchemaOf(node: SchemaNode): ApplySchema {
   return view;
 }
 
-const GENERIC = applySchemaOf(root(DEDUCED_NODE, DEDUCED_NODE));
+const GENERIC = applySchemaOf(root("", DEDUCED_NODE, DEDUCED_NODE));
 
 /** The schema of a served kind in one version (unknown kinds: deduced spec and status). */
 export function schemaFor(kind: string, apiVersion: string): Schema {

@@ -79,7 +79,7 @@ export const customResourceDefinition: KindDefinition<"CustomResourceDefinition"
   resource: "customresourcedefinitions",
   singular: "customresourcedefinition",
   group: "apiextensions.k8s.io",
-  versions: [{ version: "v1", schema: root(DEDUCED, DEDUCED) }],
+  versions: [{ version: "v1", schema: root("v1.CustomResourceDefinition", DEDUCED, DEDUCED) }],
   namespaced: false,
   verbs: READ_WRITE,
   subresources: [],

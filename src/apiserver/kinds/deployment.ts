@@ -1,7 +1,7 @@
 // apps/v1 Deployment.
 
 import type { LabelSelector } from "../../api/types.js";
-import { CONDITION, LABEL_SELECTOR, root, workloadStatus } from "./meta.js";
+import { LABEL_SELECTOR, root, workloadStatus } from "./meta.js";
 import { WORKLOAD_TEMPLATE } from "./podspec.js";
 import {
   AGE,
@@ -29,6 +29,7 @@ export const deployment: KindDefinition<"Deployment"> = {
       version: "v1",
       protobuf: true,
       schema: root(
+        "v1.Deployment",
         struct(
           {
             replicas: i32(1, ptr),
@@ -36,23 +37,24 @@ export const deployment: KindDefinition<"Deployment"> = {
             template: pb(3, WORKLOAD_TEMPLATE),
             strategy: struct(
               {
-                type: str(1),
+                type: str(1, { go: "v1.DeploymentStrategyType" }),
                 rollingUpdate: struct(
                   { maxUnavailable: intstr(1, ptr), maxSurge: intstr(2, ptr) },
-                  { proto: 2, ptr: true },
+                  { go: "v1.RollingUpdateDeployment", proto: 2, ptr: true },
                 ),
               },
-              { zero: true, proto: 4 },
+              { go: "v1.DeploymentStrategy", zero: true, proto: 4 },
             ),
             minReadySeconds: i32(5),
             revisionHistoryLimit: i32(6, ptr),
             paused: bool(7),
             progressDeadlineSeconds: i32(9, ptr),
           },
-          { zero: true, proto: 2, preserveUnknownFields: true },
+          { go: "v1.DeploymentSpec", zero: true, proto: 2, preserveUnknownFields: true },
         ),
         // Status (3) is written only by the controllers; the server drops it on create.
         workloadStatus(
+          "v1.DeploymentStatus",
           {
             observedGeneration: i64(),
             replicas: i32(),
@@ -63,7 +65,7 @@ export const deployment: KindDefinition<"Deployment"> = {
             terminatingReplicas: i32(undefined, ptr),
             collisionCount: i32(undefined, ptr),
           },
-          struct({ ...CONDITION.fields, lastUpdateTime: time() }),
+          { lastUpdateTime: time() },
         ),
       ),
     },

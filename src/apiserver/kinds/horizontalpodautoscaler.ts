@@ -33,86 +33,132 @@ import { type KindDefinition, type KindStrategy, type Prepared, READ_WRITE } fro
 
 // k8s.io/api/autoscaling/v2. Status messages order their fields differently from the sources
 // (ObjectMetricStatus: 1 metric).
-const CROSS_VERSION_REF = struct({ kind: str(1, keep), name: str(2, keep), apiVersion: str(3) });
-const SCALE_TARGET_REF = pb(1, zero(CROSS_VERSION_REF));
-const METRIC_TARGET = struct({
-  type: str(1, keep),
-  value: qty(2, ptr),
-  averageValue: qty(3, ptr),
-  averageUtilization: i32(4, ptr),
-});
-const METRIC_VALUE_STATUS = struct({
-  value: qty(1, ptr),
-  averageValue: qty(2, ptr),
-  averageUtilization: i32(3, ptr),
-});
-const METRIC_IDENTIFIER = struct({ name: str(1, keep), selector: pb(2, LABEL_SELECTOR, ptr) });
-const source = (proto: number, fields: Record<string, SchemaNode>) =>
-  struct(fields, { proto, ptr: true });
+const crossVersionRef = (go: string) =>
+  struct({ kind: str(1, keep), name: str(2, keep), apiVersion: str(3) }, { go });
+const CROSS_VERSION_REF = crossVersionRef("v2.CrossVersionObjectReference");
+const METRIC_TARGET = struct(
+  {
+    type: str(1, { keep: true, go: "v2.MetricTargetType" }),
+    value: qty(2, ptr),
+    averageValue: qty(3, ptr),
+    averageUtilization: i32(4, ptr),
+  },
+  { go: "v2.MetricTarget" },
+);
+const METRIC_VALUE_STATUS = struct(
+  { value: qty(1, ptr), averageValue: qty(2, ptr), averageUtilization: i32(3, ptr) },
+  { go: "v2.MetricValueStatus" },
+);
+const METRIC_IDENTIFIER = struct(
+  { name: str(1, keep), selector: pb(2, LABEL_SELECTOR, ptr) },
+  { go: "v2.MetricIdentifier" },
+);
+const source = (proto: number, go: string, fields: Record<string, SchemaNode>) =>
+  struct(fields, { go: `v2.${go}`, proto, ptr: true });
+const RESOURCE_NAME = { keep: true, go: "v1.ResourceName" };
+const METRIC_TYPE = { keep: true, go: "v2.MetricSourceType" };
 
-const METRIC_SPEC = struct({
-  type: str(1, keep),
-  object: source(2, {
-    describedObject: pb(1, CROSS_VERSION_REF),
-    target: pb(2, METRIC_TARGET),
-    metric: pb(3, METRIC_IDENTIFIER),
-  }),
-  pods: source(3, { metric: pb(1, METRIC_IDENTIFIER), target: pb(2, METRIC_TARGET) }),
-  resource: source(4, { name: str(1, keep), target: pb(2, METRIC_TARGET) }),
-  containerResource: source(7, {
-    name: str(1, keep),
-    target: pb(2, METRIC_TARGET),
-    container: str(3, keep),
-  }),
-  external: source(5, { metric: pb(1, METRIC_IDENTIFIER), target: pb(2, METRIC_TARGET) }),
-});
-const METRIC_STATUS = struct({
-  type: str(1, keep),
-  object: source(2, {
-    metric: pb(1, METRIC_IDENTIFIER),
-    current: pb(2, METRIC_VALUE_STATUS),
-    describedObject: pb(3, CROSS_VERSION_REF),
-  }),
-  pods: source(3, { metric: pb(1, METRIC_IDENTIFIER), current: pb(2, METRIC_VALUE_STATUS) }),
-  resource: source(4, { name: str(1, keep), current: pb(2, METRIC_VALUE_STATUS) }),
-  containerResource: source(7, {
-    name: str(1, keep),
-    current: pb(2, METRIC_VALUE_STATUS),
-    container: str(3, keep),
-  }),
-  external: source(5, { metric: pb(1, METRIC_IDENTIFIER), current: pb(2, METRIC_VALUE_STATUS) }),
-});
+const METRIC_SPEC = struct(
+  {
+    type: str(1, METRIC_TYPE),
+    object: source(2, "ObjectMetricSource", {
+      describedObject: pb(1, CROSS_VERSION_REF),
+      target: pb(2, METRIC_TARGET),
+      metric: pb(3, METRIC_IDENTIFIER),
+    }),
+    pods: source(3, "PodsMetricSource", {
+      metric: pb(1, METRIC_IDENTIFIER),
+      target: pb(2, METRIC_TARGET),
+    }),
+    resource: source(4, "ResourceMetricSource", {
+      name: str(1, RESOURCE_NAME),
+      target: pb(2, METRIC_TARGET),
+    }),
+    containerResource: source(7, "ContainerResourceMetricSource", {
+      name: str(1, RESOURCE_NAME),
+      target: pb(2, METRIC_TARGET),
+      container: str(3, keep),
+    }),
+    external: source(5, "ExternalMetricSource", {
+      metric: pb(1, METRIC_IDENTIFIER),
+      target: pb(2, METRIC_TARGET),
+    }),
+  },
+  { go: "v2.MetricSpec" },
+);
+const METRIC_STATUS = struct(
+  {
+    type: str(1, METRIC_TYPE),
+    object: source(2, "ObjectMetricStatus", {
+      metric: pb(1, METRIC_IDENTIFIER),
+      current: pb(2, METRIC_VALUE_STATUS),
+      describedObject: pb(3, CROSS_VERSION_REF),
+    }),
+    pods: source(3, "PodsMetricStatus", {
+      metric: pb(1, METRIC_IDENTIFIER),
+      current: pb(2, METRIC_VALUE_STATUS),
+    }),
+    resource: source(4, "ResourceMetricStatus", {
+      name: str(1, RESOURCE_NAME),
+      current: pb(2, METRIC_VALUE_STATUS),
+    }),
+    containerResource: source(7, "ContainerResourceMetricStatus", {
+      name: str(1, RESOURCE_NAME),
+      current: pb(2, METRIC_VALUE_STATUS),
+      container: str(3, keep),
+    }),
+    external: source(5, "ExternalMetricStatus", {
+      metric: pb(1, METRIC_IDENTIFIER),
+      current: pb(2, METRIC_VALUE_STATUS),
+    }),
+  },
+  { go: "v2.MetricStatus" },
+);
 // spec.metrics, status.currentMetrics and behavior policies are +listType=atomic.
-const SCALING_RULES = struct({
-  stabilizationWindowSeconds: i32(3, ptr),
-  selectPolicy: str(1, ptr),
-  policies: atomicOf(
-    struct({ type: str(1, keep), value: i32(2, keep), periodSeconds: i32(3, keep) }),
-    2,
-  ),
-  tolerance: qty(4, ptr),
-});
-const HPA_CONDITION = struct({
-  type: str(1, keep),
-  status: str(2, keep),
-  lastTransitionTime: time(3),
-  reason: str(4),
-  message: str(5),
-});
+const SCALING_RULES = struct(
+  {
+    stabilizationWindowSeconds: i32(3, ptr),
+    selectPolicy: str(1, { ptr: true, go: "v2.ScalingPolicySelect" }),
+    policies: atomicOf(
+      struct(
+        {
+          type: str(1, { keep: true, go: "v2.HPAScalingPolicyType" }),
+          value: i32(2, keep),
+          periodSeconds: i32(3, keep),
+        },
+        { go: "v2.HPAScalingPolicy" },
+      ),
+      2,
+    ),
+    tolerance: qty(4, ptr),
+  },
+  { go: "v2.HPAScalingRules" },
+);
+const HPA_CONDITION = struct(
+  {
+    type: str(1, { keep: true, go: "v2.HorizontalPodAutoscalerConditionType" }),
+    status: str(2, { keep: true, go: "v1.ConditionStatus" }),
+    lastTransitionTime: time(3),
+    reason: str(4),
+    message: str(5),
+  },
+  { go: "v2.HorizontalPodAutoscalerCondition" },
+);
 
 const V2 = root(
+  "v2.HorizontalPodAutoscaler",
   struct(
     {
-      scaleTargetRef: SCALE_TARGET_REF,
+      scaleTargetRef: pb(1, zero(CROSS_VERSION_REF)),
       minReplicas: i32(2, ptr),
       maxReplicas: i32(3, keep),
       metrics: atomicOf(METRIC_SPEC, 4),
       behavior: struct(
         { scaleUp: pb(1, SCALING_RULES, ptr), scaleDown: pb(2, SCALING_RULES, ptr) },
-        { proto: 5, ptr: true },
+        { go: "v2.HorizontalPodAutoscalerBehavior", proto: 5, ptr: true },
       ),
     },
-    { zero: true, proto: 2 },
+    { go: "v2.HorizontalPodAutoscalerSpec", zero: true, proto: 2 },
   ),
   struct(
     {
@@ -123,20 +169,21 @@ const V2 = root(
       currentMetrics: atomicOf(METRIC_STATUS, 5),
       conditions: pb(6, conditions(HPA_CONDITION)),
     },
-    { zero: true, proto: 3, preserveUnknownFields: true },
+    { go: "v2.HorizontalPodAutoscalerStatus", zero: true, proto: 3, preserveUnknownFields: true },
   ),
 );
 
 // k8s.io/api/autoscaling/v1
 const V1 = root(
+  "v1.HorizontalPodAutoscaler",
   struct(
     {
-      scaleTargetRef: SCALE_TARGET_REF,
+      scaleTargetRef: pb(1, zero(crossVersionRef("v1.CrossVersionObjectReference"))),
       minReplicas: i32(2, ptr),
       maxReplicas: i32(3, keep),
       targetCPUUtilizationPercentage: i32(4, ptr),
     },
-    { zero: true, proto: 2 },
+    { go: "v1.HorizontalPodAutoscalerSpec", zero: true, proto: 2 },
   ),
   struct(
     {
@@ -146,7 +193,7 @@ const V1 = root(
       desiredReplicas: i32(4, keep),
       currentCPUUtilizationPercentage: i32(5, ptr),
     },
-    { zero: true, proto: 3, preserveUnknownFields: true },
+    { go: "v1.HorizontalPodAutoscalerStatus", zero: true, proto: 3, preserveUnknownFields: true },
   ),
 );
 

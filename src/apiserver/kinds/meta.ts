@@ -6,7 +6,6 @@ import {
   DEDUCED,
   deduced,
   i64,
-  keep,
   mapList,
   patchMerge,
   pb,
@@ -29,20 +28,20 @@ const OWNER_REFERENCE = struct(
     controller: bool(6, ptr),
     blockOwnerDeletion: bool(7, ptr),
   },
-  { preserveUnknownFields: true },
+  { go: "v1.OwnerReference", preserveUnknownFields: true },
 );
 
 const MANAGED_FIELDS_ENTRY = struct(
   {
     manager: str(),
-    operation: str(),
+    operation: str(undefined, { go: "v1.ManagedFieldsOperationType" }),
     apiVersion: str(),
     time: time(undefined, ptr),
     fieldsType: str(),
     fieldsV1: DEDUCED,
     subresource: str(),
   },
-  { preserveUnknownFields: true },
+  { go: "v1.ManagedFieldsEntry", preserveUnknownFields: true },
 );
 
 /** metav1.ObjectMeta, field 1 of every object's protobuf message. */
@@ -65,16 +64,22 @@ export const OBJECT_META = struct(
     // 17 managedFields: the server owns them; not decoded from protobuf.
     managedFields: atomicOf(MANAGED_FIELDS_ENTRY),
   },
-  { zero: true, proto: 1 },
+  { go: "v1.ObjectMeta", zero: true, proto: 1 },
 );
 
 // k8s.io/api LabelSelector is +structType=atomic.
 export const LABEL_SELECTOR = struct(
   {
     matchLabels: pb(1, stringMap),
-    matchExpressions: atomicOf(struct({ key: str(1), operator: str(2), values: strs(3) }), 2),
+    matchExpressions: atomicOf(
+      struct(
+        { key: str(1), operator: str(2, { go: "v1.LabelSelectorOperator" }), values: strs(3) },
+        { go: "v1.LabelSelectorRequirement" },
+      ),
+      2,
+    ),
   },
-  { atomic: true, preserveUnknownFields: true },
+  { go: "v1.LabelSelector", atomic: true, preserveUnknownFields: true },
 );
 
 /** A status `conditions` list of the given condition type (its Time fields among them). */
@@ -82,28 +87,52 @@ export function conditions(condition: SchemaNode): SchemaNode {
   return patchMerge(mapList(["type"], deduced(condition)), "type");
 }
 
-/** The condition types of most kinds (type, status, lastTransitionTime, reason, message). */
-export const CONDITION = struct({
-  type: str(undefined, keep),
-  status: str(undefined, keep),
-  lastTransitionTime: time(),
-  reason: str(),
-  message: str(),
-});
-export const CONDITIONS = conditions(CONDITION);
-
-/** A top-level object with spec and status (metadata is protobuf field 1). */
-export function root(spec: SchemaNode, status: SchemaNode, extra: Record<string, SchemaNode> = {}) {
-  return struct({ apiVersion: str(), kind: str(), metadata: OBJECT_META, spec, status, ...extra });
+/**
+ * A condition of Go type `go` (type, status, lastTransitionTime, reason, message, and the
+ * kind's extra Time fields); its `type` is the named type `<go>Type`.
+ */
+export function condition(
+  go: string,
+  extra: Record<string, SchemaNode> = {},
+  typeGo = `${go}Type`,
+) {
+  return struct(
+    {
+      type: str(undefined, { keep: true, go: typeGo }),
+      status: str(undefined, { keep: true, go: "v1.ConditionStatus" }),
+      lastTransitionTime: time(),
+      reason: str(),
+      message: str(),
+      ...extra,
+    },
+    { go },
+  );
 }
 
-/** A workload's status: its counters and conditions. */
+/** A top-level object of Go type `go` with spec and status (metadata is protobuf field 1). */
+export function root(
+  go: string,
+  spec: SchemaNode,
+  status: SchemaNode,
+  extra: Record<string, SchemaNode> = {},
+) {
+  return struct(
+    { apiVersion: str(), kind: str(), metadata: OBJECT_META, spec, status, ...extra },
+    { go },
+  );
+}
+
+/** A workload's status (Go type `<Kind>Status`): its counters and conditions (`<Kind>Condition`). */
 export function workloadStatus(
+  go: string,
   fields: Record<string, SchemaNode>,
-  condition: SchemaNode = CONDITION,
+  conditionTimes: Record<string, SchemaNode> = {},
 ): SchemaNode {
   return struct(
-    { ...fields, conditions: conditions(condition) },
-    { zero: true, preserveUnknownFields: true },
+    {
+      ...fields,
+      conditions: conditions(condition(go.replace(/Status$/, "Condition"), conditionTimes)),
+    },
+    { go, zero: true, preserveUnknownFields: true },
   );
 }

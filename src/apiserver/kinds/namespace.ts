@@ -1,9 +1,9 @@
 // core/v1 Namespace.
 
 import type { KubeObject } from "../../api/types.js";
-import { CONDITIONS, root } from "./meta.js";
+import { condition, conditions, root } from "./meta.js";
 import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
-import { str, strs, struct } from "./schema.js";
+import { atomicOf, str, struct } from "./schema.js";
 import type { KindDefinition, KindStrategy } from "./types.js";
 
 /** The namespace controller's finalizer in spec.finalizers. */
@@ -58,10 +58,17 @@ export const namespace: KindDefinition<"Namespace"> = {
       version: "v1",
       protobuf: true,
       schema: root(
-        struct({ finalizers: strs(1) }, { zero: true, proto: 2, preserveUnknownFields: true }),
+        "v1.Namespace",
         struct(
-          { phase: str(1), conditions: CONDITIONS },
-          { zero: true, proto: 3, preserveUnknownFields: true },
+          { finalizers: atomicOf(str(undefined, { go: "v1.FinalizerName" }), 1) },
+          { go: "v1.NamespaceSpec", zero: true, proto: 2, preserveUnknownFields: true },
+        ),
+        struct(
+          {
+            phase: str(1, { go: "v1.NamespacePhase" }),
+            conditions: conditions(condition("v1.NamespaceCondition")),
+          },
+          { go: "v1.NamespaceStatus", zero: true, proto: 3, preserveUnknownFields: true },
         ),
       ),
     },

@@ -1,7 +1,7 @@
 // core/v1 Node: a read-only view of the simulated capacity.
 
 import type { KubeObject } from "../../api/types.js";
-import { CONDITION, conditions, root } from "./meta.js";
+import { condition, conditions, root } from "./meta.js";
 import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
 import { DEDUCED, deduced, struct, time } from "./schema.js";
 import { type KindDefinition, PLAIN_STRATEGY } from "./types.js";
@@ -16,11 +16,15 @@ export const node: KindDefinition<"Node"> = {
     {
       version: "v1",
       schema: root(
+        "v1.Node",
         DEDUCED,
         deduced(
-          struct({
-            conditions: conditions(struct({ ...CONDITION.fields, lastHeartbeatTime: time() })),
-          }),
+          struct(
+            {
+              conditions: conditions(condition("v1.NodeCondition", { lastHeartbeatTime: time() })),
+            },
+            { go: "v1.NodeStatus" },
+          ),
         ),
       ),
     },

@@ -1,7 +1,7 @@
 // core/v1 Pod.
 
 import type { KubeObject } from "../../api/types.js";
-import { CONDITION, conditions, root } from "./meta.js";
+import { condition, conditions, root } from "./meta.js";
 import { CONTAINER_STATUS, POD_SPEC } from "./podspec.js";
 import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, text } from "./printing.js";
 import { atomicOf, DEDUCED, i64, mapList, ptr, str, struct, time } from "./schema.js";
@@ -18,11 +18,12 @@ export const pod: KindDefinition<"Pod"> = {
     {
       version: "v1",
       schema: root(
+        "v1.Pod",
         POD_SPEC,
         struct(
           {
-            phase: str(),
-            conditions: conditions(struct({ ...CONDITION.fields, lastProbeTime: time() })),
+            phase: str(undefined, { go: "v1.PodPhase" }),
+            conditions: conditions(condition("v1.PodCondition", { lastProbeTime: time() })),
             message: str(),
             reason: str(),
             hostIP: str(),
@@ -33,10 +34,10 @@ export const pod: KindDefinition<"Pod"> = {
             initContainerStatuses: CONTAINER_STATUSES,
             containerStatuses: CONTAINER_STATUSES,
             ephemeralContainerStatuses: CONTAINER_STATUSES,
-            qosClass: str(),
+            qosClass: str(undefined, { go: "v1.PodQOSClass" }),
             observedGeneration: i64(),
           },
-          { zero: true, preserveUnknownFields: true },
+          { go: "v1.PodStatus", zero: true, preserveUnknownFields: true },
         ),
       ),
     },

@@ -28,6 +28,7 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
     {
       version: "v1",
       schema: root(
+        "v1.ReplicaSet",
         struct(
           {
             replicas: i32(undefined, ptr),
@@ -35,9 +36,9 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
             selector: LABEL_SELECTOR,
             template: WORKLOAD_TEMPLATE,
           },
-          { zero: true, preserveUnknownFields: true },
+          { go: "v1.ReplicaSetSpec", zero: true, preserveUnknownFields: true },
         ),
-        workloadStatus({
+        workloadStatus("v1.ReplicaSetStatus", {
           replicas: i32(undefined, keep),
           fullyLabeledReplicas: i32(),
           readyReplicas: i32(),

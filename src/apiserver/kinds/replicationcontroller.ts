@@ -27,6 +27,7 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
     {
       version: "v1",
       schema: root(
+        "v1.ReplicationController",
         struct(
           {
             replicas: i32(undefined, ptr),
@@ -34,9 +35,9 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
             selector: atomicMap,
             template: POD_TEMPLATE,
           },
-          { zero: true, preserveUnknownFields: true },
+          { go: "v1.ReplicationControllerSpec", zero: true, preserveUnknownFields: true },
         ),
-        workloadStatus({
+        workloadStatus("v1.ReplicationControllerStatus", {
           replicas: i32(undefined, keep),
           fullyLabeledReplicas: i32(),
           readyReplicas: i32(),

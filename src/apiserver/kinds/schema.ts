@@ -32,6 +32,11 @@ export interface FieldTags {
   ptr?: boolean;
   /** A value field without `omitempty`: its zero value is written (and kept when decoded). */
   keep?: boolean;
+  /**
+   * The Go type as encoding/json names it in errors (`v1.Container`, `v1.Protocol`): every
+   * struct, and scalars and maps of named types (unset: the underlying type's name).
+   */
+  go?: string;
 }
 
 export type SchemaNode = FieldTags &

@@ -1,7 +1,7 @@
 // core/v1 Service.
 
 import type { KubeObject } from "../../api/types.js";
-import { CONDITIONS, root } from "./meta.js";
+import { condition, conditions, root } from "./meta.js";
 import { AGE, asRecord, col, formatLabels, int, NAME, since, text } from "./printing.js";
 import {
   atomicList,
@@ -29,19 +29,23 @@ export const service: KindDefinition<"Service"> = {
     {
       version: "v1",
       schema: root(
+        "v1.Service",
         struct(
           {
             ports: patchMerge(
               mapList(
                 ["port", "protocol"],
-                struct({
-                  name: str(),
-                  protocol: str(),
-                  appProtocol: str(undefined, ptr),
-                  port: i32(undefined, keep),
-                  targetPort: intstr(),
-                  nodePort: i32(),
-                }),
+                struct(
+                  {
+                    name: str(),
+                    protocol: str(undefined, { go: "v1.Protocol" }),
+                    appProtocol: str(undefined, ptr),
+                    port: i32(undefined, keep),
+                    targetPort: intstr(),
+                    nodePort: i32(),
+                  },
+                  { go: "v1.ServicePort" },
+                ),
                 { protocol: "TCP" },
               ),
               "port",
@@ -49,31 +53,38 @@ export const service: KindDefinition<"Service"> = {
             selector: atomicMap,
             clusterIP: str(),
             clusterIPs: strs(),
-            type: str(),
+            type: str(undefined, { go: "v1.ServiceType" }),
             externalIPs: strs(),
-            sessionAffinity: str(),
+            sessionAffinity: str(undefined, { go: "v1.ServiceAffinity" }),
             loadBalancerIP: str(),
             loadBalancerSourceRanges: strs(),
             externalName: str(),
-            externalTrafficPolicy: str(),
+            externalTrafficPolicy: str(undefined, { go: "v1.ServiceExternalTrafficPolicy" }),
             healthCheckNodePort: i32(),
             publishNotReadyAddresses: bool(),
             sessionAffinityConfig: DEDUCED,
             ipFamilies: strs(),
-            ipFamilyPolicy: str(undefined, ptr),
+            ipFamilyPolicy: str(undefined, { ptr: true, go: "v1.IPFamilyPolicy" }),
             allocateLoadBalancerNodePorts: bool(undefined, ptr),
             loadBalancerClass: str(undefined, ptr),
-            internalTrafficPolicy: str(undefined, ptr),
+            internalTrafficPolicy: str(undefined, {
+              ptr: true,
+              go: "v1.ServiceInternalTrafficPolicy",
+            }),
             trafficDistribution: str(undefined, ptr),
           },
-          { zero: true, preserveUnknownFields: true },
+          { go: "v1.ServiceSpec", zero: true, preserveUnknownFields: true },
         ),
         struct(
           {
-            loadBalancer: struct({ ingress: atomicList }, { zero: true }),
-            conditions: CONDITIONS,
+            loadBalancer: struct(
+              { ingress: atomicList },
+              { go: "v1.LoadBalancerStatus", zero: true },
+            ),
+            // metav1.Condition: its type is a plain string.
+            conditions: conditions(condition("v1.Condition", {}, "string")),
           },
-          { zero: true, preserveUnknownFields: true },
+          { go: "v1.ServiceStatus", zero: true, preserveUnknownFields: true },
         ),
       ),
     },

@@ -115,7 +115,7 @@ export const serviceMonitor: KindDefinition<"ServiceMonitor"> = {
   resource: "servicemonitors",
   singular: "servicemonitor",
   group: "monitoring.coreos.com",
-  versions: [{ version: "v1", schema: root(DEDUCED, DEDUCED) }],
+  versions: [{ version: "v1", schema: root("v1.ServiceMonitor", DEDUCED, DEDUCED) }],
   namespaced: true,
   verbs: READ_WRITE,
   subresources: [],

@@ -26,6 +26,7 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
     {
       version: "v1",
       schema: root(
+        "v1.StatefulSet",
         struct(
           {
             replicas: i32(undefined, ptr),
@@ -33,25 +34,25 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
             template: WORKLOAD_TEMPLATE,
             volumeClaimTemplates: atomicList,
             serviceName: str(),
-            podManagementPolicy: str(),
+            podManagementPolicy: str(undefined, { go: "v1.PodManagementPolicyType" }),
             updateStrategy: struct(
               {
-                type: str(),
+                type: str(undefined, { go: "v1.StatefulSetUpdateStrategyType" }),
                 rollingUpdate: struct(
                   { partition: i32(undefined, ptr), maxUnavailable: intstr(undefined, ptr) },
-                  { ptr: true },
+                  { go: "v1.RollingUpdateStatefulSetStrategy", ptr: true },
                 ),
               },
-              { zero: true },
+              { go: "v1.StatefulSetUpdateStrategy", zero: true },
             ),
             revisionHistoryLimit: i32(undefined, ptr),
             minReadySeconds: i32(),
             persistentVolumeClaimRetentionPolicy: DEDUCED,
             ordinals: DEDUCED,
           },
-          { zero: true, preserveUnknownFields: true },
+          { go: "v1.StatefulSetSpec", zero: true, preserveUnknownFields: true },
         ),
-        workloadStatus({
+        workloadStatus("v1.StatefulSetStatus", {
           observedGeneration: i64(),
           replicas: i32(undefined, keep),
           readyReplicas: i32(),
