@@ -1,6 +1,6 @@
 // Unknown-field detection (`?fieldValidation=`): the fields a request body may carry, a view of
-// each kind's schema tree (./kinds/). Deduced parts and structs that preserve unknown fields
-// (not all their Go fields listed yet) accept anything below.
+// each kind's schema tree (./kinds/), deduced parts by their Go shape. Untyped deduced parts and
+// structs that preserve unknown fields (not all their Go fields listed yet) accept anything.
 import { isRecord } from "../api/json.js";
 import { root } from "./kinds/meta.js";
 import { kindDefinition } from "./kinds/registry.js";
@@ -17,7 +17,9 @@ export function knownFieldsOf(node: SchemaNode): KnownFields {
   const cached = views.get(node);
   if (cached) return cached;
   let view: KnownFields = "any";
-  if (node.kind === "struct" && !node.preserveUnknownFields) {
+  if (node.kind === "deduced" && node.shape) {
+    view = knownFieldsOf(node.shape);
+  } else if (node.kind === "struct" && !node.preserveUnknownFields) {
     view = Object.fromEntries(jsonFields(node).map(([k, v]) => [k, knownFieldsOf(v)]));
   } else if (node.kind === "list") {
     const item = knownFieldsOf(node.element);

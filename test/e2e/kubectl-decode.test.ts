@@ -1,6 +1,7 @@
-// End-to-end: bodies of the wrong JSON types sent by the REAL kubectl to `horizon up` are
-// refused with kube-apiserver's decode errors (400, encoding/json's message), and nothing is
-// stored. Without kubectl the tests skip with the reason, except under CI=true.
+// End-to-end: bodies the REAL kubectl sends to `horizon up` decoded as kube-apiserver does:
+// wrong JSON types refused (400, encoding/json's message) with nothing stored; unknown fields
+// deep in an object refused under --validate=strict and dropped with a warning under
+// --validate=warn. Without kubectl the tests skip with the reason, except under CI=true.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
@@ -105,5 +106,42 @@ describe("kubectl: wrong JSON types are refused with the decoder's errors", () =
     for (const name of ["a", "b", "c", "d"]) assert.equal(stored(name), undefined, name);
     const good = await run(["create", "-f", "-"], hpa("e", "5"));
     assert.equal(good.code, 0, good.stderr);
+  });
+
+  it("a container's unknown field: refused by --validate=strict, dropped with a warning by warn", async (t) => {
+    if (skip()) return t.skip(`kubectl missing: ${search.missing.join("; ")}`);
+    const deployment = (name: string) => `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        x: 1
+        livenessProbe: {httpGet: {path: /, port: 80, z: 2}}
+`;
+    const strict = await run(["create", "--validate=strict", "-f", "-"], deployment("strict"));
+    assert.equal(strict.code, 1, strict.stdout);
+    assert.equal(
+      strict.stderr.trim(),
+      'Error from server (BadRequest): error when creating "STDIN": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].livenessProbe.httpGet.z", unknown field "spec.template.spec.containers[0].x"',
+    );
+    assert.equal(server.up.cluster.store.get("Deployment", "default", "strict"), undefined);
+    const warn = await run(["create", "--validate=warn", "-f", "-"], deployment("warn"));
+    assert.equal(warn.code, 0, warn.stderr);
+    assert.deepEqual(warn.stderr.trim().split("\n"), [
+      'Warning: unknown field "spec.template.spec.containers[0].livenessProbe.httpGet.z"',
+      'Warning: unknown field "spec.template.spec.containers[0].x"',
+    ]);
+    const stored = server.up.cluster.store.get("Deployment", "default", "warn");
+    const container = (stored?.spec as { template: { spec: { containers: object[] } } } | undefined)
+      ?.template.spec.containers[0] as Record<string, unknown>;
+    assert.equal("x" in container, false);
+    assert.deepEqual(container.livenessProbe, { httpGet: { path: "/", port: 80 } });
   });
 });

@@ -62,7 +62,9 @@ export function applySchemaOf(node: SchemaNode): ApplySchema {
     case "struct":
       view = {
         kind: "struct",
-        fields: Object.fromEntries(jsonFields(node).map(([k, v]) => [k, applySchemaOf(v)])),
+        fields: Object.fromEntries(
+          jsonFields(node).flatMap(([k, v]) => (v.applyUnlisted ? [] : [[k, applySchemaOf(v)]])),
+        ),
         ...flags(node),
       };
       break;

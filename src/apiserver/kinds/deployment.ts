@@ -50,7 +50,7 @@ export const deployment: KindDefinition<"Deployment"> = {
             paused: bool(7),
             progressDeadlineSeconds: i32(9, ptr),
           },
-          { go: "v1.DeploymentSpec", zero: true, proto: 2, preserveUnknownFields: true },
+          { go: "v1.DeploymentSpec", zero: true, proto: 2 },
         ),
         // Status (3) is written only by the controllers; the server drops it on create.
         workloadStatus(

@@ -17,7 +17,7 @@ export const endpoints: KindDefinition<"Endpoints"> = {
       version: "v1",
       schema: struct(
         { apiVersion: str(), kind: str(), metadata: OBJECT_META, subsets: atomicList },
-        { preserveUnknownFields: true },
+        { go: "v1.Endpoints", preserveUnknownFields: true },
       ),
     },
   ],

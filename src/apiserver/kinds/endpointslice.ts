@@ -24,7 +24,7 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
           endpoints: atomicList,
           ports: atomicList,
         },
-        { preserveUnknownFields: true },
+        { go: "v1.EndpointSlice", preserveUnknownFields: true },
       ),
     },
   ],

@@ -3,8 +3,21 @@
 import type { KubeObject } from "../../api/types.js";
 import { OBJECT_META } from "./meta.js";
 import { asRecord, col, DOC, hasTime, int, since, text } from "./printing.js";
-import { DEDUCED, deduced, i32, microtime, str, struct, time, zero } from "./schema.js";
+import { deduced, i32, microtime, str, struct, time, zero } from "./schema.js";
 import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
+
+const OBJECT_REFERENCE = struct(
+  {
+    kind: str(),
+    namespace: str(),
+    name: str(),
+    uid: str(),
+    apiVersion: str(),
+    resourceVersion: str(),
+    fieldPath: str(),
+  },
+  { go: "v1.ObjectReference" },
+);
 
 export const event: KindDefinition<"Event"> = {
   kind: "Event",
@@ -14,26 +27,12 @@ export const event: KindDefinition<"Event"> = {
   versions: [
     {
       version: "v1",
-      // More top-level fields than spec/status: not checked (as before the registry).
       schema: struct(
         {
           apiVersion: str(),
           kind: str(),
           metadata: OBJECT_META,
-          involvedObject: zero(
-            struct(
-              {
-                kind: str(),
-                namespace: str(),
-                name: str(),
-                uid: str(),
-                apiVersion: str(),
-                resourceVersion: str(),
-                fieldPath: str(),
-              },
-              { go: "v1.ObjectReference" },
-            ),
-          ),
+          involvedObject: zero(OBJECT_REFERENCE),
           reason: str(),
           message: str(),
           source: zero(struct({ component: str(), host: str() }, { go: "v1.EventSource" })),
@@ -50,11 +49,11 @@ export const event: KindDefinition<"Event"> = {
             ),
           ),
           action: str(),
-          related: DEDUCED,
+          related: deduced({ ...OBJECT_REFERENCE, ptr: true }),
           reportingComponent: str(),
           reportingInstance: str(),
         },
-        { go: "v1.Event", preserveUnknownFields: true },
+        { go: "v1.Event" },
       ),
     },
   ],

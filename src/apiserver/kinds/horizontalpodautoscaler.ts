@@ -169,7 +169,7 @@ const V2 = root(
       currentMetrics: atomicOf(METRIC_STATUS, 5),
       conditions: pb(6, conditions(HPA_CONDITION)),
     },
-    { go: "v2.HorizontalPodAutoscalerStatus", zero: true, proto: 3, preserveUnknownFields: true },
+    { go: "v2.HorizontalPodAutoscalerStatus", zero: true, proto: 3 },
   ),
 );
 
@@ -193,7 +193,7 @@ const V1 = root(
       desiredReplicas: i32(4, keep),
       currentCPUUtilizationPercentage: i32(5, ptr),
     },
-    { go: "v1.HorizontalPodAutoscalerStatus", zero: true, proto: 3, preserveUnknownFields: true },
+    { go: "v1.HorizontalPodAutoscalerStatus", zero: true, proto: 3 },
   ),
 );
 

@@ -13,7 +13,6 @@ export const lease: KindDefinition<"Lease"> = {
   versions: [
     {
       version: "v1",
-      // More top-level fields than spec/status: not checked (as before the registry).
       schema: struct(
         {
           apiVersion: str(),
@@ -34,7 +33,7 @@ export const lease: KindDefinition<"Lease"> = {
             ),
           ),
         },
-        { go: "v1.Lease", preserveUnknownFields: true },
+        { go: "v1.Lease" },
       ),
     },
   ],

@@ -28,7 +28,7 @@ const OWNER_REFERENCE = struct(
     controller: bool(6, ptr),
     blockOwnerDeletion: bool(7, ptr),
   },
-  { go: "v1.OwnerReference", preserveUnknownFields: true },
+  { go: "v1.OwnerReference" },
 );
 
 const MANAGED_FIELDS_ENTRY = struct(
@@ -41,7 +41,7 @@ const MANAGED_FIELDS_ENTRY = struct(
     fieldsV1: DEDUCED,
     subresource: str(),
   },
-  { go: "v1.ManagedFieldsEntry", preserveUnknownFields: true },
+  { go: "v1.ManagedFieldsEntry" },
 );
 
 /** metav1.ObjectMeta, field 1 of every object's protobuf message. */
@@ -79,7 +79,7 @@ export const LABEL_SELECTOR = struct(
       2,
     ),
   },
-  { go: "v1.LabelSelector", atomic: true, preserveUnknownFields: true },
+  { go: "v1.LabelSelector", atomic: true },
 );
 
 /** A status `conditions` list of the given condition type (its Time fields among them). */
@@ -133,6 +133,6 @@ export function workloadStatus(
       ...fields,
       conditions: conditions(condition(go.replace(/Status$/, "Condition"), conditionTimes)),
     },
-    { go, zero: true, preserveUnknownFields: true },
+    { go, zero: true },
   );
 }

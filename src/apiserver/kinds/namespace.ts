@@ -61,14 +61,14 @@ export const namespace: KindDefinition<"Namespace"> = {
         "v1.Namespace",
         struct(
           { finalizers: atomicOf(str(undefined, { go: "v1.FinalizerName" }), 1) },
-          { go: "v1.NamespaceSpec", zero: true, proto: 2, preserveUnknownFields: true },
+          { go: "v1.NamespaceSpec", zero: true, proto: 2 },
         ),
         struct(
           {
             phase: str(1, { go: "v1.NamespacePhase" }),
             conditions: conditions(condition("v1.NamespaceCondition")),
           },
-          { go: "v1.NamespaceStatus", zero: true, proto: 3, preserveUnknownFields: true },
+          { go: "v1.NamespaceStatus", zero: true, proto: 3 },
         ),
       ),
     },

@@ -23,7 +23,7 @@ export const node: KindDefinition<"Node"> = {
             {
               conditions: conditions(condition("v1.NodeCondition", { lastHeartbeatTime: time() })),
             },
-            { go: "v1.NodeStatus" },
+            { go: "v1.NodeStatus", preserveUnknownFields: true },
           ),
         ),
       ),

@@ -15,7 +15,8 @@ export function schemaPatchMeta(schema: SchemaNode): PatchMeta {
     field(name) {
       switch (schema.kind) {
         case "struct": {
-          fields ??= new Map(jsonFields(schema));
+          // As the apply schema: a field it does not list is unknown below.
+          fields ??= new Map(jsonFields(schema).filter(([, v]) => !v.applyUnlisted));
           const field = fields.get(name);
           return field && schemaPatchMeta(field);
         }

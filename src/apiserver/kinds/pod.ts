@@ -4,7 +4,18 @@ import type { KubeObject } from "../../api/types.js";
 import { condition, conditions, root } from "./meta.js";
 import { CONTAINER_STATUS, POD_SPEC } from "./podspec.js";
 import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, text } from "./printing.js";
-import { atomicOf, DEDUCED, i64, mapList, ptr, str, struct, time } from "./schema.js";
+import {
+  applyUnlisted,
+  atomicOf,
+  DEDUCED,
+  deduced,
+  i64,
+  mapList,
+  ptr,
+  str,
+  struct,
+  time,
+} from "./schema.js";
 import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
 
 const CONTAINER_STATUSES = atomicOf(CONTAINER_STATUS);
@@ -23,21 +34,27 @@ export const pod: KindDefinition<"Pod"> = {
         struct(
           {
             phase: str(undefined, { go: "v1.PodPhase" }),
-            conditions: conditions(condition("v1.PodCondition", { lastProbeTime: time() })),
+            conditions: conditions(
+              condition("v1.PodCondition", { lastProbeTime: time(), observedGeneration: i64() }),
+            ),
             message: str(),
             reason: str(),
             hostIP: str(),
-            hostIPs: mapList(["ip"], DEDUCED),
+            hostIPs: mapList(["ip"], deduced(struct({ ip: str() }, { go: "v1.HostIP" }))),
             podIP: str(),
-            podIPs: mapList(["ip"], DEDUCED),
+            podIPs: mapList(["ip"], deduced(struct({ ip: str() }, { go: "v1.PodIP" }))),
             startTime: time(undefined, ptr),
             initContainerStatuses: CONTAINER_STATUSES,
             containerStatuses: CONTAINER_STATUSES,
             ephemeralContainerStatuses: CONTAINER_STATUSES,
             qosClass: str(undefined, { go: "v1.PodQOSClass" }),
             observedGeneration: i64(),
+            // Fields written down after the apply schema: SSA still sees them as undeclared.
+            nominatedNodeName: applyUnlisted(str()),
+            resize: applyUnlisted(str(undefined, { go: "v1.PodResizeStatus" })),
+            resourceClaimStatuses: applyUnlisted(DEDUCED),
           },
-          { go: "v1.PodStatus", zero: true, preserveUnknownFields: true },
+          { go: "v1.PodStatus", zero: true },
         ),
       ),
     },

@@ -1,6 +1,7 @@
 // core/v1 PodSpec and PodTemplateSpec: a Pod's spec and every workload's template.
 import { OBJECT_META } from "./meta.js";
 import {
+  applyUnlisted,
   atomicList,
   atomicMap,
   atomicOf,
@@ -18,6 +19,7 @@ import {
   ptr,
   qty,
   str,
+  stringMap,
   strs,
   struct,
   time,
@@ -39,17 +41,259 @@ const HTTP_GET = struct(
   },
   { go: "v1.HTTPGetAction", proto: 2, ptr: true },
 );
+const optional = () => bool(undefined, ptr);
+const named = (go: string, extra: { keep?: true; ptr?: true } = {}) =>
+  str(undefined, { go, ...extra });
+/** A key of a ConfigMap or Secret (EnvVarSource). */
+const keySelector = (go: string) =>
+  struct({ name: str(), key: str(undefined, keep), optional: optional() }, { go, ptr: true });
+const envSource = (go: string) => struct({ name: str(), optional: optional() }, { go, ptr: true });
+const ENV_FROM_SOURCE = struct(
+  {
+    prefix: str(),
+    configMapRef: envSource("v1.ConfigMapEnvSource"),
+    secretRef: envSource("v1.SecretEnvSource"),
+  },
+  { go: "v1.EnvFromSource" },
+);
+const VOLUME_MOUNT = struct(
+  {
+    name: str(undefined, keep),
+    readOnly: bool(),
+    recursiveReadOnly: named("v1.RecursiveReadOnlyMode", ptr),
+    mountPath: str(undefined, keep),
+    subPath: str(),
+    mountPropagation: named("v1.MountPropagationMode", ptr),
+    subPathExpr: str(),
+  },
+  { go: "v1.VolumeMount" },
+);
+const VOLUME_DEVICE = struct(
+  { name: str(undefined, keep), devicePath: str(undefined, keep) },
+  { go: "v1.VolumeDevice" },
+);
+const RESIZE_POLICY = struct(
+  {
+    resourceName: named("v1.ResourceName", keep),
+    restartPolicy: named("v1.ResourceResizeRestartPolicy", keep),
+  },
+  { go: "v1.ContainerResizePolicy" },
+);
+const SE_LINUX_OPTIONS = struct(
+  { user: str(), role: str(), type: str(), level: str() },
+  { go: "v1.SELinuxOptions", ptr: true },
+);
+const WINDOWS_OPTIONS = struct(
+  {
+    gmsaCredentialSpecName: str(undefined, ptr),
+    gmsaCredentialSpec: str(undefined, ptr),
+    runAsUserName: str(undefined, ptr),
+    hostProcess: optional(),
+  },
+  { go: "v1.WindowsSecurityContextOptions", ptr: true },
+);
+const profile = (go: string) =>
+  struct(
+    { type: named(`${go}Type`, keep), localhostProfile: str(undefined, ptr) },
+    { go, ptr: true },
+  );
+const SECURITY_CONTEXT = struct(
+  {
+    capabilities: struct(
+      { add: atomicOf(named("v1.Capability")), drop: atomicOf(named("v1.Capability")) },
+      { go: "v1.Capabilities", ptr: true },
+    ),
+    privileged: optional(),
+    seLinuxOptions: SE_LINUX_OPTIONS,
+    windowsOptions: WINDOWS_OPTIONS,
+    runAsUser: i64(undefined, ptr),
+    runAsGroup: i64(undefined, ptr),
+    runAsNonRoot: optional(),
+    readOnlyRootFilesystem: optional(),
+    allowPrivilegeEscalation: optional(),
+    procMount: named("v1.ProcMountType", ptr),
+    seccompProfile: profile("v1.SeccompProfile"),
+    appArmorProfile: profile("v1.AppArmorProfile"),
+  },
+  { go: "v1.SecurityContext", ptr: true },
+);
+const POD_SECURITY_CONTEXT = struct(
+  {
+    seLinuxOptions: SE_LINUX_OPTIONS,
+    windowsOptions: WINDOWS_OPTIONS,
+    runAsUser: i64(undefined, ptr),
+    runAsGroup: i64(undefined, ptr),
+    runAsNonRoot: optional(),
+    supplementalGroups: atomicOf(i64()),
+    supplementalGroupsPolicy: named("v1.SupplementalGroupsPolicy", ptr),
+    fsGroup: i64(undefined, ptr),
+    sysctls: atomicOf(
+      struct({ name: str(undefined, keep), value: str(undefined, keep) }, { go: "v1.Sysctl" }),
+    ),
+    fsGroupChangePolicy: named("v1.PodFSGroupChangePolicy", ptr),
+    seccompProfile: profile("v1.SeccompProfile"),
+    appArmorProfile: profile("v1.AppArmorProfile"),
+    seLinuxChangePolicy: named("v1.PodSELinuxChangePolicy", ptr),
+  },
+  { go: "v1.PodSecurityContext", ptr: true },
+);
+const EXEC = struct({ command: strs(1) }, { go: "v1.ExecAction", proto: 1, ptr: true });
+const TCP_SOCKET = struct(
+  { port: intstr(1, keep), host: str(2) },
+  { go: "v1.TCPSocketAction", proto: 3, ptr: true },
+);
+const LIFECYCLE_HANDLER = struct(
+  {
+    exec: EXEC,
+    httpGet: HTTP_GET,
+    tcpSocket: TCP_SOCKET,
+    sleep: struct({ seconds: i64(undefined, keep) }, { go: "v1.SleepAction", ptr: true }),
+  },
+  { go: "v1.LifecycleHandler", ptr: true },
+);
+const LIFECYCLE = struct(
+  {
+    postStart: LIFECYCLE_HANDLER,
+    preStop: LIFECYCLE_HANDLER,
+    stopSignal: named("v1.Signal", ptr),
+  },
+  { go: "v1.Lifecycle", ptr: true },
+);
+const RESOURCE_CLAIM = struct(
+  { name: str(undefined, keep), request: str() },
+  { go: "v1.ResourceClaim" },
+);
+/** ResourceRequirements: a container's (protobuf field 8) and the Pod's own. */
+const resourceRequirements = (extra: { proto?: number; ptr?: boolean; zero?: boolean }) =>
+  struct(
+    {
+      limits: mapOf(qty(), 1, RESOURCE_LIST),
+      requests: mapOf(qty(), 2, RESOURCE_LIST),
+      claims: mapList(["name"], deduced(RESOURCE_CLAIM)),
+    },
+    { go: "v1.ResourceRequirements", ...extra },
+  );
+const KEY_TO_PATH = struct(
+  { key: str(undefined, keep), path: str(undefined, keep), mode: i32(undefined, ptr) },
+  { go: "v1.KeyToPath" },
+);
+/** A Volume: its name and its VolumeSource (embedded), the common sources typed. */
+const VOLUME = struct(
+  {
+    name: str(undefined, keep),
+    source: struct(
+      {
+        hostPath: struct(
+          { path: str(undefined, keep), type: named("v1.HostPathType", ptr) },
+          { go: "v1.HostPathVolumeSource", ptr: true },
+        ),
+        emptyDir: struct(
+          { medium: named("v1.StorageMedium"), sizeLimit: qty(undefined, ptr) },
+          { go: "v1.EmptyDirVolumeSource", ptr: true },
+        ),
+        gcePersistentDisk: DEDUCED,
+        awsElasticBlockStore: DEDUCED,
+        gitRepo: DEDUCED,
+        secret: struct(
+          {
+            secretName: str(),
+            items: atomicOf(KEY_TO_PATH),
+            defaultMode: i32(undefined, ptr),
+            optional: optional(),
+          },
+          { go: "v1.SecretVolumeSource", ptr: true },
+        ),
+        nfs: struct(
+          { server: str(undefined, keep), path: str(undefined, keep), readOnly: bool() },
+          { go: "v1.NFSVolumeSource", ptr: true },
+        ),
+        iscsi: DEDUCED,
+        glusterfs: DEDUCED,
+        persistentVolumeClaim: struct(
+          { claimName: str(undefined, keep), readOnly: bool() },
+          { go: "v1.PersistentVolumeClaimVolumeSource", ptr: true },
+        ),
+        rbd: DEDUCED,
+        flexVolume: DEDUCED,
+        cinder: DEDUCED,
+        cephfs: DEDUCED,
+        flocker: DEDUCED,
+        downwardAPI: struct(
+          {
+            items: atomicOf(
+              struct(
+                {
+                  path: str(undefined, keep),
+                  fieldRef: struct(
+                    { apiVersion: str(), fieldPath: str(undefined, keep) },
+                    { go: "v1.ObjectFieldSelector", ptr: true },
+                  ),
+                  resourceFieldRef: struct(
+                    { containerName: str(), resource: str(undefined, keep), divisor: qty() },
+                    { go: "v1.ResourceFieldSelector", ptr: true },
+                  ),
+                  mode: i32(undefined, ptr),
+                },
+                { go: "v1.DownwardAPIVolumeFile" },
+              ),
+            ),
+            defaultMode: i32(undefined, ptr),
+          },
+          { go: "v1.DownwardAPIVolumeSource", ptr: true },
+        ),
+        fc: DEDUCED,
+        azureFile: DEDUCED,
+        configMap: struct(
+          {
+            name: str(),
+            items: atomicOf(KEY_TO_PATH),
+            defaultMode: i32(undefined, ptr),
+            optional: optional(),
+          },
+          { go: "v1.ConfigMapVolumeSource", ptr: true },
+        ),
+        vsphereVolume: DEDUCED,
+        quobyte: DEDUCED,
+        azureDisk: DEDUCED,
+        photonPersistentDisk: DEDUCED,
+        projected: struct(
+          { sources: atomicList, defaultMode: i32(undefined, ptr) },
+          { go: "v1.ProjectedVolumeSource", ptr: true },
+        ),
+        portworxVolume: DEDUCED,
+        scaleIO: DEDUCED,
+        storageos: DEDUCED,
+        csi: struct(
+          {
+            driver: str(undefined, keep),
+            readOnly: optional(),
+            fsType: str(undefined, ptr),
+            volumeAttributes: stringMap,
+            nodePublishSecretRef: DEDUCED,
+          },
+          { go: "v1.CSIVolumeSource", ptr: true },
+        ),
+        ephemeral: DEDUCED,
+        image: struct(
+          { reference: str(), pullPolicy: named("v1.PullPolicy") },
+          { go: "v1.ImageVolumeSource", ptr: true },
+        ),
+      },
+      { go: "v1.VolumeSource", inline: true },
+    ),
+  },
+  { go: "v1.Volume" },
+);
+const LOCAL_OBJECT_REFERENCE = struct({ name: str() }, { go: "v1.LocalObjectReference" });
+
 /** Probe, with its embedded ProbeHandler (protobuf field 1, inline in JSON). */
 const PROBE = struct(
   {
     handler: struct(
       {
-        exec: struct({ command: strs(1) }, { go: "v1.ExecAction", proto: 1, ptr: true }),
+        exec: EXEC,
         httpGet: HTTP_GET,
-        tcpSocket: struct(
-          { port: intstr(1, keep), host: str(2) },
-          { go: "v1.TCPSocketAction", proto: 3, ptr: true },
-        ),
+        tcpSocket: TCP_SOCKET,
         grpc: struct(
           { port: i32(1, keep), service: str(2, ptr) },
           { go: "v1.GRPCAction", proto: 4, ptr: true },
@@ -77,6 +321,8 @@ const ENV_VAR_SOURCE = struct(
       { containerName: str(1), resource: str(2, keep), divisor: qty(3) },
       { go: "v1.ResourceFieldSelector", proto: 2, ptr: true },
     ),
+    configMapKeyRef: keySelector("v1.ConfigMapKeySelector"),
+    secretKeyRef: keySelector("v1.SecretKeySelector"),
   },
   { go: "v1.EnvVarSource" },
 );
@@ -108,7 +354,7 @@ export const CONTAINER = struct(
         "containerPort",
       ),
     ),
-    envFrom: atomicList,
+    envFrom: atomicOf(ENV_FROM_SOURCE),
     env: pb(
       7,
       patchMerge(
@@ -122,26 +368,19 @@ export const CONTAINER = struct(
         "name",
       ),
     ),
-    resources: struct(
-      {
-        limits: mapOf(qty(), 1, RESOURCE_LIST),
-        requests: mapOf(qty(), 2, RESOURCE_LIST),
-        claims: mapList(["name"], DEDUCED),
-      },
-      { go: "v1.ResourceRequirements", zero: true, proto: 8 },
-    ),
-    resizePolicy: atomicList,
+    resources: resourceRequirements({ zero: true, proto: 8 }),
+    resizePolicy: atomicOf(RESIZE_POLICY),
     restartPolicy: str(24, { ptr: true, go: "v1.ContainerRestartPolicy" }),
-    volumeMounts: patchMerge(mapList(["mountPath"], DEDUCED), "mountPath"),
-    volumeDevices: patchMerge(mapList(["devicePath"], DEDUCED), "devicePath"),
+    volumeMounts: patchMerge(mapList(["mountPath"], deduced(VOLUME_MOUNT)), "mountPath"),
+    volumeDevices: patchMerge(mapList(["devicePath"], deduced(VOLUME_DEVICE)), "devicePath"),
     livenessProbe: deduced(PROBE, 10, ptr),
     readinessProbe: deduced(PROBE, 11, ptr),
     startupProbe: deduced(PROBE, 22, ptr),
-    lifecycle: DEDUCED,
+    lifecycle: deduced(LIFECYCLE),
     terminationMessagePath: str(13),
     terminationMessagePolicy: str(20, { go: "v1.TerminationMessagePolicy" }),
     imagePullPolicy: str(14, { go: "v1.PullPolicy" }),
-    securityContext: DEDUCED,
+    securityContext: deduced(SECURITY_CONTEXT),
     stdin: bool(16),
     stdinOnce: bool(17),
     tty: bool(18),
@@ -157,7 +396,7 @@ const EPHEMERAL_CONTAINER = struct(
 
 export const POD_SPEC = struct(
   {
-    volumes: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
+    volumes: patchMerge(mapList(["name"], deduced(VOLUME)), "name", "merge,retainKeys"),
     initContainers: pb(20, patchMerge(mapList(["name"], CONTAINER), "name")),
     containers: pb(2, patchMerge(mapList(["name"], CONTAINER), "name")),
     ephemeralContainers: patchMerge(mapList(["name"], EPHEMERAL_CONTAINER), "name"),
@@ -174,26 +413,67 @@ export const POD_SPEC = struct(
     hostPID: bool(),
     hostIPC: bool(),
     shareProcessNamespace: bool(undefined, ptr),
-    securityContext: DEDUCED,
-    imagePullSecrets: patchMerge(mapList(["name"], DEDUCED), "name"),
+    securityContext: deduced(POD_SECURITY_CONTEXT),
+    imagePullSecrets: patchMerge(mapList(["name"], deduced(LOCAL_OBJECT_REFERENCE)), "name"),
     hostname: str(16),
     subdomain: str(17),
     affinity: DEDUCED,
     schedulerName: str(19),
-    tolerations: atomicList,
-    hostAliases: patchMerge(mapList(["ip"], DEDUCED), "ip"),
+    tolerations: atomicOf(
+      struct(
+        {
+          key: str(),
+          operator: named("v1.TolerationOperator"),
+          value: str(),
+          effect: named("v1.TaintEffect"),
+          tolerationSeconds: i64(undefined, ptr),
+        },
+        { go: "v1.Toleration" },
+      ),
+    ),
+    hostAliases: patchMerge(
+      mapList(
+        ["ip"],
+        deduced(struct({ ip: str(undefined, keep), hostnames: strs() }, { go: "v1.HostAlias" })),
+      ),
+      "ip",
+    ),
     priorityClassName: str(),
     priority: i32(undefined, ptr),
-    dnsConfig: DEDUCED,
-    readinessGates: atomicList,
+    dnsConfig: deduced(
+      struct(
+        {
+          nameservers: strs(),
+          searches: strs(),
+          options: atomicOf(
+            struct({ name: str(), value: str(undefined, ptr) }, { go: "v1.PodDNSConfigOption" }),
+          ),
+        },
+        { go: "v1.PodDNSConfig", ptr: true },
+      ),
+    ),
+    readinessGates: atomicOf(
+      struct({ conditionType: named("v1.PodConditionType", keep) }, { go: "v1.PodReadinessGate" }),
+    ),
     runtimeClassName: str(undefined, ptr),
     enableServiceLinks: bool(undefined, ptr),
     preemptionPolicy: str(undefined, { ptr: true, go: "v1.PreemptionPolicy" }),
     overhead: mapOf(qty(), undefined, RESOURCE_LIST),
     topologySpreadConstraints: mapList(["topologyKey", "whenUnsatisfiable"], DEDUCED),
     resourceClaims: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
+    // Fields written down after the apply schema: SSA still sees them as undeclared.
+    setHostnameAsFQDN: applyUnlisted(bool(undefined, ptr)),
+    os: applyUnlisted(struct({ name: named("v1.OSName", keep) }, { go: "v1.PodOS", ptr: true })),
+    hostUsers: applyUnlisted(bool(undefined, ptr)),
+    schedulingGates: applyUnlisted(
+      patchMerge(
+        mapList(["name"], struct({ name: str(undefined, keep) }, { go: "v1.PodSchedulingGate" })),
+        "name",
+      ),
+    ),
+    resources: applyUnlisted(resourceRequirements({ ptr: true })),
   },
-  { go: "v1.PodSpec", zero: true, preserveUnknownFields: true },
+  { go: "v1.PodSpec", zero: true },
 );
 
 export const POD_TEMPLATE = struct(
@@ -237,6 +517,22 @@ export const CONTAINER_STATUS = struct(
     imageID: str(undefined, keep),
     containerID: str(),
     started: bool(undefined, ptr),
+    allocatedResources: mapOf(qty(), undefined, RESOURCE_LIST),
+    resources: resourceRequirements({ ptr: true }),
+    volumeMounts: atomicOf(
+      struct(
+        {
+          name: str(undefined, keep),
+          mountPath: str(undefined, keep),
+          readOnly: bool(),
+          recursiveReadOnly: named("v1.RecursiveReadOnlyMode", ptr),
+        },
+        { go: "v1.VolumeMountStatus" },
+      ),
+    ),
+    user: DEDUCED,
+    allocatedResourcesStatus: atomicList,
+    stopSignal: named("v1.Signal", ptr),
   },
-  { go: "v1.ContainerStatus", preserveUnknownFields: true },
+  { go: "v1.ContainerStatus" },
 );

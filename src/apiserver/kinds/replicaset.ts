@@ -36,7 +36,7 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
             selector: LABEL_SELECTOR,
             template: WORKLOAD_TEMPLATE,
           },
-          { go: "v1.ReplicaSetSpec", zero: true, preserveUnknownFields: true },
+          { go: "v1.ReplicaSetSpec", zero: true },
         ),
         workloadStatus("v1.ReplicaSetStatus", {
           replicas: i32(undefined, keep),

@@ -35,7 +35,7 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
             selector: atomicMap,
             template: POD_TEMPLATE,
           },
-          { go: "v1.ReplicationControllerSpec", zero: true, preserveUnknownFields: true },
+          { go: "v1.ReplicationControllerSpec", zero: true },
         ),
         workloadStatus("v1.ReplicationControllerStatus", {
           replicas: i32(undefined, keep),

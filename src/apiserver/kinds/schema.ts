@@ -37,6 +37,11 @@ export interface FieldTags {
    * struct, and scalars and maps of named types (unset: the underlying type's name).
    */
   go?: string;
+  /**
+   * A field server-side apply does not declare yet: it sees it as a field of no schema
+   * (deduced, its path owned as a member), as before the field was written down.
+   */
+  applyUnlisted?: boolean;
 }
 
 export type SchemaNode = FieldTags &
@@ -131,6 +136,11 @@ export const DEDUCED: SchemaNode = { kind: "deduced" };
 /** Deduced for apply and unknown fields; `shape` gives decoding its Time fields and protobuf numbers. */
 export function deduced(shape: SchemaNode, proto?: number, extra: FieldTags = {}): SchemaNode {
   return { kind: "deduced", shape, ...tags(proto, extra) };
+}
+
+/** A field apply does not declare yet (see FieldTags.applyUnlisted). */
+export function applyUnlisted(node: SchemaNode): SchemaNode {
+  return { ...node, applyUnlisted: true };
 }
 
 /** The same node as field number `proto` of its parent message. */

@@ -4,11 +4,12 @@ import type { KubeObject } from "../../api/types.js";
 import { condition, conditions, root } from "./meta.js";
 import { AGE, asRecord, col, formatLabels, int, NAME, since, text } from "./printing.js";
 import {
-  atomicList,
   atomicMap,
+  atomicOf,
   bool,
-  DEDUCED,
+  deduced,
   i32,
+  i64,
   intstr,
   keep,
   mapList,
@@ -62,7 +63,17 @@ export const service: KindDefinition<"Service"> = {
             externalTrafficPolicy: str(undefined, { go: "v1.ServiceExternalTrafficPolicy" }),
             healthCheckNodePort: i32(),
             publishNotReadyAddresses: bool(),
-            sessionAffinityConfig: DEDUCED,
+            sessionAffinityConfig: deduced(
+              struct(
+                {
+                  clientIP: struct(
+                    { timeoutSeconds: i32(undefined, ptr) },
+                    { go: "v1.ClientIPConfig", ptr: true },
+                  ),
+                },
+                { go: "v1.SessionAffinityConfig", ptr: true },
+              ),
+            ),
             ipFamilies: strs(),
             ipFamilyPolicy: str(undefined, { ptr: true, go: "v1.IPFamilyPolicy" }),
             allocateLoadBalancerNodePorts: bool(undefined, ptr),
@@ -73,18 +84,41 @@ export const service: KindDefinition<"Service"> = {
             }),
             trafficDistribution: str(undefined, ptr),
           },
-          { go: "v1.ServiceSpec", zero: true, preserveUnknownFields: true },
+          { go: "v1.ServiceSpec", zero: true },
         ),
         struct(
           {
             loadBalancer: struct(
-              { ingress: atomicList },
+              {
+                ingress: atomicOf(
+                  struct(
+                    {
+                      ip: str(),
+                      hostname: str(),
+                      ipMode: str(undefined, { ptr: true, go: "v1.LoadBalancerIPMode" }),
+                      ports: atomicOf(
+                        struct(
+                          {
+                            port: i32(undefined, keep),
+                            protocol: str(undefined, { keep: true, go: "v1.Protocol" }),
+                            error: str(undefined, ptr),
+                          },
+                          { go: "v1.PortStatus" },
+                        ),
+                      ),
+                    },
+                    { go: "v1.LoadBalancerIngress" },
+                  ),
+                ),
+              },
               { go: "v1.LoadBalancerStatus", zero: true },
             ),
             // metav1.Condition: its type is a plain string.
-            conditions: conditions(condition("v1.Condition", {}, "string")),
+            conditions: conditions(
+              condition("v1.Condition", { observedGeneration: i64() }, "string"),
+            ),
           },
-          { go: "v1.ServiceStatus", zero: true, preserveUnknownFields: true },
+          { go: "v1.ServiceStatus", zero: true },
         ),
       ),
     },

@@ -13,7 +13,7 @@ import {
   NAME,
   since,
 } from "./printing.js";
-import { atomicList, DEDUCED, i32, i64, intstr, keep, ptr, str, struct } from "./schema.js";
+import { atomicList, deduced, i32, i64, intstr, keep, ptr, str, struct } from "./schema.js";
 import { type KindDefinition, READ_WRITE } from "./types.js";
 import { WORKLOAD_STRATEGY } from "./workload.js";
 
@@ -47,10 +47,22 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
             ),
             revisionHistoryLimit: i32(undefined, ptr),
             minReadySeconds: i32(),
-            persistentVolumeClaimRetentionPolicy: DEDUCED,
-            ordinals: DEDUCED,
+            persistentVolumeClaimRetentionPolicy: deduced(
+              struct(
+                {
+                  whenDeleted: str(undefined, {
+                    go: "v1.PersistentVolumeClaimRetentionPolicyType",
+                  }),
+                  whenScaled: str(undefined, { go: "v1.PersistentVolumeClaimRetentionPolicyType" }),
+                },
+                { go: "v1.StatefulSetPersistentVolumeClaimRetentionPolicy", ptr: true },
+              ),
+            ),
+            ordinals: deduced(
+              struct({ start: i32() }, { go: "v1.StatefulSetOrdinals", ptr: true }),
+            ),
           },
-          { go: "v1.StatefulSetSpec", zero: true, preserveUnknownFields: true },
+          { go: "v1.StatefulSetSpec", zero: true },
         ),
         workloadStatus("v1.StatefulSetStatus", {
           observedGeneration: i64(),
