@@ -176,6 +176,7 @@ export class DashboardData {
         key: event.key,
         sample: event.record.sample,
         entry: syncEntryOf(event.record),
+        events: event.record.events,
       });
       const summary = this.summary(event.key);
       if (summary) listener("hpa", summary);

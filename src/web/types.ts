@@ -77,6 +77,6 @@ export interface OverviewDocument {
 /** What the event stream (GET /api/v1/events, text/event-stream) sends, by event name. */
 export interface StreamEvents {
   hpa: HpaSummary;
-  sync: { key: string; sample: SyncSample; entry: SyncEntry };
+  sync: { key: string; sample: SyncSample; entry: SyncEntry; events: SyncEvent[] };
   deleted: { key: string };
 }

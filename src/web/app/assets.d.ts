@@ -1,0 +1,2 @@
+// Stylesheets are imported for esbuild, which bundles them into app.css.
+declare module "*.css";

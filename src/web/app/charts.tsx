@@ -1,0 +1,138 @@
+// Time-series charts (uPlot, canvas) and the overview's sparklines (inline SVG: 1,000 rows of
+// them stay cheap). Colours come from the page's CSS variables, so light and dark both read.
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+
+export interface ChartSeries {
+  label: string;
+  /** A CSS variable name (--c-current) or a colour. */
+  color: string;
+  dash?: boolean;
+  /** A step line (replica counts change in steps). */
+  stepped?: boolean;
+}
+
+export interface TimeChartProps {
+  title: string;
+  /** x: epoch seconds, then one array per series (null: no value). */
+  data: [number[], ...(number | null)[][]];
+  series: ChartSeries[];
+  /** Shade between these two series (indexes into `series`), e.g. the min–max band. */
+  band?: [number, number];
+  height?: number;
+  /** Figures in words for screen readers and the keyboard (the canvas says nothing). */
+  summary: string;
+}
+
+function cssColor(color: string): string {
+  if (!color.startsWith("--")) return color;
+  return getComputedStyle(document.documentElement).getPropertyValue(color).trim() || "#888";
+}
+
+function options(props: TimeChartProps, width: number): uPlot.Options {
+  const axisColor = cssColor("--fg-muted");
+  const gridColor = cssColor("--grid");
+  const axis = {
+    stroke: axisColor,
+    grid: { stroke: gridColor, width: 1 },
+    ticks: { stroke: gridColor },
+  };
+  const opts: uPlot.Options = {
+    width,
+    height: props.height ?? 200,
+    series: [
+      {},
+      ...props.series.map((s) => ({
+        label: s.label,
+        stroke: cssColor(s.color),
+        width: 2,
+        ...(s.dash ? { dash: [6, 4] } : {}),
+        ...(s.stepped ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}),
+        spanGaps: false,
+      })),
+    ],
+    axes: [axis, { ...axis, size: 50 }],
+    scales: { x: { time: true } },
+    legend: { live: true },
+    cursor: { drag: { x: false, y: false } },
+  };
+  if (props.band) {
+    const [upper, lower] = props.band;
+    opts.bands = [{ series: [upper + 1, lower + 1], fill: cssColor("--band") }];
+  }
+  return opts;
+}
+
+export function TimeChart(props: TimeChartProps) {
+  const holder = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const shape = props.series.map((s) => s.label).join("\n");
+
+  useEffect(() => {
+    const el = holder.current!;
+    const chart = new uPlot(
+      options(props, el.clientWidth || 600),
+      props.data as uPlot.AlignedData,
+      el,
+    );
+    plot.current = chart;
+    const resize = new ResizeObserver(() => {
+      if (el.clientWidth > 0) chart.setSize({ width: el.clientWidth, height: props.height ?? 200 });
+    });
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      chart.destroy();
+      plot.current = null;
+    };
+    // A new set of series makes a new chart; new data only updates it (below).
+  }, [shape]);
+
+  useEffect(() => {
+    plot.current?.setData(props.data as uPlot.AlignedData);
+  }, [props.data]);
+
+  return (
+    <figure class="chart">
+      <figcaption>
+        <strong>{props.title}</strong> <span class="muted">{props.summary}</span>
+      </figcaption>
+      <div
+        ref={holder}
+        class="chart-canvas"
+        role="img"
+        aria-label={`${props.title}. ${props.summary}`}
+      />
+    </figure>
+  );
+}
+
+/** A tiny step line of values; flat when there is one value or none. */
+export function Sparkline({ values, label }: { values: number[]; label: string }) {
+  const width = 96;
+  const height = 22;
+  if (values.length === 0) return <span class="muted">no syncs yet</span>;
+  const max = Math.max(...values);
+  const min = Math.min(...values);
+  const span = max - min || 1;
+  const step = values.length > 1 ? width / (values.length - 1) : width;
+  const y = (v: number) => (height - 2 - ((v - min) / span) * (height - 4)).toFixed(1);
+  let d = `M0 ${y(values[0]!)}`;
+  values.forEach((v, i) => {
+    if (i === 0) return;
+    d += ` H${(i * step).toFixed(1)} V${y(v)}`;
+  });
+  if (values.length === 1) d += ` H${width}`;
+  return (
+    <svg
+      class="sparkline"
+      width={width}
+      height={height}
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={label}
+    >
+      <path d={d} fill="none" stroke="currentColor" stroke-width="1.5" />
+    </svg>
+  );
+}
