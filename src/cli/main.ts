@@ -83,6 +83,10 @@ program
     "--from-prometheus <url>",
     "replay each workload's real request rate from this Prometheus over the last --duration (query in docs/scenarios.md)",
   )
+  .option(
+    "--serve [host:port]",
+    "after the run, serve the dashboard over it (and the --compare run), with what-if runs; default 127.0.0.1:0 (a free port, printed)",
+  )
   .action(async (file: string, options: SimulateOptions) => {
     process.exitCode = await simulateCommand(file, options, {
       out: (chunk) =>

@@ -1,5 +1,6 @@
 // `horizon simulate`: run a scenario in virtual time and print what the HPA did and why.
 // Exit codes: 0 done (every --assert held), 1 an --assert failed, 2 bad input.
+import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
@@ -10,6 +11,9 @@ import { type RunResult, runSimulation } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile } from "../sim/scenario.js";
 import type { Scenario } from "../sim/scenario-types.js";
 import type { SimulationRecord } from "../sim/timeline.js";
+import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
+import { type RecordedRun, RunRecorder, simulationData } from "../web/simulation.js";
+import { parseBindAddress } from "./controller-options.js";
 
 export interface SimulateOptions {
   duration?: string;
@@ -22,6 +26,8 @@ export interface SimulateOptions {
   assert: string[];
   quiet?: boolean;
   fromPrometheus?: string;
+  /** `--serve [host:port]`: true without a value. */
+  serve?: string | boolean;
 }
 
 export interface SimulateIO {
@@ -30,6 +36,11 @@ export interface SimulateIO {
   err: (line: string) => void;
   /** Whether stderr is a terminal (progress bar vs. occasional progress lines). */
   interactive: boolean;
+  /**
+   * With --serve: told the dashboard's address once it listens, with a function that stops it
+   * (tests); the command otherwise serves until SIGINT/SIGTERM.
+   */
+  serving?: (dashboard: { url: string; loginUrl: string }, stop: () => void) => void;
 }
 
 const OUTPUTS = ["table", "json", "csv"] as const;
@@ -139,6 +150,21 @@ export async function simulateCommand(
     return 2;
   }
 
+  let serveAddress: { host: string; port: number } | null = null;
+  if (options.serve !== undefined && options.serve !== false) {
+    const text = options.serve === true ? DEFAULT_SERVE_ADDRESS : options.serve;
+    const parsed = parseBindAddress("serve", text);
+    if (!parsed.ok) {
+      io.err(`error: ${parsed.errors.join("; ")}`);
+      return 2;
+    }
+    if (parsed.value === null) {
+      io.err('error: --serve: must be HOST:PORT, got "0"');
+      return 2;
+    }
+    serveAddress = parsed.value;
+  }
+
   const shared: Shared = { nowMs: Date.now(), rangeQueries: new RangeQueries() };
   const scenario = await load(file, options.set, options, io, shared);
   if (!scenario) return 2;
@@ -154,8 +180,9 @@ export async function simulateCommand(
     target: Scenario,
     label: string,
     stream: boolean,
-  ): Promise<{ result: RunResult; report: ReportBuilder | null }> => {
+  ): Promise<{ result: RunResult; report: ReportBuilder | null; recorded: RecordedRun | null }> => {
     const progress = progressReporter(io, label, options.quiet ?? false);
+    const recorder = serveAddress ? new RunRecorder(target, label) : null;
     let report: ReportBuilder | null = null;
     let json: JsonLinesWriter | null = null;
     let csv: CsvWriter | null = null;
@@ -174,6 +201,7 @@ export async function simulateCommand(
         else report?.add(record);
         json?.write(record);
         csv?.write(record);
+        recorder?.add(record);
         const wait = pending;
         pending = undefined;
         return wait;
@@ -181,7 +209,7 @@ export async function simulateCommand(
       progress: (fraction) => progress.update(fraction),
     });
     progress.done();
-    return { result, report };
+    return { result, report, recorded: recorder?.finish() ?? null };
   };
 
   const first = await runOne(scenario, scenario.spec.name, !comparing);
@@ -206,15 +234,61 @@ export async function simulateCommand(
     writeFileSync(options.report, report.html(first.result.summary));
     io.err(`Report written to ${options.report}`);
   }
+  let code = 0;
   if (assertions.length > 0) {
     const checked = checkAssertions(assertions, first.result.summary);
     for (const line of checked.lines) io.err(line);
-    if (!checked.passed) return 1;
+    if (!checked.passed) code = 1;
   }
   if (options.output === "table") {
     io.err(
       `Simulated ${formatDuration(scenario.spec.durationMs)} of virtual time (seed ${scenario.spec.seed}).`,
     );
   }
+  if (serveAddress && first.recorded) {
+    if (second?.recorded) second.recorded.label = compareLabels[1];
+    const served = await serveRuns(first.recorded, second?.recorded ?? null, serveAddress, io);
+    if (served !== 0) return served;
+  }
+  return code;
+}
+
+/** A free loopback port unless told otherwise: the URL is printed. */
+export const DEFAULT_SERVE_ADDRESS = "127.0.0.1:0";
+
+/** Serves the dashboard over the run(s) until SIGINT/SIGTERM (or the test's stop). */
+async function serveRuns(
+  run: RecordedRun,
+  compare: RecordedRun | null,
+  address: { host: string; port: number },
+  io: SimulateIO,
+): Promise<number> {
+  let dashboard: RunningDashboard;
+  try {
+    dashboard = await startDashboardServer({
+      ...address,
+      data: simulationData(run, compare),
+      // Nobody else knows this token: the one-time link is the way in.
+      auth: new DashboardAuth(randomBytes(32).toString("base64url")),
+    });
+  } catch (error) {
+    io.err(`error: --serve: ${(error as Error).message}`);
+    return 1;
+  }
+  const loginUrl = dashboard.loginUrl();
+  io.err(`Dashboard: ${dashboard.url}`);
+  io.err(`  log in once with this link (it works one time): ${loginUrl}`);
+  io.err("Press Ctrl-C to stop.");
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    io.serving?.({ url: dashboard.url, loginUrl }, stop);
+  });
+  await dashboard.close();
   return 0;
 }

@@ -11,9 +11,12 @@ import type {
   HpaSummary,
   OverviewDocument,
   RecordedEvent,
+  RunMeasures,
   StreamEvents,
   SyncDetail,
   SyncEntry,
+  WhatIfEdits,
+  WhatIfResult,
 } from "./types.js";
 
 /** The HPAs as an informer holds them (autoscaling/v2), keyed `namespace/name`. */
@@ -22,6 +25,10 @@ export interface HpaLister {
   get(key: string): HorizontalPodAutoscaler | undefined;
   subscribe(listener: (key: string, hpa: HorizontalPodAutoscaler | null) => void): () => void;
 }
+
+export type WhatIfAnswer =
+  | { ok: true; value: WhatIfResult }
+  | { ok: false; status: 404 | 422; error: string; causes?: string[] };
 
 export type StreamListener = <K extends keyof StreamEvents>(
   event: K,
@@ -38,6 +45,14 @@ export interface DashboardDataOptions {
   hpas: HpaLister;
   /** Shown in the header ("controller", a simulation's name). */
   source: string;
+  /** A simulation's end: the views' "now" (default: live, the browser's clock). */
+  clock?: number;
+  /** A simulation's measures per HPA key. */
+  measures?: (key: string) => RunMeasures | null;
+  /** `simulate --compare`: the other run. */
+  compare?: { label: string; history: HpaHistory; measures: (key: string) => RunMeasures | null };
+  /** What-if runs (simulations): the HPA edited, run again. */
+  whatIf?: (namespace: string, name: string, edits: WhatIfEdits) => Promise<WhatIfAnswer>;
 }
 
 function keyOfHpa(hpa: HorizontalPodAutoscaler): string {
@@ -60,15 +75,43 @@ export function syncEntryOf(record: HistoryRecord): SyncEntry {
   };
 }
 
+/**
+ * TARGETS from the last sync's trace, for HPAs whose status carries no current metrics (a
+ * simulation's, or before the first status write): current/target per metric.
+ */
+export function targetsOfTrace(record: HistoryRecord): string {
+  const metrics = decisionOf(record).trace.metrics;
+  if (metrics.length === 0) return "<none>";
+  const shown = metrics.slice(0, 2).map((m) => {
+    if (!m.target) return "<unknown>";
+    if (m.target.type === "Utilization") {
+      // The trace writes the target as the API does ("50%"), the current as a number.
+      const current = m.utilization === undefined ? "<unknown>" : `${m.utilization}%`;
+      return `${m.description?.split(" ")[0] ?? m.type}: ${current}/${m.target.value}`;
+    }
+    return `${m.current ?? "<unknown>"}/${m.target.value}${m.target.type === "AverageValue" && m.type !== "Pods" ? " (avg)" : ""}`;
+  });
+  return metrics.length > 2
+    ? `${shown.join(", ")} + ${metrics.length - 2} more...`
+    : shown.join(", ");
+}
+
 export class DashboardData {
   readonly source: string;
   private readonly history: HpaHistory;
   private readonly hpas: HpaLister;
+  private readonly options: DashboardDataOptions;
 
   constructor(options: DashboardDataOptions) {
+    this.options = options;
     this.history = options.history;
     this.hpas = options.hpas;
     this.source = options.source;
+  }
+
+  /** Runs a what-if, or null when this source has none (a live controller). */
+  whatIf(namespace: string, name: string, edits: WhatIfEdits): Promise<WhatIfAnswer> | null {
+    return this.options.whatIf?.(namespace, name, edits) ?? null;
   }
 
   get capacity(): number {
@@ -88,7 +131,7 @@ export class DashboardData {
       const summary = this.summary(key);
       if (summary) hpas.push(summary);
     }
-    return { hpas, source: this.source };
+    return { hpas, source: this.source, clock: this.options.clock ?? null };
   }
 
   summary(key: string): HpaSummary | null {
@@ -110,7 +153,11 @@ export class DashboardData {
         maxReplicas: hpa.spec.maxReplicas,
         currentReplicas: hpa.status?.currentReplicas ?? null,
         desiredReplicas: hpa.status?.desiredReplicas ?? null,
-        targets: formatHPAMetrics(hpa.spec.metrics, hpa.status?.currentMetrics),
+        targets: hpa.status?.currentMetrics
+          ? formatHPAMetrics(hpa.spec.metrics, hpa.status.currentMetrics)
+          : latest
+            ? targetsOfTrace(latest)
+            : formatHPAMetrics(hpa.spec.metrics, null),
         conditions: hpa.status?.conditions ?? [],
         lastScaleTime: hpa.status?.lastScaleTime ?? null,
         sparkline,
@@ -126,7 +173,7 @@ export class DashboardData {
       maxReplicas: sample.maxReplicas,
       currentReplicas: sample.currentReplicas,
       desiredReplicas: sample.desiredReplicas,
-      targets: "<unknown>",
+      targets: targetsOfTrace(latest!),
       conditions: decisionOf(latest!).conditions,
       lastScaleTime: null,
       sparkline,
@@ -143,6 +190,7 @@ export class DashboardData {
     for (const record of records) {
       for (const event of record.events) events.push({ ...event, at: record.sample.at });
     }
+    const compare = this.options.compare;
     return {
       summary,
       hpa: this.hpas.get(key) ?? null,
@@ -150,6 +198,15 @@ export class DashboardData {
       syncs: records.map(syncEntryOf),
       events: events.slice(-MAX_EVENTS),
       capacity: this.history.capacity,
+      measures: this.options.measures?.(key) ?? null,
+      compare: compare
+        ? {
+            label: compare.label,
+            samples: compare.history.get(namespace, name).map((record) => record.sample),
+            measures: compare.measures(key),
+          }
+        : null,
+      whatIf: this.options.whatIf !== undefined,
     };
   }
 

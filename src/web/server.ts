@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import type { DashboardData } from "./data.js";
+import { parseWhatIfEdits } from "./whatif.js";
 
 export const SESSION_COOKIE = "horizon_session";
 /** Sessions end after this long (the one-time link or the token logs in again). */
@@ -218,6 +219,46 @@ export function createDashboardHandler(options: DashboardHandlerOptions): Handle
         return json(res, 401, { error: "Unauthorized: log in, or send Authorization: Bearer" });
       }
       return send(res, 401, loginPage("Log in to see the dashboard."), HTML);
+    }
+    const whatIfPath = /^\/api\/v1\/namespaces\/([^/]+)\/hpas\/([^/]+)\/whatif$/.exec(path);
+    if (whatIfPath) {
+      if (method !== "POST") {
+        return send(res, 405, "405 method not allowed\n", "text/plain", { Allow: "POST" });
+      }
+      // JSON only: a cross-site form cannot send it (with the SameSite cookie, no CSRF).
+      if (!(req.headers["content-type"] ?? "").startsWith("application/json")) {
+        return json(res, 415, { error: "the body must be application/json" });
+      }
+      void readBody(req, 64 * 1024).then(async (body) => {
+        if (body === null) return json(res, 413, { error: "the body is larger than 64 KiB" });
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(body);
+        } catch (error) {
+          return json(res, 400, { error: `the body is not JSON: ${(error as Error).message}` });
+        }
+        const edits = parseWhatIfEdits(parsed);
+        if (!edits.ok) return json(res, 400, { error: edits.error });
+        const namespace = decodeURIComponent(whatIfPath[1]!);
+        const name = decodeURIComponent(whatIfPath[2]!);
+        const running = data.whatIf(namespace, name, edits.edits);
+        if (running === null) {
+          return json(res, 501, {
+            error:
+              "what-if runs over simulations (horizon simulate --serve); replaying a live controller's history is not implemented",
+          });
+        }
+        try {
+          const answer = await running;
+          if (!answer.ok) {
+            return json(res, answer.status, { error: answer.error, causes: answer.causes ?? [] });
+          }
+          return json(res, 200, answer.value);
+        } catch (error) {
+          return json(res, 500, { error: `the what-if run failed: ${(error as Error).message}` });
+        }
+      });
+      return;
     }
     if (method !== "GET" && method !== "HEAD") {
       return send(res, 405, "405 method not allowed\n", "text/plain", { Allow: "GET, HEAD" });

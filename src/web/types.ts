@@ -1,6 +1,10 @@
 // The dashboard API's documents (docs/dashboard.md), shared by the server and the front end
 // (type imports only: the browser bundle carries none of the server's code).
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from "../api/types.js";
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerBehavior,
+  HorizontalPodAutoscalerCondition,
+} from "../api/types.js";
 import type { SyncEvent } from "../core/sync.js";
 import type { Explanation } from "../explain/explanation.js";
 import type { SyncSample } from "./history.js";
@@ -54,6 +58,44 @@ export interface HpaDetail {
   events: RecordedEvent[];
   /** Syncs kept per HPA. */
   capacity: number;
+  /** A simulation's measures of this HPA (null for a live controller). */
+  measures: RunMeasures | null;
+  /** `simulate --compare`: the other run's trajectory of this HPA. */
+  compare: Trajectory | null;
+  /** Whether POST …/whatif answers (simulations). */
+  whatIf: boolean;
+}
+
+/** A run's measures of one HPA (src/sim/measures.ts). */
+export interface RunMeasures {
+  podHours: number;
+  unmetDemandPodSeconds: number;
+  unmetDemandSeconds: number;
+  flaps: number;
+  scaleUps: number;
+  scaleDowns: number;
+}
+
+export interface Trajectory {
+  label: string;
+  samples: SyncSample[];
+  measures: RunMeasures | null;
+}
+
+/** POST /api/v1/namespaces/{ns}/hpas/{name}/whatif: what to change (absent: unchanged). */
+export interface WhatIfEdits {
+  minReplicas?: number;
+  maxReplicas?: number;
+  /** null removes the behavior (upstream defaults). */
+  behavior?: HorizontalPodAutoscalerBehavior | null;
+}
+
+export interface WhatIfResult {
+  original: Trajectory;
+  whatIf: Trajectory;
+  /** The edits as a JSON merge patch, and the kubectl command that applies it. */
+  patch: string;
+  command: string;
 }
 
 /** GET /api/v1/namespaces/{ns}/hpas/{name}/syncs/{seq}: one sync's decision, explained. */
@@ -72,6 +114,8 @@ export interface OverviewDocument {
   hpas: HpaSummary[];
   /** Where the data comes from ("controller", or a simulation's name). */
   source: string;
+  /** The source's "now", epoch ms: a simulation's end (times read "ago" from it); null: live. */
+  clock: number | null;
 }
 
 /** What the event stream (GET /api/v1/events, text/event-stream) sends, by event name. */

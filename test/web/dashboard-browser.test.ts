@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { type Browser, type Page, chromium as playwright } from "playwright-core";
 import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
 import { decisionRecordOf } from "../../src/controller/decisions.js";
+import { loadScenarioFile } from "../../src/sim/scenario.js";
 import { DashboardData, type HpaLister } from "../../src/web/data.js";
 import { HpaHistory } from "../../src/web/history.js";
 import {
@@ -18,6 +19,7 @@ import {
   type RunningDashboard,
   startDashboardServer,
 } from "../../src/web/server.js";
+import { recordRun, simulationData } from "../../src/web/simulation.js";
 import { syncReport } from "../controller/sync-reports.js";
 import {
   findKubectls,
@@ -332,5 +334,65 @@ describe("a 1,000-HPA overview in a browser", { skip: skipBrowser }, () => {
     assert.match((await sparkline.getAttribute("aria-label")) ?? "", /, 9$/);
     await page.locator("select").selectOption("");
     await shot(page, "overview-1000", false);
+  });
+});
+
+describe("what-if over a simulation, in a browser", { skip: skipBrowser }, () => {
+  let dashboard: RunningDashboard;
+  let browser: Browser;
+
+  before(async () => {
+    buildBundle();
+    const loaded = await loadScenarioFile(join(ROOT, "examples", "external-queue.yaml"));
+    assert.ok(loaded.ok);
+    dashboard = await startDashboardServer({
+      host: "127.0.0.1",
+      port: 0,
+      data: simulationData(await recordRun(loaded.scenario, "queue"), null),
+      auth: new DashboardAuth("sim-token"),
+    });
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await dashboard?.close();
+  });
+
+  it("a slower scale-down on the queue example shows fewer flaps, with the patch to apply", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(dashboard.loginUrl());
+    await page.locator('tr[data-key="default/worker"] td.name a').click();
+    await page.locator("#whatif-behavior").waitFor();
+    await page.locator("#whatif-behavior").fill(
+      JSON.stringify({
+        scaleDown: {
+          stabilizationWindowSeconds: 900,
+          policies: [{ type: "Percent", value: 20, periodSeconds: 60 }],
+        },
+      }),
+    );
+    await page.locator("#whatif-run").click();
+    const flaps = page.locator('.whatif-result tr[data-measure="Flaps"] td');
+    await flaps.first().waitFor({ timeout: 60_000 });
+    const [original, edited] = (await flaps.allInnerTexts()).map(Number);
+    assert.ok(edited! < original!, `what-if ${edited} flaps, original ${original}`);
+    assert.match(
+      await page.locator("#whatif-command").innerText(),
+      /^kubectl patch hpa worker -n default --type merge -p '\{"spec":\{"behavior":/,
+    );
+    assert.ok(
+      (await page.locator(".whatif-result canvas").count()) >= 1,
+      "both trajectories on one chart",
+    );
+    await assertNoHorizontalScroll(page);
+    await shot(page, "whatif");
+
+    // An edit the API server would refuse is refused with the field named (the form itself
+    // already stops a maxReplicas below 1).
+    await page.locator("#whatif-min").fill("50");
+    await page.locator("#whatif-run").click();
+    const alert = page.locator('.whatif [role="alert"]');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /spec\.maxReplicas/);
   });
 });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
 import { decisionRecordOf } from "../../src/controller/decisions.js";
-import { DashboardData, type HpaLister } from "../../src/web/data.js";
+import { DashboardData, type HpaLister, targetsOfTrace } from "../../src/web/data.js";
 import { HpaHistory } from "../../src/web/history.js";
 import {
   DashboardAuth,
@@ -150,6 +150,16 @@ describe("the dashboard server", () => {
     assert.equal(row.currentReplicas, 4);
     assert.equal(row.desiredReplicas, 8);
     assert.deepEqual(row.sparkline, [8]);
+  });
+
+  it("prints TARGETS from the last sync's trace while the status has no current metrics", () => {
+    const history = new HpaHistory({ capacity: 2, clock: { now: Date.now } });
+    const record = history.record(
+      decisionRecordOf(syncReport({ replicas: 4, cpuPerPodMilli: 100 }).result!),
+    );
+    assert.equal(targetsOfTrace(record), "cpu: 100%/50%");
+    const data = new DashboardData({ history, hpas: lister(), source: "test" });
+    assert.equal(data.summary("default/web")?.targets, "cpu: 100%/50%");
   });
 
   it("serves one HPA's samples and each sync explained in words", async () => {

@@ -6,6 +6,8 @@ import type {
   OverviewDocument,
   StreamEvents,
   SyncDetail,
+  WhatIfEdits,
+  WhatIfResult,
 } from "../types.js";
 
 export class Unauthorized extends Error {}
@@ -30,11 +32,39 @@ async function getJson<T>(path: string): Promise<T> {
 const hpaPath = (namespace: string, name: string) =>
   `/api/v1/namespaces/${encodeURIComponent(namespace)}/hpas/${encodeURIComponent(name)}`;
 
+/** An answer of the server that is not 2xx, with its field errors (422). */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly causes: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+async function postJson<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status === 401) {
+    location.assign("/login");
+    throw new Unauthorized("not logged in");
+  }
+  const answer = (await res.json().catch(() => ({}))) as { error?: string; causes?: string[] };
+  if (!res.ok) throw new ApiError(answer.error ?? `${res.status} ${res.statusText}`, answer.causes);
+  return answer as T;
+}
+
 export const api = {
   overview: () => getJson<OverviewDocument>("/api/v1/hpas"),
   detail: (namespace: string, name: string) => getJson<HpaDetail>(hpaPath(namespace, name)),
   sync: (namespace: string, name: string, seq: number) =>
     getJson<SyncDetail>(`${hpaPath(namespace, name)}/syncs/${seq}`),
+  whatIf: (namespace: string, name: string, edits: WhatIfEdits) =>
+    postJson<WhatIfResult>(`${hpaPath(namespace, name)}/whatif`, edits),
 };
 
 export type StreamHandlers = {

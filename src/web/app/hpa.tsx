@@ -9,6 +9,7 @@ import { type ChartSeries, TimeChart } from "./charts.js";
 import { ConditionChips, conditionState } from "./overview.js";
 import { Link } from "./router.js";
 import { ago, clock } from "./time.js";
+import { MeasuresTable, TrajectoryChart, WhatIfPanel } from "./whatif.js";
 
 export interface HpaViewProps {
   namespace: string;
@@ -237,6 +238,20 @@ export function HpaView(props: HpaViewProps) {
         ))}
         {pods && <TimeChart title="Pods" {...pods} height={160} />}
       </div>
+
+      {detail.compare && (
+        <TrajectoryChart
+          runs={[{ label: "this run", samples, measures: detail.measures }, detail.compare]}
+          title="Desired replicas: both runs"
+        />
+      )}
+      <MeasuresTable
+        runs={[
+          { label: detail.compare ? "this run" : "measures", samples, measures: detail.measures },
+          ...(detail.compare ? [detail.compare] : []),
+        ]}
+      />
+      {detail.whatIf && <WhatIfPanel detail={detail} />}
 
       <h3>Conditions</h3>
       {summary.conditions.length === 0 ? (

@@ -21,6 +21,8 @@ function App() {
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
+  /** A simulation's end, which times are read against; null: live. */
+  const [clock, setClock] = useState<number | null>(null);
   const [namespace, setNamespace] = useState("");
   const [search, setSearch] = useState("");
 
@@ -39,6 +41,7 @@ function App() {
         (doc) => {
           rows.current = new Map(doc.hpas.map((row) => [keyOf(row), row]));
           setSource(doc.source);
+          setClock(doc.clock);
           setError(null);
           changed();
         },
@@ -128,7 +131,7 @@ function App() {
         {route.view === "overview" ? (
           <Overview
             rows={list}
-            now={now}
+            now={clock ?? now}
             namespace={namespace}
             search={search}
             onNamespace={setNamespace}
@@ -138,7 +141,7 @@ function App() {
           <HpaView
             namespace={route.namespace}
             name={route.name}
-            now={now}
+            now={clock ?? now}
             onSync={onSync}
             summary={rows.current.get(`${route.namespace}/${route.name}`)}
           />
