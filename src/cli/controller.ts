@@ -42,6 +42,7 @@ import { InformerScaleTargetPort } from "../kube/scale-informer.js";
 import { KubeHpaStatusPort } from "../kube/status.js";
 import { DashboardData } from "../web/data.js";
 import { HpaHistory } from "../web/history.js";
+import { liveWhatIf } from "../web/replay.js";
 import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import {
   type ControllerCommandConfig,
@@ -320,7 +321,12 @@ export async function startController(
     try {
       dashboard = await startDashboardServer({
         ...config.dashboardBindAddress,
-        data: new DashboardData({ history, hpas, source: "controller" }),
+        data: new DashboardData({
+          history,
+          hpas,
+          source: "controller",
+          whatIf: { kind: "replay", run: liveWhatIf({ history, hpas, config: config.controller }) },
+        }),
         auth: new DashboardAuth(dashboardToken ?? randomBytes(32).toString("base64url")),
       });
     } catch (error) {

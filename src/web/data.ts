@@ -52,7 +52,11 @@ export interface DashboardDataOptions {
   /** `simulate --compare`: the other run. */
   compare?: { label: string; history: HpaHistory; measures: (key: string) => RunMeasures | null };
   /** What-if runs (simulations): the HPA edited, run again. */
-  whatIf?: (namespace: string, name: string, edits: WhatIfEdits) => Promise<WhatIfAnswer>;
+  whatIf?: {
+    /** "simulation": the scenario run again; "replay": the recorded hour replayed (src/web/replay.ts). */
+    kind: "simulation" | "replay";
+    run: (namespace: string, name: string, edits: WhatIfEdits) => Promise<WhatIfAnswer>;
+  };
 }
 
 function keyOfHpa(hpa: HorizontalPodAutoscaler): string {
@@ -111,7 +115,7 @@ export class DashboardData {
 
   /** Runs a what-if, or null when this source has none (a live controller). */
   whatIf(namespace: string, name: string, edits: WhatIfEdits): Promise<WhatIfAnswer> | null {
-    return this.options.whatIf?.(namespace, name, edits) ?? null;
+    return this.options.whatIf?.run(namespace, name, edits) ?? null;
   }
 
   get capacity(): number {
@@ -206,7 +210,7 @@ export class DashboardData {
             measures: compare.measures(key),
           }
         : null,
-      whatIf: this.options.whatIf !== undefined,
+      whatIf: this.options.whatIf?.kind ?? null,
     };
   }
 

@@ -243,10 +243,7 @@ export function createDashboardHandler(options: DashboardHandlerOptions): Handle
         const name = decodeURIComponent(whatIfPath[2]!);
         const running = data.whatIf(namespace, name, edits.edits);
         if (running === null) {
-          return json(res, 501, {
-            error:
-              "what-if runs over simulations (horizon simulate --serve); replaying a live controller's history is not implemented",
-          });
+          return json(res, 501, { error: "this dashboard has no what-if runs" });
         }
         try {
           const answer = await running;

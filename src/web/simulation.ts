@@ -4,17 +4,15 @@
 // min/max or behavior edited — the same core, the same cluster model, the same traffic.
 
 import { readHorizontalPodAutoscaler } from "../api/conversion.js";
-import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
-import { fieldErrorMessage, validateHorizontalPodAutoscaler } from "../api/validation.js";
 import { controllerConfigFor, DEFAULT_START_TIME, runSimulation } from "../sim/runner.js";
 import type { Scenario } from "../sim/scenario-types.js";
 import type { SimulationRecord, SummaryRecord } from "../sim/timeline.js";
 import { DashboardData, type HpaLister, type WhatIfAnswer } from "./data.js";
 import { HpaHistory } from "./history.js";
 import type { RunMeasures, Trajectory, WhatIfEdits } from "./types.js";
-import { mergePatchOf } from "./whatif.js";
+import { editHpa, mergePatchOf } from "./whatif.js";
 
 export interface RecordedRun {
   label: string;
@@ -149,7 +147,10 @@ export function simulationData(run: RecordedRun, compare: RecordedRun | null): D
           },
         }
       : {}),
-    whatIf: (namespace, name, edits) => whatIf(run, namespace, name, edits),
+    whatIf: {
+      kind: "simulation",
+      run: (namespace, name, edits) => whatIf(run, namespace, name, edits),
+    },
   });
 }
 
@@ -177,26 +178,9 @@ export async function whatIf(
   const original = base.hpas.get(key);
   if (index < 0 || !original)
     return { ok: false, status: 404, error: `no HPA ${key} in the scenario` };
-  const edited: HorizontalPodAutoscaler = structuredClone({ ...original, status: undefined });
-  delete edited.status;
-  if (edits.minReplicas !== undefined) edited.spec.minReplicas = edits.minReplicas;
-  if (edits.maxReplicas !== undefined) edited.spec.maxReplicas = edits.maxReplicas;
-  if (edits.behavior !== undefined) {
-    if (edits.behavior === null) delete edited.spec.behavior;
-    else edited.spec.behavior = edits.behavior;
-  }
-  const defaulted = setDefaultsHorizontalPodAutoscaler(structuredClone(edited));
-  const errors = validateHorizontalPodAutoscaler(defaulted, {
-    featureGates: FeatureGates.fromRecord(base.scenario.spec.featureGates),
-  });
-  if (errors.length > 0) {
-    return {
-      ok: false,
-      status: 422,
-      error: `HorizontalPodAutoscaler.autoscaling "${name}" is invalid`,
-      causes: errors.map(fieldErrorMessage),
-    };
-  }
+  const edit = editHpa(original, edits, FeatureGates.fromRecord(base.scenario.spec.featureGates));
+  if (!edit.ok) return { ok: false, status: 422, error: edit.error, causes: edit.causes };
+  const edited = edit.hpa;
   const objects = [...base.scenario.objects];
   objects[index] = {
     ...edited,

@@ -63,7 +63,7 @@ export interface HpaDetail {
   /** `simulate --compare`: the other run's trajectory of this HPA. */
   compare: Trajectory | null;
   /** Whether POST …/whatif answers (simulations). */
-  whatIf: boolean;
+  whatIf: "simulation" | "replay" | null;
 }
 
 /** A run's measures of one HPA (src/sim/measures.ts). */

@@ -1,6 +1,40 @@
 // What-if requests: the edits a user may make to an HPA (min/max, behavior), checked, and the
 // JSON merge patch that applies them to the real HPA.
+
+import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
+import type { FeatureGates } from "../api/featuregates.js";
+import type { HorizontalPodAutoscaler } from "../api/types.js";
+import { fieldErrorMessage, validateHorizontalPodAutoscaler } from "../api/validation.js";
 import type { WhatIfEdits } from "./types.js";
+
+/**
+ * The HPA with the edits applied (without status), defaulted and validated as the API server
+ * would: the causes name the fields at fault.
+ */
+export function editHpa(
+  hpa: HorizontalPodAutoscaler,
+  edits: WhatIfEdits,
+  featureGates: FeatureGates,
+): { ok: true; hpa: HorizontalPodAutoscaler } | { ok: false; error: string; causes: string[] } {
+  const edited: HorizontalPodAutoscaler = structuredClone({ ...hpa, status: undefined });
+  delete edited.status;
+  if (edits.minReplicas !== undefined) edited.spec.minReplicas = edits.minReplicas;
+  if (edits.maxReplicas !== undefined) edited.spec.maxReplicas = edits.maxReplicas;
+  if (edits.behavior !== undefined) {
+    if (edits.behavior === null) delete edited.spec.behavior;
+    else edited.spec.behavior = edits.behavior;
+  }
+  const defaulted = setDefaultsHorizontalPodAutoscaler(edited);
+  const errors = validateHorizontalPodAutoscaler(defaulted, { featureGates });
+  if (errors.length > 0) {
+    return {
+      ok: false,
+      error: `HorizontalPodAutoscaler.autoscaling "${hpa.metadata.name ?? ""}" is invalid`,
+      causes: errors.map(fieldErrorMessage),
+    };
+  }
+  return { ok: true, hpa: defaulted };
+}
 
 /** The edits as a JSON merge patch of the HPA (what `kubectl patch --type merge` takes). */
 export function mergePatchOf(edits: WhatIfEdits): Record<string, unknown> {

@@ -42,7 +42,7 @@ describe("the dashboard over a simulation", () => {
     assert.match(row.targets, /\/30 \(avg\)$/);
     assert.ok(row.sparkline.length > 0);
     const detail = data.detail("default", "worker")!;
-    assert.equal(detail.whatIf, true);
+    assert.equal(detail.whatIf, "simulation");
     assert.deepEqual(detail.measures, measures);
   });
 
@@ -78,7 +78,7 @@ describe("the dashboard over a simulation", () => {
     assert.equal(missing.ok ? 200 : missing.status, 404);
   });
 
-  it("answers POST …/whatif over HTTP, and 501 for a live controller", async () => {
+  it("answers POST …/whatif over HTTP, and 501 where there are no what-if runs", async () => {
     const token = "t";
     const serve = (data: DashboardData) =>
       startDashboardServer({ host: "127.0.0.1", port: 0, data, auth: new DashboardAuth(token) });
@@ -121,7 +121,7 @@ describe("the dashboard over a simulation", () => {
 
       const unsupported = await post(live.url, JSON.stringify({ maxReplicas: 10 }));
       assert.equal(unsupported.status, 501);
-      assert.match(((await unsupported.json()) as { error: string }).error, /simulate --serve/);
+      assert.match(((await unsupported.json()) as { error: string }).error, /no what-if runs/);
     } finally {
       await sim.close();
       await live.close();

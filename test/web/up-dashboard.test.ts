@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type RunningUp, startUp, usageBanner } from "../../src/cli/up.js";
 import { loadScenarioFile } from "../../src/sim/scenario.js";
-import type { HpaDetail, OverviewDocument } from "../../src/web/types.js";
+import type { HpaDetail, OverviewDocument, WhatIfResult } from "../../src/web/types.js";
 import { pollUntil } from "../e2e/helpers.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "examples", "cpu-step.yaml");
@@ -71,6 +71,22 @@ describe("horizon up's dashboard", () => {
       assert.equal(login.status, 303);
       syncs = (await detail(first)).syncs.length;
       assert.ok(syncs >= 2);
+      assert.equal((await detail(first)).whatIf, "replay");
+
+      // What-if over the live history: the recorded syncs replayed with maxReplicas 1.
+      const whatIf = await fetch(
+        `${first.dashboard.url}/api/v1/namespaces/default/hpas/web/whatif`,
+        {
+          method: "POST",
+          headers: { Authorization: `Bearer ${first.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ maxReplicas: 1 }),
+        },
+      );
+      assert.equal(whatIf.status, 200);
+      const result = (await whatIf.json()) as WhatIfResult;
+      assert.ok(result.original.samples.length >= syncs);
+      assert.equal(result.whatIf.samples.length, result.original.samples.length);
+      assert.ok(result.whatIf.samples.every((s) => s.desiredReplicas === 1));
     } finally {
       await first.close();
     }

@@ -132,7 +132,9 @@ export function WhatIfPanel({ detail }: { detail: HpaDetail }) {
     <section class="whatif" aria-labelledby="whatif-title">
       <h3 id="whatif-title">What if</h3>
       <p class="muted small">
-        Edit the HPA and run the simulation again: same traffic, same cluster model, same core.
+        {detail.whatIf === "simulation"
+          ? "Edit the HPA and run the simulation again: same traffic, same cluster model, same core."
+          : "Edit the HPA and replay the last hour's recorded syncs through the same core. Open loop: each sync's demand is held as recorded, whatever the replicas (pod readiness and the system's response are not modelled)."}
       </p>
       <form onSubmit={run}>
         <div class="whatif-fields">

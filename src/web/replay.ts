@@ -1,0 +1,185 @@
+// What-if over a live controller's recorded history: the recorded syncs replayed through the
+// core's syncOnce with the HPA edited. Open loop: each sync's demand is read from its trace
+// (usage ratio × the pods or replicas it was computed over = the replicas that would have met
+// its target) and held fixed whatever replicas the replay reaches; in the replay each metric
+// becomes an External AverageValue metric of that demand against a target of 1, so the core's
+// tolerance, stabilization windows, behavior policies and min/max apply unchanged. Pod
+// readiness and the system's response to the replicas (a queue draining faster) are not
+// modelled: for those, run a simulation (horizon simulate --serve).
+
+import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
+import type { HorizontalPodAutoscaler, MetricSpec } from "../api/types.js";
+import type { ControllerConfig } from "../core/config.js";
+import { type HpaHistory as CoreHistory, EMPTY_HISTORY } from "../core/history.js";
+import type { MetricObservation } from "../core/sources/types.js";
+import { syncOnce } from "../core/sync.js";
+import type { DecisionTrace } from "../core/trace.js";
+import type { HpaLister, WhatIfAnswer } from "./data.js";
+import type { HpaHistory } from "./history.js";
+import { decisionOf, type HistoryRecord, sampleOf } from "./history.js";
+import type { RunMeasures, SyncSample, WhatIfEdits } from "./types.js";
+import { editHpa, mergePatchOf } from "./whatif.js";
+
+/** Each valid metric's demand in replicas at target (null: the metric gave no proposal). */
+export function demandsOf(trace: DecisionTrace): (number | null)[] {
+  return trace.metrics.map((m) => {
+    const c = m.calculation;
+    if (!c || m.proposal === undefined) return null;
+    const basis = c.readyPodCount ?? c.podCount ?? trace.currentReplicas;
+    return c.usageRatio * basis;
+  });
+}
+
+function replayMetric(index: number): MetricSpec {
+  return {
+    type: "External",
+    external: {
+      metric: { name: `horizon-replay-${index}` },
+      target: { type: "AverageValue", averageValue: "1" },
+    },
+  };
+}
+
+export interface ReplayResult {
+  samples: SyncSample[];
+  measures: RunMeasures;
+}
+
+/**
+ * Replays `records` (oldest first) through the core with `hpa` (edited, defaulted) in force.
+ * Flaps count direction changes within `flapWindowSeconds`: the same window for both runs of
+ * a comparison (the recorded HPA's), or a window of 0 would never flap by definition.
+ */
+export function replay(
+  hpa: HorizontalPodAutoscaler,
+  records: readonly HistoryRecord[],
+  config: ControllerConfig,
+  flapWindowSeconds: number,
+): ReplayResult {
+  const defaulted = setDefaultsHorizontalPodAutoscaler(hpa);
+  let history: CoreHistory = EMPTY_HISTORY;
+  let replicas = records[0] ? decisionOf(records[0]).trace.currentReplicas : 0;
+  const samples: SyncSample[] = [];
+  const needed: number[] = [];
+  for (const record of records) {
+    const decision = decisionOf(record);
+    const demands = demandsOf(decision.trace);
+    const valid = demands
+      .map((demand, index) => ({ demand, index }))
+      .filter((d): d is { demand: number; index: number } => d.demand !== null);
+    const at = record.sample.at;
+    const observations: MetricObservation[] = valid.map((d) => ({
+      kind: "external",
+      valuesMilli: [BigInt(Math.round(d.demand * 1000))],
+      timestamp: at,
+    }));
+    const result = syncOnce({
+      now: at,
+      hpa: {
+        ...defaulted,
+        spec: { ...defaulted.spec, metrics: valid.map((d) => replayMetric(d.index)) },
+        status: { currentReplicas: replicas, desiredReplicas: replicas },
+      },
+      // External metrics read no pods, but a sync needs the target's selector all the same.
+      scale: {
+        ok: true,
+        specReplicas: replicas,
+        statusReplicas: replicas,
+        selector:
+          ("selector" in decision.trace.scale ? decision.trace.scale.selector : undefined) ??
+          "horizon.dev/replay=true",
+      },
+      pods: [],
+      observations,
+      history,
+      config,
+    });
+    history = result.history;
+    samples.push(
+      sampleOf(
+        { trace: result.trace, conditions: [], events: result.events, error: result.error },
+        at,
+      ),
+    );
+    needed.push(Math.ceil(Math.max(0, ...valid.map((d) => d.demand)) - 1e-9));
+    if (result.scaleUpdated) replicas = result.desiredReplicas;
+  }
+  return { samples, measures: measuresOf(samples, needed, flapWindowSeconds) };
+}
+
+/**
+ * Pod-hours (replicas × time between syncs), unmet demand (replicas short of the demand × time,
+ * and the time it lasted), scale-ups and -downs, and flaps: a change of direction within the
+ * scale-down window after the previous scaling, as the simulator counts them.
+ */
+export function measuresOf(
+  samples: SyncSample[],
+  needed: number[],
+  windowSeconds: number,
+): RunMeasures {
+  const m: RunMeasures = {
+    podHours: 0,
+    unmetDemandPodSeconds: 0,
+    unmetDemandSeconds: 0,
+    flaps: 0,
+    scaleUps: 0,
+    scaleDowns: 0,
+  };
+  let last: { up: boolean; at: number } | null = null;
+  samples.forEach((s, i) => {
+    const next = samples[i + 1];
+    const seconds = next ? (next.at - s.at) / 1000 : 0;
+    m.podHours += (s.desiredReplicas * seconds) / 3600;
+    const short = (needed[i] ?? 0) - s.desiredReplicas;
+    if (short > 0) {
+      m.unmetDemandPodSeconds += short * seconds;
+      m.unmetDemandSeconds += seconds;
+    }
+    if (s.desiredReplicas === s.currentReplicas) return;
+    const up = s.desiredReplicas > s.currentReplicas;
+    if (up) m.scaleUps++;
+    else m.scaleDowns++;
+    if (last && last.up !== up && (s.at - last.at) / 1000 <= windowSeconds) m.flaps++;
+    last = { up, at: s.at };
+  });
+  return m;
+}
+
+/** How much recorded history a live what-if replays: the last hour. */
+export const REPLAY_MS = 60 * 60 * 1000;
+
+/** A live controller's what-if: the last hour replayed as recorded and as edited. */
+export function liveWhatIf(parts: {
+  history: HpaHistory;
+  hpas: HpaLister;
+  config: ControllerConfig;
+}): (namespace: string, name: string, edits: WhatIfEdits) => Promise<WhatIfAnswer> {
+  return async (namespace, name, edits) => {
+    const hpa = parts.hpas.get(`${namespace}/${name}`);
+    const records = parts.history.get(namespace, name, REPLAY_MS);
+    if (!hpa || records.length === 0) {
+      return { ok: false, status: 404, error: `no HPA ${namespace}/${name} with recorded syncs` };
+    }
+    const edit = editHpa(hpa, edits, parts.config.featureGates);
+    if (!edit.ok) return { ok: false, status: 422, error: edit.error, causes: edit.causes };
+    const recorded = setDefaultsHorizontalPodAutoscaler({
+      ...hpa,
+      status: undefined,
+    } as HorizontalPodAutoscaler);
+    const window =
+      recorded.spec.behavior?.scaleDown?.stabilizationWindowSeconds ??
+      parts.config.downscaleStabilizationWindowMs / 1000;
+    const asRecorded = replay(recorded, records, parts.config, window);
+    const whatIf = replay(edit.hpa, records, parts.config, window);
+    const patch = mergePatchOf(edits);
+    return {
+      ok: true,
+      value: {
+        original: { label: "as recorded (replayed)", ...asRecorded },
+        whatIf: { label: "what-if", ...whatIf },
+        patch: JSON.stringify(patch, null, 2),
+        command: `kubectl patch hpa ${name} -n ${namespace} --type merge -p '${JSON.stringify(patch)}'`,
+      },
+    };
+  };
+}

@@ -1,0 +1,117 @@
+// What-if over a live controller's history: the demand each recorded sync saw, replayed
+// through the core with the HPA edited (open loop), on a fake clock.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { decisionRecordOf } from "../../src/controller/decisions.js";
+import { defaultControllerConfig } from "../../src/core/config.js";
+import { HpaHistory } from "../../src/web/history.js";
+import { demandsOf, liveWhatIf, measuresOf } from "../../src/web/replay.js";
+import { syncReport } from "../controller/sync-reports.js";
+
+/** An hour of 15 s syncs whose demand alternates between 8 and 2 replicas every 2 minutes. */
+function oscillatingHour() {
+  let now = Date.UTC(2026, 10, 24, 12);
+  const history = new HpaHistory({ capacity: 1000, clock: { now: () => now } });
+  for (let i = 0; i < 240; i++) {
+    const high = Math.floor(i / 8) % 2 === 0;
+    // 4 pods at 100m (ratio 2 of the 50% target: demand 8) or at 25m (ratio 0.5: demand 2).
+    history.record(
+      decisionRecordOf(
+        syncReport({ replicas: 4, cpuPerPodMilli: high ? 100 : 25, maxReplicas: 10 }).result!,
+      ),
+    );
+    now += 15_000;
+  }
+  const hpa = syncReport({ replicas: 4, maxReplicas: 10 }).hpa;
+  return {
+    history,
+    hpas: {
+      list: () => [hpa],
+      get: (key: string) => (key === "default/web" ? hpa : undefined),
+      subscribe: () => () => {},
+    },
+    config: defaultControllerConfig(),
+  };
+}
+
+describe("replaying recorded syncs", () => {
+  it("reads each metric's demand from the trace: usage ratio × the pods it counted", () => {
+    const trace = syncReport({ replicas: 4, cpuPerPodMilli: 100 }).result!.trace;
+    assert.deepEqual(demandsOf(trace), [8]);
+    const failed = syncReport({ replicas: 4, scaleError: "no scale" }).result!.trace;
+    assert.deepEqual(demandsOf(failed), []);
+  });
+
+  it("a scale-down window of 0 flaps where the default 5-minute window holds steady", async () => {
+    const parts = oscillatingHour();
+    const run = liveWhatIf(parts);
+    const answer = await run("default", "web", {
+      behavior: { scaleDown: { stabilizationWindowSeconds: 0 } },
+    });
+    assert.ok(answer.ok, JSON.stringify(answer));
+    const { original, whatIf } = answer.value;
+    assert.equal(original.samples.length, 240);
+    assert.equal(whatIf.samples.length, 240);
+    // Default: up to 8 once, then the window keeps it there.
+    assert.equal(original.measures!.flaps, 0);
+    assert.equal(original.measures!.scaleDowns, 0);
+    assert.ok(whatIf.measures!.flaps > 5, `what-if flaps ${whatIf.measures!.flaps}`);
+    assert.ok(whatIf.measures!.podHours < original.measures!.podHours);
+    assert.equal(
+      answer.value.command,
+      `kubectl patch hpa web -n default --type merge -p '{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":0}}}}'`,
+    );
+  });
+
+  it("a lower maxReplicas leaves demand unmet, counted in pod-seconds", async () => {
+    const answer = await liveWhatIf(oscillatingHour())("default", "web", { maxReplicas: 5 });
+    assert.ok(answer.ok);
+    assert.ok(answer.value.whatIf.samples.every((s) => s.desiredReplicas <= 5));
+    assert.equal(answer.value.original.measures!.unmetDemandPodSeconds, 0);
+    assert.ok(answer.value.whatIf.measures!.unmetDemandPodSeconds > 0);
+  });
+
+  it("refuses an invalid edit naming the field, and an HPA without history", async () => {
+    const run = liveWhatIf(oscillatingHour());
+    const invalid = await run("default", "web", { minReplicas: 0 });
+    assert.equal(invalid.ok, false);
+    if (!invalid.ok) {
+      assert.equal(invalid.status, 422);
+      assert.ok(
+        invalid.causes!.some((c) => c.startsWith("spec.minReplicas")),
+        invalid.causes!.join("; "),
+      );
+    }
+    const missing = await run("default", "other", { maxReplicas: 3 });
+    assert.equal(missing.ok ? 200 : missing.status, 404);
+  });
+
+  it("measures a trajectory: pod-hours, unmet demand, flaps within the window", () => {
+    const at = (s: number) => Date.UTC(2026, 0, 1) + s * 1000;
+    const sample = (s: number, current: number, desired: number) => ({
+      at: at(s),
+      currentReplicas: current,
+      desiredReplicas: desired,
+      minReplicas: 1,
+      maxReplicas: 10,
+      pods: null,
+      readyPods: null,
+      metrics: [],
+      outcome: "scaled" as const,
+      error: null,
+    });
+    const m = measuresOf(
+      [sample(0, 2, 4), sample(60, 4, 2), sample(600, 2, 4), sample(660, 4, 4)],
+      [4, 4, 4, 4],
+      300,
+    );
+    // 4×60 + 2×540 + 4×60 replica-seconds.
+    assert.ok(Math.abs(m.podHours - (4 * 60 + 2 * 540 + 4 * 60) / 3600) < 1e-12, `${m.podHours}`);
+    assert.equal(m.unmetDemandPodSeconds, 2 * 540);
+    assert.equal(m.unmetDemandSeconds, 540);
+    assert.equal(m.scaleUps, 2);
+    assert.equal(m.scaleDowns, 1);
+    // Down 60 s after up (a flap); up again 540 s after that (outside the 300 s window).
+    assert.equal(m.flaps, 1);
+  });
+});
