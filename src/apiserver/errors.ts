@@ -169,6 +169,11 @@ export function unsupportedPatchType(contentType: string): ApiError {
   );
 }
 
+/** NewRequestEntityTooLargeError: a body or a stored object above the server's limits (413). */
+export function requestEntityTooLarge(message: string): ApiError {
+  return failure(413, "RequestEntityTooLarge", `Request entity too large: ${message}`);
+}
+
 export function internalError(message: string): ApiError {
   return failure(500, "InternalError", `Internal error occurred: ${message}`);
 }

@@ -4,12 +4,16 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { requestEntityTooLarge } from "./errors.js";
+import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
 export interface ServeOptions {
   port: number;
   address?: string;
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /** Request bodies above this get 413 (kube-apiserver: 3 MiB). */
+  maxRequestBodyBytes?: number;
 }
 
 export interface RunningServer {
@@ -17,17 +21,51 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
+/**
+ * The body, or "TooLarge" past `limit` bytes: a declared Content-Length above it is refused
+ * before a byte is read, a streamed body as soon as it passes it (kube-apiserver's
+ * limitedReadBody), and what was read is dropped.
+ */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | "TooLarge"> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve("TooLarge");
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    let chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      chunks = [];
+      req.off("data", onData);
+      req.pause();
+      resolve("TooLarge");
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }
 
+/** 413, the rest of the body thrown away unread for a moment, then the connection closed. */
+function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number): void {
+  const payload = JSON.stringify(requestEntityTooLarge(`limit is ${limit}`).status);
+  res.writeHead(413, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(payload)),
+  });
+  // Closing at once, with the upload unread, resets the connection before the client has
+  // read the answer: the body is discarded (flowing with no reader) for a second first.
+  req.removeAllListeners("data");
+  req.resume();
+  res.end(payload, () => setTimeout(() => req.socket.destroy(), 1000).unref());
+}
+
 async function serve(
   handler: (req: ApiRequest) => Promise<ApiResponse>,
+  limit: number,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
@@ -36,7 +74,11 @@ async function serve(
   for (const [name, value] of Object.entries(req.headers)) {
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   }
-  const body = await readBody(req);
+  const body = await readBody(req, limit);
+  if (body === "TooLarge") {
+    refuseBody(req, res, limit);
+    return;
+  }
   const apiRequest: ApiRequest = {
     method: req.method ?? "GET",
     path: url.pathname,
@@ -74,8 +116,9 @@ export function serveHttp(
   handler: (req: ApiRequest) => Promise<ApiResponse>,
   options: ServeOptions,
 ): Promise<RunningServer> {
+  const limit = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    serve(handler, req, res).catch((err: unknown) => {
+    serve(handler, limit, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
         res.end(

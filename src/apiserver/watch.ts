@@ -6,7 +6,7 @@
 
 import type { KubeObject } from "../api/types.js";
 import type { ObjectStore, WatchEvent } from "../cluster/store.js";
-import { expired } from "./errors.js";
+import { expired, internalError } from "./errors.js";
 import type { ApiResponse } from "./types.js";
 
 /** An async queue of lines: the handler pushes, the HTTP adapter (or a test) iterates. */
@@ -88,6 +88,20 @@ export function startWatch(options: WatchOptions): ApiResponse {
   const stream = new LineStream();
   const send = (type: string, object: unknown) =>
     stream.push(`${JSON.stringify({ type, object })}\n`);
+  // An object this watch cannot encode ends it with an ERROR event (as the watch server does on
+  // an encoding error) instead of throwing into the store's write that notified it.
+  const guarded =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A) => {
+      if (stream.ended) return;
+      try {
+        fn(...args);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        send("ERROR", internalError(message).status);
+        stream.end();
+      }
+    };
   const headers = {
     "content-type": options.contentType ?? "application/json",
     "transfer-encoding": "chunked",
@@ -97,7 +111,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
   // Which objects the client currently sees as matching: an object that stops matching the
   // selectors gets DELETED, one that starts matching ADDED (as the watch cache filters).
   const visible = new Set<string>();
-  const deliver = (event: WatchEvent) => {
+  const deliver = guarded((event: WatchEvent) => {
     const object = event.object;
     if (object.kind !== options.kind) return;
     const k = key(object);
@@ -113,14 +127,17 @@ export function startWatch(options: WatchOptions): ApiResponse {
     } else if (visible.delete(k)) {
       send("DELETED", options.present(object));
     }
-  };
+  });
 
   const rv = options.resourceVersion;
   if (rv === "" || rv === "0") {
-    for (const object of options.initial()) {
-      visible.add(key(object));
-      send("ADDED", options.present(object));
-    }
+    guarded(() => {
+      for (const object of options.initial()) {
+        visible.add(key(object));
+        send("ADDED", options.present(object));
+      }
+    })();
+    if (stream.ended) return response;
   } else {
     const changes = options.store.changesSince(rv);
     if (changes === "Expired") {
@@ -135,6 +152,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
       if (change.type === "ADDED") visible.delete(key(change.object));
     }
     for (const change of changes) deliver(change);
+    if (stream.ended) return response;
   }
 
   const unsubscribe = options.store.watch(deliver);

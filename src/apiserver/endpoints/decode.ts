@@ -7,6 +7,7 @@ import { readHorizontalPodAutoscaler } from "../../api/conversion.js";
 import { isRecord } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import { badRequest, unsupportedMediaType, unsupportedPatchType } from "../errors.js";
+import { depthError } from "../limits.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "../microtime.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "../protobuf.js";
 import { fail, ok, type Result } from "../request.js";
@@ -33,20 +34,25 @@ export function decodeBody(
     if (ctx.req.method.toUpperCase() === "PATCH") return fail(unsupportedPatchType(contentType));
     return fail(unsupportedMediaType(contentType));
   }
+  let value: unknown;
   if (contentType === PROTOBUF_CONTENT_TYPE) {
     const decoded = decodeProtobufObject(ctx.req.body ?? Buffer.alloc(0), ctx.info.kind);
-    return decoded.ok ? ok(decoded.value) : fail(badRequest(decoded.error));
-  }
-  const text = ctx.req.body?.toString("utf8") ?? "";
-  try {
-    if (contentType === "application/yaml" || contentType === "application/apply-patch+yaml") {
-      return ok(parseYaml(text));
+    if (!decoded.ok) return fail(badRequest(decoded.error));
+    value = decoded.value;
+  } else {
+    const text = ctx.req.body?.toString("utf8") ?? "";
+    try {
+      const yaml =
+        contentType === "application/yaml" || contentType === "application/apply-patch+yaml";
+      value = yaml ? parseYaml(text) : JSON.parse(text);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return fail(badRequest(`couldn't get version/kind; json parse error: ${message}`));
     }
-    return ok(JSON.parse(text));
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return fail(badRequest(`couldn't get version/kind; json parse error: ${message}`));
   }
+  // Deep nesting stops at the decoder, before any recursive code sees it.
+  const deep = depthError(value, { kind: ctx.info.kind, version: ctx.target.version });
+  return deep ? fail(deep) : ok(value);
 }
 
 /**

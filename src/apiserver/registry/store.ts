@@ -33,6 +33,7 @@ import {
 } from "../fieldmanager/index.js";
 import { kindDefinition } from "../kinds/registry.js";
 import { type KindStrategy, PLAIN_STRATEGY } from "../kinds/types.js";
+import { storageError } from "../limits.js";
 import { fail, managerName, ok, present, type RequestScope, type Result } from "../request.js";
 import { RESOURCES, type ResourceInfo } from "../resources.js";
 import { defaultGcPolicy, deleteFromStore, shouldDeleteDuringUpdate } from "./delete.js";
@@ -201,6 +202,8 @@ export class RegistryStore {
         },
       });
     }
+    const unstorable = storageError(object, { kind: ctx.info.kind, version: ctx.target.version });
+    if (unstorable) return fail(unstorable);
     try {
       const created = this.cluster.store.create(object);
       return ok(created);
@@ -293,6 +296,8 @@ export class RegistryStore {
       return ok(next);
     }
     if (ctx.dryRun) return ok(next);
+    const unstorable = storageError(next, { kind: ctx.info.kind, version: ctx.target.version });
+    if (unstorable) return fail(unstorable);
     // A status write that changes managedFields stores the metadata too.
     const statusOnly =
       ctx.target.subresource === "status" &&
