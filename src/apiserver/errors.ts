@@ -7,7 +7,8 @@ import type { ApiResponse } from "./types.js";
 export interface StatusCause {
   reason: string;
   message: string;
-  field: string;
+  /** Left out when the cause names no field. */
+  field?: string;
 }
 
 export interface StatusDetails {
@@ -167,6 +168,28 @@ export function unsupportedPatchType(contentType: string): ApiError {
     "UnsupportedMediaType",
     `the server does not support the patch type "${contentType}"; supported: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml`,
   );
+}
+
+/**
+ * The watch cache's answer to a resourceVersion it has not reached after waiting (504 with the
+ * ResourceVersionTooLarge cause; clients retry after a second).
+ */
+export function tooLargeResourceVersion(requested: string, current: string): ApiError {
+  return {
+    status: {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `Too large resource version: ${requested}, current: ${current}`,
+      reason: "Timeout",
+      details: {
+        causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+        retryAfterSeconds: 1,
+      },
+      code: 504,
+    },
+  };
 }
 
 /** NewRequestEntityTooLargeError: a body or a stored object above the server's limits (413). */

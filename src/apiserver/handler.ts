@@ -6,6 +6,7 @@
 // happens to the object on the way to the cluster's store.
 
 import { FeatureGates } from "../api/featuregates.js";
+import { goQuote } from "../api/validation.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import { handleDiscovery } from "./discovery.js";
 import type { ApiExtensions, Ctx, ServerScope } from "./endpoints/context.js";
@@ -17,13 +18,18 @@ import { patch } from "./endpoints/patch.js";
 import { scale } from "./endpoints/scale.js";
 import { update } from "./endpoints/update.js";
 import { watch } from "./endpoints/watch.js";
-import { errorResponse, methodNotAllowed, pathNotFound } from "./errors.js";
+import { badRequest, errorResponse, methodNotAllowed, pathNotFound } from "./errors.js";
 import { authentication, chain, discovery, type Handler, health, metricsApis } from "./filters.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { prometheusSd } from "./prometheus-sd.js";
 import { RegistryStore } from "./registry/store.js";
 import { checkFieldManager, respond } from "./request.js";
-import { apiVersionOf, findResource, parseResourcePath } from "./resources.js";
+import {
+  apiVersionOf,
+  findResource,
+  parseResourcePath,
+  pathSegmentNameErrors,
+} from "./resources.js";
 import { isTableRequest, toTable } from "./tables.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
@@ -39,6 +45,8 @@ export interface ApiHandlerOptions {
   bookmarkIntervalMs?: number;
   /** Watch length without timeoutSeconds (upstream: --min-request-timeout, 1800 s). */
   defaultWatchTimeoutSeconds?: number;
+  /** How long a list or watch waits for a future resourceVersion (upstream: 3 s), then 504. */
+  resourceVersionWaitMs?: number;
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
@@ -57,6 +65,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
     extensions,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     watchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
+    resourceVersionWaitMs: options.resourceVersionWaitMs ?? 3000,
   };
   const handler = chain(
     [
@@ -109,6 +118,15 @@ async function handleResource(
     !info.subresources.includes(target.subresource as "status")
   ) {
     return errorResponse(pathNotFound());
+  }
+  // The generic registry's key functions refuse a name that is not one path segment.
+  if (target.name !== undefined) {
+    const problems = pathSegmentNameErrors(target.name);
+    if (problems.length > 0) {
+      return errorResponse(
+        badRequest(`Name parameter invalid: ${goQuote(target.name)}: ${problems.join(";")}`),
+      );
+    }
   }
   const ctx: Ctx = {
     req,

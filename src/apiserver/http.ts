@@ -69,7 +69,13 @@ async function serve(
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  // The path as sent: WHATWG URL parsing would resolve `%2e%2e` segments (a name) as `..`.
+  const target = req.url ?? "/";
+  const mark = target.indexOf("?");
+  const url = {
+    pathname: mark < 0 ? target : target.slice(0, mark),
+    searchParams: new URLSearchParams(mark < 0 ? "" : target.slice(mark + 1)),
+  };
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;

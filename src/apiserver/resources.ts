@@ -120,3 +120,9 @@ export function parseResourcePath(path: string): RequestTarget | null {
   if (segments[2] !== undefined) target.subresource = segments[2];
   return target;
 }
+
+/** path.IsValidPathSegmentName: a name must be usable as one segment of a storage key. */
+export function pathSegmentNameErrors(name: string): string[] {
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  return ["/", "%"].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+}

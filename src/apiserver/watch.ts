@@ -6,7 +6,7 @@
 
 import type { KubeObject } from "../api/types.js";
 import type { ObjectStore, WatchEvent } from "../cluster/store.js";
-import { expired, internalError } from "./errors.js";
+import { expired, internalError, tooLargeResourceVersion } from "./errors.js";
 import type { ApiResponse } from "./types.js";
 
 /** An async queue of lines: the handler pushes, the HTTP adapter (or a test) iterates. */
@@ -72,6 +72,8 @@ export interface WatchOptions {
   /** The apiVersion/kind a BOOKMARK object carries. */
   apiVersion: string;
   resourceVersion: string;
+  /** How long to wait for a resourceVersion the store has not reached (then 504). */
+  resourceVersionWaitMs: number;
   allowBookmarks: boolean;
   /** Seconds until the server ends the watch. */
   timeoutSeconds: number;
@@ -155,12 +157,20 @@ export function startWatch(options: WatchOptions): ApiResponse {
     if (stream.ended) return response;
   }
 
-  const unsubscribe = options.store.watch(deliver);
+  // From a resourceVersion the store has not reached, the watch waits for it: the changes up
+  // to it are not sent, and when it does not come in time the watch ends with the watch
+  // cache's "Too large resource version" (504).
+  const wanted = rv === "" ? 0 : Number(rv);
+  const reached = () => Number(options.store.resourceVersion()) >= wanted;
+  const unsubscribe = options.store.watch((event) => {
+    if (Number(event.object.metadata.resourceVersion) > wanted) deliver(event);
+  });
   const timers: NodeJS.Timeout[] = [];
   timers.push(setTimeout(() => stream.end(), options.timeoutSeconds * 1000));
   if (options.allowBookmarks) {
     timers.push(
       setInterval(() => {
+        if (!reached()) return;
         send("BOOKMARK", {
           kind: options.kind,
           apiVersion: options.apiVersion,
@@ -170,6 +180,15 @@ export function startWatch(options: WatchOptions): ApiResponse {
     );
   }
   for (const timer of timers) timer.unref();
+  if (!reached()) {
+    // Short, and kept referenced: the answer is due even when nothing else is pending.
+    const wait = setTimeout(() => {
+      if (reached()) return;
+      send("ERROR", tooLargeResourceVersion(rv, options.store.resourceVersion()).status);
+      stream.end();
+    }, options.resourceVersionWaitMs);
+    timers.push(wait);
+  }
   stream.onEnd(() => {
     unsubscribe();
     for (const timer of timers) clearTimeout(timer);

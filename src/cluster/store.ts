@@ -360,7 +360,8 @@ export class ObjectStore {
       const dropped = this.#history.splice(0, this.#history.length - HISTORY);
       this.#compacted = dropped[dropped.length - 1]!.rv;
     }
-    for (const listener of this.#listeners) listener(event);
+    // A copy: a listener may unsubscribe (a watch ending) while the others are notified.
+    for (const listener of [...this.#listeners]) listener(event);
   }
 }
 

@@ -185,6 +185,7 @@ describe("a watch that cannot encode an object", () => {
       },
       apiVersion: "v1",
       resourceVersion: store.resourceVersion(),
+      resourceVersionWaitMs: 1000,
       allowBookmarks: false,
       timeoutSeconds: 60,
       bookmarkIntervalMs: 60_000,

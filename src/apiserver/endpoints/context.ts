@@ -32,15 +32,8 @@ export interface ServerScope {
   bookmarkIntervalMs: number;
   /** Watch length without timeoutSeconds. */
   watchTimeoutSeconds: number;
-}
-
-/** The server-wide settings the endpoints read. */
-export interface ServerScope {
-  extensions: Partial<ApiExtensions>;
-  /** How often a watch with allowWatchBookmarks gets a BOOKMARK. */
-  bookmarkIntervalMs: number;
-  /** Watch length without timeoutSeconds. */
-  watchTimeoutSeconds: number;
+  /** How long a list or watch waits for a resourceVersion the store has not reached. */
+  resourceVersionWaitMs: number;
 }
 
 /** One resource request at its endpoint. */

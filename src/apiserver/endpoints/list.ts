@@ -4,8 +4,9 @@
 import { isRecord } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
-import { badRequest, errorResponse } from "../errors.js";
+import { badRequest, errorResponse, expired, tooLargeResourceVersion } from "../errors.js";
 import { fieldValue, parseFieldSelector } from "../fieldselectors.js";
+import { parseListOptions, waitForResourceVersion } from "../listoptions.js";
 import { fail, JSON_HEADERS, ok, present, type Result } from "../request.js";
 import type { ApiResponse } from "../types.js";
 import { type Ctx, isTable, table } from "./context.js";
@@ -32,13 +33,30 @@ export function listFilter(ctx: Ctx): Result<(object: KubeObject) => boolean> {
   });
 }
 
-export function list(ctx: Ctx): ApiResponse {
+export async function list(ctx: Ctx): Promise<ApiResponse> {
+  const options = parseListOptions(ctx.req.query, false);
+  if (!options.ok) return errorResponse(options.error);
   const filter = listFilter(ctx);
   if (!filter.ok) return errorResponse(filter.error);
-  const rv = ctx.registry.cluster.store.resourceVersion();
+  const store = ctx.registry.cluster.store;
+  const requested = options.value.resourceVersion;
+  if (requested !== "" && requested !== "0") {
+    // A version the store has not reached yet is waited for; Exact serves only the current one
+    // (older states are not kept, as after an etcd compaction).
+    const wanted = Number(requested);
+    if (!(await waitForResourceVersion(store, wanted, ctx.server.resourceVersionWaitMs))) {
+      return errorResponse(tooLargeResourceVersion(requested, store.resourceVersion()));
+    }
+    if (
+      options.value.resourceVersionMatch === "Exact" &&
+      Number(store.resourceVersion()) !== wanted
+    ) {
+      return errorResponse(expired("The resourceVersion for the provided list is too old."));
+    }
+  }
+  const rv = store.resourceVersion();
   let items = ctx.registry.objects(ctx).filter(filter.value);
-  const limitText = ctx.req.query.get("limit");
-  const continueText = ctx.req.query.get("continue");
+  const continueText = options.value.continue;
   const metadata: Record<string, unknown> = { resourceVersion: rv };
   if (continueText) {
     const start = decodeContinue(continueText);
@@ -51,8 +69,8 @@ export function list(ctx: Ctx): ApiResponse {
     }
     items = items.filter((o) => objectKey(o) > start);
   }
-  const limit = limitText ? Number(limitText) : 0;
-  if (Number.isInteger(limit) && limit > 0 && items.length > limit) {
+  const limit = options.value.limit;
+  if (limit > 0 && items.length > limit) {
     const remaining = items.length - limit;
     items = items.slice(0, limit);
     metadata.continue = encodeContinue(rv, objectKey(items[items.length - 1]!));

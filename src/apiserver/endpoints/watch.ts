@@ -2,6 +2,7 @@
 // name), as JSON or as one-row Tables (src/apiserver/watch.ts streams it).
 
 import { errorResponse } from "../errors.js";
+import { parseListOptions } from "../listoptions.js";
 import { present } from "../request.js";
 import { TABLE_CONTENT_TYPE } from "../tables.js";
 import type { ApiResponse } from "../types.js";
@@ -10,9 +11,11 @@ import { type Ctx, isTable } from "./context.js";
 import { listFilter } from "./list.js";
 
 export function watch(ctx: Ctx): ApiResponse {
+  const options = parseListOptions(ctx.req.query, true);
+  if (!options.ok) return errorResponse(options.error);
   const filter = listFilter(ctx);
   if (!filter.ok) return errorResponse(filter.error);
-  const timeout = Number(ctx.req.query.get("timeoutSeconds") ?? "");
+  const timeout = options.value.timeoutSeconds ?? 0;
   const allow = ctx.req.query.get("allowWatchBookmarks");
   // `kubectl get -w` asks for Tables: each event then carries a one-row Table.
   const asTable = isTable(ctx);
@@ -31,10 +34,10 @@ export function watch(ctx: Ctx): ApiResponse {
       : (object) => present(ctx, object),
     contentType: asTable ? TABLE_CONTENT_TYPE : "application/json",
     apiVersion: ctx.apiVersion,
-    resourceVersion: ctx.req.query.get("resourceVersion") ?? "",
+    resourceVersion: options.value.resourceVersion,
+    resourceVersionWaitMs: ctx.server.resourceVersionWaitMs,
     allowBookmarks: allow === "true" || allow === "1",
-    timeoutSeconds:
-      Number.isFinite(timeout) && timeout > 0 ? timeout : ctx.server.watchTimeoutSeconds,
+    timeoutSeconds: timeout > 0 ? timeout : ctx.server.watchTimeoutSeconds,
     bookmarkIntervalMs: ctx.server.bookmarkIntervalMs,
     initial: () => ctx.registry.objects(ctx).filter(filter.value),
   });
