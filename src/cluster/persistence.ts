@@ -12,15 +12,19 @@
 //                   {rv, type:"delete", kind, namespace, name}; lines at or below the
 //                   snapshot's resourceVersion are already in it (a compaction cut short)
 import {
+  chmodSync,
   closeSync,
   existsSync,
+  fchmodSync,
   fdatasyncSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -71,7 +75,8 @@ export function objectKey(kind: string, namespace: string | undefined, name: str
  */
 export function openDataDir(dir: string, options: DataDirOptions = {}): DataDirResult {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    restrictModes(dir);
   } catch (error) {
     return { ok: false, error: `--data-dir ${dir}: ${(error as Error).message}` };
   }
@@ -127,7 +132,7 @@ export class DataDir {
     this.#resourceVersion = loaded.resourceVersion;
     this.#compactEvery = compactEvery;
     this.#journalLines = loaded.journalLines;
-    this.#journalFd = openSync(join(dir, JOURNAL_FILE), "a");
+    this.#journalFd = openSync(join(dir, JOURNAL_FILE), "a", 0o600);
     // A torn last line (kill -9 or power loss mid-append) is not part of the history; cut it
     // off so the next append starts on a line of its own.
     if (fstatSync(this.#journalFd).size !== loaded.journalBytes) {
@@ -207,8 +212,10 @@ export class DataDir {
   compact(): void {
     if (this.#journalFd === null) throw new Error(`data directory ${this.dir} is closed`);
     const temp = join(this.dir, `${SNAPSHOT_FILE}.tmp`);
-    const fd = openSync(temp, "w");
+    const fd = openSync(temp, "w", 0o600);
     try {
+      // A temp file left by a crash keeps its old mode.
+      fchmodSync(fd, 0o600);
       const header: SnapshotHeader = {
         format: FORMAT,
         resourceVersion: this.#resourceVersion,
@@ -250,6 +257,19 @@ export class DataDir {
       this.#journalFd = null;
       releaseLock(this.dir);
     }
+  }
+}
+
+/**
+ * The directory holds every object and the server's credentials: only its owner may read it
+ * (0700, every file 0600), existing ones included (symbolic links are left alone).
+ */
+function restrictModes(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) restrictModes(path);
+    else if (entry.isFile() && (lstatSync(path).mode & 0o777) !== 0o600) chmodSync(path, 0o600);
   }
 }
 
@@ -380,7 +400,7 @@ function processAlive(pid: number): boolean {
 function acquireLock(dir: string, pid: number): Result<void> {
   const path = lockPath(dir);
   const temp = join(dir, `${LOCK_FILE}.${pid}.${process.hrtime.bigint()}`);
-  writeFileSync(temp, `${pid}\n`);
+  writeFileSync(temp, `${pid}\n`, { mode: 0o600 });
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   statSync,
@@ -510,5 +512,37 @@ describe("restart of the simulated runtime", () => {
       readyReplicas: number;
     };
     assert.equal(status.readyReplicas, 4);
+  });
+});
+
+describe("data directory: modes", () => {
+  const mode = (path: string) => statSync(path).mode & 0o777;
+
+  test("a new directory is 0700 and every file Horizon writes in it 0600", () => {
+    const dir = join(tempDir(), "new");
+    const { data, store } = openAsDoomed(dir);
+    store.create(service("a"));
+    data.compact();
+    store.create(service("b"));
+    assert.equal(mode(dir), 0o700);
+    for (const file of [JOURNAL_FILE, SNAPSHOT_FILE, LOCK_FILE]) {
+      assert.equal(mode(join(dir, file)), 0o600, file);
+    }
+  });
+
+  test("an existing directory and its files (subdirectories too) are restricted on open", () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, JOURNAL_FILE), "", { mode: 0o644 });
+    writeFileSync(join(dir, `${SNAPSHOT_FILE}.tmp`), "{half", { mode: 0o666 });
+    mkdirSync(join(dir, "tls"), { mode: 0o755 });
+    writeFileSync(join(dir, "tls", "ca.key"), "key", { mode: 0o644 });
+    writeFileSync(join(dir, "token"), "t\n", { mode: 0o644 });
+    open(dir, { pid: DEAD_PID });
+    assert.equal(mode(dir), 0o700);
+    assert.equal(mode(join(dir, "tls")), 0o700);
+    for (const file of [JOURNAL_FILE, "token", join("tls", "ca.key")]) {
+      assert.equal(mode(join(dir, file)), 0o600, file);
+    }
   });
 });
