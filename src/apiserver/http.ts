@@ -63,6 +63,19 @@ function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, limit: 
   res.end(payload, () => setTimeout(() => req.socket.destroy(), 1000).unref());
 }
 
+/** Resolves once the response can take more (or is gone). */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
 async function serve(
   handler: (req: ApiRequest) => Promise<ApiResponse>,
   limit: number,
@@ -100,11 +113,17 @@ async function serve(
     res.flushHeaders();
     // res 'close' (not req 'close') tells that the watcher has gone.
     res.on("close", () => response.close());
+    const ended = new Promise<void>((resolve) => response.onEnd?.(resolve));
     for await (const line of response.stream) {
       if (res.destroyed) break;
-      res.write(line);
+      // Backpressure: the next line waits until the socket took this one; meanwhile events
+      // queue in the stream, which drops a watcher that falls too far behind.
+      if (!res.write(line)) await Promise.race([drained(res), ended]);
     }
-    res.end();
+    // A dropped watcher's connection is cut: a graceful end would wait on a client that does
+    // not read, holding what is buffered for it.
+    if (response.unresponsive?.()) res.destroy();
+    else res.end();
     return;
   }
   let payload: Buffer | string;

@@ -20,4 +20,8 @@ export type ApiResponse =
       headers?: Record<string, string>;
       stream: AsyncIterable<string>;
       close(): void;
+      /** Whether the stream ended because its reader fell behind (its connection is dropped). */
+      unresponsive?: () => boolean;
+      /** Runs `fn` when the stream ends (at once if it has). */
+      onEnd?: (fn: () => void) => void;
     };

@@ -9,12 +9,37 @@ import type { ObjectStore, WatchEvent } from "../cluster/store.js";
 import { expired, internalError, tooLargeResourceVersion } from "./errors.js";
 import type { ApiResponse } from "./types.js";
 
-/** An async queue of lines: the handler pushes, the HTTP adapter (or a test) iterates. */
+/** How much a watcher may have waiting before it is closed as unresponsive. */
+export interface WatchQueueLimits {
+  maxLines: number;
+  maxBytes: number;
+}
+
+/** Upstream's per-watcher buffers hold up to 1,000 events; the bytes bound big objects. */
+export const WATCH_QUEUE_LIMITS: WatchQueueLimits = { maxLines: 1000, maxBytes: 8 * 1024 * 1024 };
+
+/**
+ * A bounded async queue of lines: the handler pushes, the HTTP adapter (or a test) iterates.
+ * Live lines count against the limits; a reader that falls further behind is dropped (the
+ * queue is emptied and the stream ends as `unresponsive`), as kube-apiserver closes a watcher
+ * whose buffer stays full; its client re-watches from its last resourceVersion, or re-lists.
+ * Deferred lines (a watch's initial objects and replayed changes) are made only when read and
+ * do not count: the watcher takes them at its own pace, as upstream's initial events.
+ */
 export class LineStream implements AsyncIterable<string> {
-  readonly #lines: string[] = [];
+  #queue: (string | (() => string))[] = [];
+  #head = 0;
+  readonly #limits: WatchQueueLimits;
+  #lines = 0;
+  #bytes = 0;
   #waiting: ((result: IteratorResult<string>) => void) | null = null;
   #ended = false;
+  #unresponsive = false;
   readonly #onEnd: (() => void)[] = [];
+
+  constructor(limits: WatchQueueLimits = WATCH_QUEUE_LIMITS) {
+    this.#limits = limits;
+  }
 
   push(line: string): void {
     if (this.#ended) return;
@@ -22,7 +47,26 @@ export class LineStream implements AsyncIterable<string> {
     if (waiting) {
       this.#waiting = null;
       waiting({ value: line, done: false });
-    } else this.#lines.push(line);
+      return;
+    }
+    this.#queue.push(line);
+    this.#lines++;
+    this.#bytes += line.length;
+    if (this.#lines > this.#limits.maxLines || this.#bytes > this.#limits.maxBytes) {
+      this.#unresponsive = true;
+      this.#clear();
+      this.end();
+    }
+  }
+
+  /** A line made when it is read (after everything queued before it). */
+  pushDeferred(make: () => string): void {
+    if (this.#ended) return;
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = null;
+      waiting({ value: make(), done: false });
+    } else this.#queue.push(make);
   }
 
   end(): void {
@@ -34,18 +78,50 @@ export class LineStream implements AsyncIterable<string> {
     waiting?.({ value: undefined, done: true });
   }
 
+  /** Ended because its reader fell too far behind. */
+  get unresponsive(): boolean {
+    return this.#unresponsive;
+  }
+
   get ended(): boolean {
     return this.#ended;
   }
 
+  /** Runs `fn` when the stream ends (at once if it has). */
   onEnd(fn: () => void): void {
-    this.#onEnd.push(fn);
+    if (this.#ended) fn();
+    else this.#onEnd.push(fn);
+  }
+
+  #clear(): void {
+    this.#queue = [];
+    this.#head = 0;
+    this.#lines = 0;
+    this.#bytes = 0;
+  }
+
+  #next(): string | undefined {
+    if (this.#head >= this.#queue.length) return undefined;
+    const entry = this.#queue[this.#head++]!;
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    if (typeof entry === "string") {
+      this.#lines--;
+      this.#bytes -= entry.length;
+      return entry;
+    }
+    const line = entry();
+    // A deferred line that ended the stream (an ERROR event) is its last.
+    if (this.#ended) this.#clear();
+    return line;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<string> {
     return {
       next: () => {
-        const line = this.#lines.shift();
+        const line = this.#next();
         if (line !== undefined) return Promise.resolve({ value: line, done: false });
         if (this.#ended) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve) => {
@@ -78,6 +154,8 @@ export interface WatchOptions {
   /** Seconds until the server ends the watch. */
   timeoutSeconds: number;
   bookmarkIntervalMs: number;
+  /** When to drop a watcher that does not keep up (default WATCH_QUEUE_LIMITS). */
+  queueLimits?: WatchQueueLimits;
   /** Objects for a start from "" / "0" (already filtered). */
   initial: () => readonly KubeObject[];
 }
@@ -87,59 +165,76 @@ function key(object: KubeObject): string {
 }
 
 export function startWatch(options: WatchOptions): ApiResponse {
-  const stream = new LineStream();
-  const send = (type: string, object: unknown) =>
-    stream.push(`${JSON.stringify({ type, object })}\n`);
+  const stream = new LineStream(options.queueLimits);
+  const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
+  const send = (type: string, object: unknown) => stream.push(line(type, object));
   // An object this watch cannot encode ends it with an ERROR event (as the watch server does on
   // an encoding error) instead of throwing into the store's write that notified it.
-  const guarded =
-    <A extends unknown[]>(fn: (...args: A) => void) =>
-    (...args: A) => {
-      if (stream.ended) return;
-      try {
-        fn(...args);
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        send("ERROR", internalError(message).status);
-        stream.end();
-      }
-    };
+  const encode = (type: string, object: KubeObject): string | Error => {
+    try {
+      return line(type, options.present(object));
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  };
+  const errorLine = (err: Error) => line("ERROR", internalError(err.message).status);
+  type Emit = (type: string, object: KubeObject) => void;
+  const sendLive: Emit = (type, object) => {
+    const text = encode(type, object);
+    if (typeof text === "string") stream.push(text);
+    else {
+      stream.push(errorLine(text));
+      stream.end();
+    }
+  };
+  const sendDeferred: Emit = (type, object) =>
+    stream.pushDeferred(() => {
+      const text = encode(type, object);
+      if (typeof text === "string") return text;
+      stream.end();
+      return errorLine(text);
+    });
   const headers = {
     "content-type": options.contentType ?? "application/json",
     "transfer-encoding": "chunked",
   };
-  const response: ApiResponse = { status: 200, headers, stream, close: () => stream.end() };
+  const response: ApiResponse = {
+    status: 200,
+    headers,
+    stream,
+    close: () => stream.end(),
+    unresponsive: () => stream.unresponsive,
+    onEnd: (fn) => stream.onEnd(fn),
+  };
 
   // Which objects the client currently sees as matching: an object that stops matching the
   // selectors gets DELETED, one that starts matching ADDED (as the watch cache filters).
   const visible = new Set<string>();
-  const deliver = guarded((event: WatchEvent) => {
+  const deliver = (event: WatchEvent, emit: Emit) => {
+    if (stream.ended) return;
     const object = event.object;
     if (object.kind !== options.kind) return;
     const k = key(object);
     const matches = options.matches(object);
     if (event.type === "DELETED") {
-      if (visible.delete(k) || matches) send("DELETED", options.present(object));
+      if (visible.delete(k) || matches) emit("DELETED", object);
       return;
     }
     if (matches) {
       const type = visible.has(k) ? event.type : "ADDED";
       visible.add(k);
-      send(type, options.present(object));
+      emit(type, object);
     } else if (visible.delete(k)) {
-      send("DELETED", options.present(object));
+      emit("DELETED", object);
     }
-  });
+  };
 
   const rv = options.resourceVersion;
   if (rv === "" || rv === "0") {
-    guarded(() => {
-      for (const object of options.initial()) {
-        visible.add(key(object));
-        send("ADDED", options.present(object));
-      }
-    })();
-    if (stream.ended) return response;
+    for (const object of options.initial()) {
+      visible.add(key(object));
+      sendDeferred("ADDED", object);
+    }
   } else {
     const changes = options.store.changesSince(rv);
     if (changes === "Expired") {
@@ -153,8 +248,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
     for (const change of changes) {
       if (change.type === "ADDED") visible.delete(key(change.object));
     }
-    for (const change of changes) deliver(change);
-    if (stream.ended) return response;
+    for (const change of changes) deliver(change, sendDeferred);
   }
 
   // From a resourceVersion the store has not reached, the watch waits for it: the changes up
@@ -163,7 +257,13 @@ export function startWatch(options: WatchOptions): ApiResponse {
   const wanted = rv === "" ? 0 : Number(rv);
   const reached = () => Number(options.store.resourceVersion()) >= wanted;
   const unsubscribe = options.store.watch((event) => {
-    if (Number(event.object.metadata.resourceVersion) > wanted) deliver(event);
+    if (Number(event.object.metadata.resourceVersion) <= wanted) return;
+    try {
+      deliver(event, sendLive);
+    } catch (err) {
+      stream.push(errorLine(err instanceof Error ? err : new Error(String(err))));
+      stream.end();
+    }
   });
   const timers: NodeJS.Timeout[] = [];
   timers.push(setTimeout(() => stream.end(), options.timeoutSeconds * 1000));
