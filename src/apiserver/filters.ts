@@ -51,3 +51,58 @@ export function metricsApis(
     return metrics ?? errorResponse(pathNotFound());
   };
 }
+
+export interface InFlightLimits {
+  /** --max-requests-inflight: reads and other non-mutating requests at once (0: no limit). */
+  maxRequestsInflight: number;
+  /** --max-mutating-requests-inflight: creates, updates, patches and deletes at once (0: no limit). */
+  maxMutatingRequestsInflight: number;
+}
+
+/** kube-apiserver's defaults. */
+export const IN_FLIGHT_LIMITS: InFlightLimits = {
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
+};
+
+const MUTATING_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const LONG_RUNNING_SUBRESOURCES = new Set(["proxy", "attach", "exec", "log", "portforward"]);
+
+/** Watches (and upstream's streaming subresources) run for long: no in-flight limit holds them. */
+export function isLongRunning(req: ApiRequest): boolean {
+  const watch = req.query.get("watch");
+  if (watch === "true" || watch === "1") return true;
+  const segments = req.path.split("/");
+  if (segments.includes("watch")) return true;
+  return LONG_RUNNING_SUBRESOURCES.has(segments[segments.length - 1] ?? "");
+}
+
+/**
+ * WithMaxInFlightLimit: past the limit of its kind a request gets 429 with `Retry-After: 1` and
+ * upstream's plain-text answer; long-running requests are not counted.
+ */
+export function maxInFlight(limits: InFlightLimits): Filter {
+  let reading = 0;
+  let mutating = 0;
+  return async (req, next) => {
+    if (isLongRunning(req)) return next(req);
+    const isMutating = MUTATING_METHODS.has(req.method.toUpperCase());
+    const limit = isMutating ? limits.maxMutatingRequestsInflight : limits.maxRequestsInflight;
+    const current = isMutating ? mutating : reading;
+    if (limit > 0 && current >= limit) {
+      return {
+        status: 429,
+        headers: { "content-type": "text/plain; charset=utf-8", "retry-after": "1" },
+        raw: "Too many requests, please try again later.\n",
+      };
+    }
+    if (isMutating) mutating++;
+    else reading++;
+    try {
+      return await next(req);
+    } finally {
+      if (isMutating) mutating--;
+      else reading--;
+    }
+  };
+}

@@ -19,7 +19,17 @@ import { scale } from "./endpoints/scale.js";
 import { update } from "./endpoints/update.js";
 import { watch } from "./endpoints/watch.js";
 import { badRequest, errorResponse, methodNotAllowed, pathNotFound } from "./errors.js";
-import { authentication, chain, discovery, type Handler, health, metricsApis } from "./filters.js";
+import {
+  authentication,
+  chain,
+  discovery,
+  type Handler,
+  health,
+  IN_FLIGHT_LIMITS,
+  type InFlightLimits,
+  maxInFlight,
+  metricsApis,
+} from "./filters.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { prometheusSd } from "./prometheus-sd.js";
 import { RegistryStore } from "./registry/store.js";
@@ -47,6 +57,8 @@ export interface ApiHandlerOptions {
   defaultWatchTimeoutSeconds?: number;
   /** How long a list or watch waits for a future resourceVersion (upstream: 3 s), then 504. */
   resourceVersionWaitMs?: number;
+  /** --max-requests-inflight and --max-mutating-requests-inflight (default 400 and 200). */
+  inFlight?: Partial<InFlightLimits>;
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
@@ -70,6 +82,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
   const handler = chain(
     [
       authentication(options.token),
+      maxInFlight({ ...IN_FLIGHT_LIMITS, ...options.inFlight }),
       health,
       discovery(extensions.handleDiscovery),
       prometheusSd(options.cluster),

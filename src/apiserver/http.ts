@@ -14,7 +14,31 @@ export interface ServeOptions {
   tls?: { key: string | Buffer; cert: string | Buffer };
   /** Request bodies above this get 413 (kube-apiserver: 3 MiB). */
   maxRequestBodyBytes?: number;
+  /** Connection timeouts (tests shorten them); defaults as kube-apiserver's HTTP server. */
+  timeouts?: Partial<ConnectionTimeouts>;
 }
+
+export interface ConnectionTimeouts {
+  /** From the connection's start to the end of the request headers, TLS handshake included. */
+  headersMs: number;
+  /** To receive a whole request, body included. */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+  /** How often connections are checked against the timeouts above. */
+  checkIntervalMs: number;
+}
+
+/**
+ * kube-apiserver's http.Server: ReadHeaderTimeout 32 s (just under the 34 s request timeout
+ * upper bound), IdleTimeout 90 s; the whole request within the 60 s --request-timeout.
+ */
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {
+  headersMs: 32_000,
+  requestMs: 60_000,
+  keepAliveMs: 90_000,
+  checkIntervalMs: 1_000,
+};
 
 export interface RunningServer {
   port: number;
@@ -143,6 +167,8 @@ export function serveHttp(
 ): Promise<RunningServer> {
   const limit = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // A request came: the connection's first-request deadline (below) no longer applies.
+    req.socket.setTimeout(0);
     serve(handler, limit, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
@@ -160,9 +186,26 @@ export function serveHttp(
       } else res.destroy();
     });
   };
+  const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
+  // A slowloris client (a header byte now and then) is cut at headersMs.
+  const serverOptions: http.ServerOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: Math.max(timeouts.requestMs, timeouts.headersMs),
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: timeouts.checkIntervalMs,
+    maxHeaderSize: 1 << 20,
+  };
   const server = options.tls
-    ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, listener)
-    : http.createServer(listener);
+    ? https.createServer(
+        {
+          ...serverOptions,
+          key: options.tls.key,
+          cert: options.tls.cert,
+          handshakeTimeout: timeouts.headersMs,
+        },
+        listener,
+      )
+    : http.createServer(serverOptions, listener);
   // Every accepted socket, TLS handshakes included: closeAllConnections() knows only the
   // connections the HTTP layer has seen, so a client reconnecting while the server stops (an
   // informer's retry) could otherwise open a watch that holds close() open for ever.
@@ -175,6 +218,11 @@ export function serveHttp(
     }
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+  });
+  // Go's ReadHeaderTimeout runs from the connection's start: one that sends no request at all
+  // is closed too (Node's header timer starts with the first byte).
+  server.on(options.tls ? "secureConnection" : "connection", (socket: Socket) => {
+    socket.setTimeout(timeouts.headersMs, () => socket.destroy());
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -8,6 +8,7 @@ import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
+import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
 import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
@@ -134,6 +135,8 @@ export interface StartUpOptions {
    * does; default false, so tests that do not need sockets open none).
    */
   listeners?: boolean;
+  /** The API server's --max-requests-inflight / --max-mutating-requests-inflight. */
+  inFlight?: Partial<InFlightLimits>;
 }
 
 export interface RunningUp {
@@ -334,6 +337,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
     ...(token !== null ? { token } : {}),
     extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
+    ...(options.inFlight ? { inFlight: options.inFlight } : {}),
   });
   // What a request reads or writes is as of now, not as of the loop's last tick.
   const handler = (request: ApiRequest) => {
@@ -541,6 +545,8 @@ export interface UpCommandOptions {
   adapterConfig?: string;
   podCidr?: string;
   serviceCidr?: string;
+  maxRequestsInflight?: string;
+  maxMutatingRequestsInflight?: string;
 }
 
 export interface UpIO {
@@ -609,6 +615,22 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
   const prometheus = parsePrometheusFlags(flags);
   if (!prometheus.ok) return prometheus;
   if (prometheus.value) out.prometheus = prometheus.value;
+  const inFlight: Partial<InFlightLimits> = {};
+  for (const [flag, text, key] of [
+    ["--max-requests-inflight", options.maxRequestsInflight, "maxRequestsInflight"],
+    [
+      "--max-mutating-requests-inflight",
+      options.maxMutatingRequestsInflight,
+      "maxMutatingRequestsInflight",
+    ],
+  ] as const) {
+    if (text === undefined) continue;
+    if (!/^\d+$/.test(text)) {
+      return { ok: false, error: `${flag}: must be a whole number (0: no limit), got "${text}"` };
+    }
+    inFlight[key] = Number(text);
+  }
+  if (Object.keys(inFlight).length > 0) out.inFlight = inFlight;
   return { ok: true, value: out };
 }
 
@@ -774,6 +796,14 @@ export function registerUpCommand(program: Command): void {
       "--service-cidr <cidr>",
       "Service ClusterIPs, a loopback range apart from --pod-cidr (each ClusterIP proxies to the Ready endpoints)",
       DEFAULT_SERVICE_CIDR,
+    )
+    .option(
+      "--max-requests-inflight <n>",
+      `non-mutating requests served at once; more get 429 (0: no limit; default ${IN_FLIGHT_LIMITS.maxRequestsInflight})`,
+    )
+    .option(
+      "--max-mutating-requests-inflight <n>",
+      `mutating requests served at once; more get 429 (0: no limit; default ${IN_FLIGHT_LIMITS.maxMutatingRequestsInflight})`,
     )
     .action(async (scenario: string | undefined, options: UpCommandOptions) => {
       if (options.dataDir !== undefined && options.inMemory) {
