@@ -74,11 +74,15 @@ function loadX509(): Promise<X509> {
 /** ECDSA over P-256 with SHA-256: the key and signature openssl made with prime256v1. */
 const EC_P256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 
-/** A positive random serial of 16 bytes: a re-signed certificate never repeats one (RFC 5280 §4.1.2.2). */
-function randomSerial(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] ?? 0) & 0x7f;
-  return bytes.toString("hex");
+/**
+ * A positive random serial of 16 bytes: a re-signed certificate never repeats one (RFC 5280
+ * §4.1.2.2). The first byte is kept in 0x40–0x7f: positive, and never 0, which DER would drop
+ * (a 15-byte serial).
+ */
+export function randomSerial(bytes: Buffer = randomBytes(16)): string {
+  const serial = Buffer.from(bytes);
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
+  return serial.toString("hex");
 }
 
 function validity(days: number): { notBefore: Date; notAfter: Date } {

@@ -9,6 +9,7 @@ import { connect, createServer } from "node:tls";
 import {
   generateCertificateAuthority,
   generateServingCertificate,
+  randomSerial,
   signServingCertificate,
 } from "../../src/apiserver/tls.js";
 
@@ -100,7 +101,17 @@ describe("serving certificates (in-process, no openssl)", () => {
     );
     assert.ok(der.includes("0603551d130101ff04023000"), "basicConstraints: critical CA:FALSE");
     // A positive serial of 16 bytes, different each time.
-    assert.match(cert.serialNumber, /^[0-7][0-9A-F]{31}$/);
+    assert.match(cert.serialNumber, /^[4-7][0-9A-F]{31}$/);
+  });
+
+  it("a serial is 16 bytes and positive whatever the random first byte (DER drops a leading 0)", () => {
+    for (const first of [0x00, 0x01, 0x3f, 0x40, 0x7f, 0x80, 0xc0, 0xff]) {
+      const bytes = Buffer.alloc(16, 0xab);
+      bytes[0] = first;
+      const serial = randomSerial(bytes);
+      assert.match(serial, /^[4-7][0-9a-f]{31}$/, `first byte ${first}`);
+      assert.equal(serial.slice(2), "ab".repeat(15));
+    }
   });
 
   it("node:tls trusting only the CA accepts the certificate for each SAN, and no other name", async () => {
