@@ -55,7 +55,8 @@ export const MEASURES: Readonly<Record<string, MeasureFn>> = {
 
 const OPERATORS: readonly Operator[] = ["<=", ">=", "==", "!=", "<", ">"];
 
-const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+/** An HPA name (or namespace) as `hpa/NAME` prefixes write it. */
+export const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 export function parseAssertion(
   expr: string,
@@ -122,7 +123,7 @@ export function formatMeasure(value: number | null): string {
 }
 
 /** `hpa/web` matches web in any namespace; `hpa/ns/web` only that one. */
-function matches(pattern: string, hpa: string): boolean {
+export function matches(pattern: string, hpa: string): boolean {
   return pattern.includes("/") ? hpa === pattern : hpa.slice(hpa.indexOf("/") + 1) === pattern;
 }
 

@@ -2,7 +2,7 @@
 // meanUtilization`, optionally of one HPA: `hpa/web:podHours`) under constraints written as
 // `--assert` expressions (`unmetDemandSeconds <= 60`). Measures are those of `horizon simulate`'s
 // summary (src/sim/assertions.ts); over several HPAs an additive measure is summed.
-import { type Assertion, checkAssertions, MEASURES } from "../assertions.js";
+import { type Assertion, checkAssertions, MEASURES, matches, NAME } from "../assertions.js";
 import type { HpaSummary, SummaryRecord } from "../timeline.js";
 
 export interface Objective {
@@ -25,8 +25,6 @@ const ADDITIVE = new Set([
   "unmetDemandSeconds",
   "loadSteps",
 ]);
-
-const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 export function parseObjective(
   text: string,
@@ -53,10 +51,6 @@ export function parseObjective(
       error: `${flag}: unknown measure "${measure}"; known: ${Object.keys(MEASURES).join(", ")}`,
     };
   return { ok: true, objective: { text: text.trim(), measure, hpa, direction } };
-}
-
-function matches(pattern: string, hpa: string): boolean {
-  return pattern.includes("/") ? hpa === pattern : hpa.slice(hpa.indexOf("/") + 1) === pattern;
 }
 
 /** The HPAs a measure is taken over: the named one, or all. */
