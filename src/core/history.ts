@@ -25,6 +25,10 @@ export interface HpaHistory {
   fallback?: FallbackState;
   /** `horizon.dev/min-replicas: "0"` only: when an activation metric was last above its value. */
   scaleToZero?: { lastActiveTime: number | null };
+  /** `horizon.dev/schedule` only: the floor in force at the last sync (0: no window open). */
+  scheduledFloor?: number;
+  /** Per-HPA knobs only: the overrides last reported by an Event ("" once none is left). */
+  overrides?: string;
 }
 
 export interface FallbackState {

@@ -111,6 +111,8 @@ function limitLine(e: Explanation): string | null {
       return `Limits: capped at maxReplicas ${l.limit ?? e.maxReplicas} (TooManyReplicas).`;
     case "TooFewReplicas":
       return `Limits: raised to minReplicas ${l.limit ?? e.minReplicas} (TooFewReplicas).`;
+    case "ScheduledMinimum":
+      return `Limits: raised to the scheduled minReplicas ${l.limit ?? e.minReplicas} of horizon.dev/schedule (ScheduledMinimum).`;
   }
   const direction = l.reason === "ScaleUpLimit" ? "scale-up" : "scale-down";
   if (l.policies && l.policies.length > 0) {
@@ -167,7 +169,10 @@ function upstreamText(e: Explanation): string[] {
     why.push(`The target's scale subresource could not be read: ${e.target.error}.`);
     return why;
   }
-  const range = `minReplicas ${e.minReplicas}, maxReplicas ${e.maxReplicas}`;
+  const scheduled = e.extensions?.some(
+    (x) => x.reason === "ScheduleActive" && x.replicas === e.minReplicas,
+  );
+  const range = `minReplicas ${e.minReplicas}${scheduled ? " (scheduled by horizon.dev/schedule)" : ""}, maxReplicas ${e.maxReplicas}`;
   why.push(
     `The target has ${plural(e.target.specReplicas, "replica")} (status: ${e.target.statusReplicas}${e.target.selector ? `, selector ${e.target.selector}` : ""}); ${range}.`,
   );

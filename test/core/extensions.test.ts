@@ -1337,7 +1337,12 @@ describe("schedules", () => {
       }
     }
     assert.deepEqual(changes, [
-      { at: "02:00:00", replicas: 6, reason: "Current number of replicas below Spec.MinReplicas" },
+      {
+        at: "02:00:00",
+        replicas: 6,
+        reason:
+          "Current number of replicas below the scheduled minReplicas 6 (horizon.dev/schedule)",
+      },
       // 1200m over 6 pods is 400%: capped by the legacy limit max(2 × 6, 4) and maxReplicas 10.
       {
         at: "02:30:00",
@@ -1352,6 +1357,379 @@ describe("schedules", () => {
       { at: "03:05:00", replicas: 2, reason: "All metrics below target" },
     ]);
   });
+});
+
+describe("knobs and schedules in conditions and Events", () => {
+  const at = (iso: string) => Date.parse(iso);
+  const nightly = {
+    "horizon.dev/schedule": JSON.stringify([{ cron: "0 2 * * *", duration: "1h", minReplicas: 6 }]),
+  };
+  const byType = (result: SyncResult) =>
+    Object.fromEntries(
+      (result.status.conditions ?? []).map((c) => [
+        c.type,
+        `${c.status} ${c.reason}: ${c.message}`,
+      ]),
+    );
+
+  const scheduleCases: {
+    name: string;
+    annotations: Record<string, string>;
+    spec?: Partial<HorizontalPodAutoscaler["spec"]>;
+    replicas: number;
+    totalMilli: number;
+    now: string;
+    history?: Partial<HpaHistory>;
+    desiredReplicas: number;
+    rescaleReason?: string;
+    scalingLimited: string;
+    limitReason: string;
+    events: string[];
+  }[] = [
+    {
+      name: "the floor holds metrics that want fewer: ScalingLimited ScheduledMinimum, an Event as the window opens",
+      annotations: nightly,
+      spec: { minReplicas: 2 },
+      replicas: 6,
+      totalMilli: 100,
+      now: "2026-11-24T02:15:00Z",
+      desiredReplicas: 6,
+      rescaleReason: "All metrics below target",
+      scalingLimited:
+        "True ScheduledMinimum: the desired replica count is less than the scheduled minimum replica count 6 (a window of horizon.dev/schedule open until 2026-11-24T03:00:00Z)",
+      limitReason: "ScheduledMinimum",
+      events: [
+        "Normal ScheduleActive: a window of horizon.dev/schedule open until 2026-11-24T03:00:00Z: minReplicas is 6 (spec: 2)",
+      ],
+    },
+    {
+      name: "the same sync with the window already reported: no Event",
+      annotations: nightly,
+      spec: { minReplicas: 2 },
+      replicas: 6,
+      totalMilli: 100,
+      now: "2026-11-24T02:15:00Z",
+      history: { scheduledFloor: 6 },
+      desiredReplicas: 6,
+      rescaleReason: "All metrics below target",
+      scalingLimited:
+        "True ScheduledMinimum: the desired replica count is less than the scheduled minimum replica count 6 (a window of horizon.dev/schedule open until 2026-11-24T03:00:00Z)",
+      limitReason: "ScheduledMinimum",
+      events: [],
+    },
+    {
+      name: "metrics above the floor: upstream's DesiredWithinRange",
+      annotations: nightly,
+      spec: { minReplicas: 2 },
+      replicas: 6,
+      totalMilli: 480,
+      now: "2026-11-24T02:15:00Z",
+      history: { scheduledFloor: 6 },
+      desiredReplicas: 10,
+      rescaleReason: "cpu resource utilization (percentage of request) above target",
+      scalingLimited: "False DesiredWithinRange: the desired count is within the acceptable range",
+      limitReason: "DesiredWithinRange",
+      events: [
+        "Normal SuccessfulRescale: New size: 10; reason: cpu resource utilization (percentage of request) above target",
+      ],
+    },
+    {
+      name: "below the floor: raised without metrics, the rescale reason names the schedule",
+      annotations: nightly,
+      spec: { minReplicas: 2 },
+      replicas: 2,
+      totalMilli: 100,
+      now: "2026-11-24T02:00:00Z",
+      history: { scheduledFloor: 0 },
+      desiredReplicas: 6,
+      rescaleReason:
+        "Current number of replicas below the scheduled minReplicas 6 (horizon.dev/schedule)",
+      scalingLimited: "(none)",
+      limitReason: "(none)",
+      events: [
+        "Normal ScheduleActive: a window of horizon.dev/schedule open until 2026-11-24T03:00:00Z: minReplicas is 6 (spec: 2)",
+        "Normal SuccessfulRescale: New size: 6; reason: Current number of replicas below the scheduled minReplicas 6 (horizon.dev/schedule)",
+      ],
+    },
+    {
+      name: "with behavior policies: the floor is reported the same",
+      annotations: nightly,
+      spec: {
+        minReplicas: 2,
+        behavior: { scaleDown: { policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] } },
+      },
+      replicas: 6,
+      totalMilli: 100,
+      now: "2026-11-24T02:15:00Z",
+      history: { scheduledFloor: 6 },
+      desiredReplicas: 6,
+      rescaleReason: "All metrics below target",
+      scalingLimited:
+        "True ScheduledMinimum: the desired replica count is less than the scheduled minimum replica count 6 (a window of horizon.dev/schedule open until 2026-11-24T03:00:00Z)",
+      limitReason: "ScheduledMinimum",
+      events: [],
+    },
+    {
+      name: "a floor not above spec.minReplicas: upstream's TooFewReplicas, the Event says so",
+      annotations: {
+        "horizon.dev/schedule": JSON.stringify([
+          { cron: "0 2 * * *", duration: "1h", minReplicas: 2 },
+        ]),
+      },
+      spec: { minReplicas: 3 },
+      replicas: 3,
+      totalMilli: 30,
+      now: "2026-11-24T02:15:00Z",
+      desiredReplicas: 3,
+      rescaleReason: "All metrics below target",
+      scalingLimited:
+        "True TooFewReplicas: the desired replica count is less than the minimum replica count",
+      limitReason: "TooFewReplicas",
+      events: [
+        "Normal ScheduleActive: a window of horizon.dev/schedule open until 2026-11-24T03:00:00Z: its minReplicas 2 is not above spec.minReplicas 3",
+      ],
+    },
+    {
+      name: "the window closed since the last sync: ScheduleInactive with the next opening",
+      annotations: nightly,
+      spec: { minReplicas: 2 },
+      replicas: 6,
+      totalMilli: 100,
+      now: "2026-11-24T03:00:00Z",
+      history: { scheduledFloor: 6 },
+      // 100m over 6 pods recommends 3; the last recommendation of 6 is 10 min old.
+      desiredReplicas: 3,
+      rescaleReason: "All metrics below target",
+      scalingLimited: "False DesiredWithinRange: the desired count is within the acceptable range",
+      limitReason: "DesiredWithinRange",
+      events: [
+        "Normal ScheduleInactive: no window of horizon.dev/schedule is open: minReplicas is 2 again; next window at 2026-11-25T02:00:00Z",
+        "Normal SuccessfulRescale: New size: 3; reason: All metrics below target",
+      ],
+    },
+    {
+      name: "first sync with every window closed: nothing to report",
+      annotations: nightly,
+      spec: { minReplicas: 2 },
+      replicas: 2,
+      totalMilli: 100,
+      now: "2026-11-24T12:00:00Z",
+      desiredReplicas: 2,
+      scalingLimited: "False DesiredWithinRange: the desired count is within the acceptable range",
+      limitReason: "DesiredWithinRange",
+      events: [],
+    },
+  ];
+  for (const c of scheduleCases) {
+    it(`schedule: ${c.name}`, () => {
+      const now = at(c.now);
+      const result = syncExtendedOnce(
+        input({
+          hpa: annotated(c.annotations, c.spec ?? {}),
+          replicas: c.replicas,
+          totalMilli: c.totalMilli,
+          now,
+          // A recommendation history, so a stabilization window is not what holds the count.
+          history: {
+            ...EMPTY_HISTORY,
+            recommendations: [{ replicas: c.replicas, timestamp: now - 600_000 }],
+            ...c.history,
+          },
+        }),
+      );
+      assert.equal(result.desiredReplicas, c.desiredReplicas);
+      assert.equal(result.trace.rescaleReason, c.rescaleReason);
+      assert.equal(byType(result).ScalingLimited ?? "(none)", c.scalingLimited);
+      assert.equal(result.trace.limit?.reason ?? "(none)", c.limitReason);
+      assert.deepEqual(
+        result.events.map((e) => `${e.type} ${e.reason}: ${e.message}`),
+        c.events,
+      );
+    });
+  }
+
+  it("fake clock: a night of syncs reports the window once as it opens and once as it closes", () => {
+    let current = annotated(nightly, { minReplicas: 2 });
+    let history: HpaHistory = EMPTY_HISTORY;
+    let replicas = 2;
+    const start = at("2026-11-24T01:00:00Z");
+    const reported: string[] = [];
+    const limited: string[] = [];
+    for (let s = 15; s <= 3 * 3600; s += 15) {
+      const now = start + s * 1000;
+      const result = syncExtendedOnce(
+        input({ hpa: current, replicas, totalMilli: 100, now, history }),
+      );
+      history = result.history;
+      current = { ...current, status: result.status };
+      if (result.scaleUpdated) replicas = result.desiredReplicas;
+      const time = new Date(now).toISOString().slice(11, 19);
+      for (const e of result.events)
+        if (e.reason.startsWith("Schedule")) reported.push(`${time} ${e.reason}`);
+      const reason = condition(result, "ScalingLimited")?.reason;
+      if (reason !== undefined && reason !== limited.at(-1)?.split(" ")[1])
+        limited.push(`${time} ${reason}`);
+    }
+    assert.deepEqual(reported, ["02:00:00 ScheduleActive", "03:00:00 ScheduleInactive"]);
+    // The floor binds from the first sync at 6 replicas until the window closes.
+    assert.deepEqual(limited, [
+      "01:00:15 DesiredWithinRange",
+      "02:00:15 ScheduledMinimum",
+      "03:00:00 DesiredWithinRange",
+    ]);
+  });
+
+  const knobCases: {
+    name: string;
+    annotations: Record<string, string>;
+    behavior?: HorizontalPodAutoscalerBehavior;
+    history?: Partial<HpaHistory>;
+    /** The replicas recommended 1 min ago (held by a stabilization window). */
+    recent?: number;
+    totalMilli: number;
+    scalingActive: string;
+    ableToScale: string;
+    events: string[];
+  }[] = [
+    {
+      name: "tolerance: ValidMetricFound names it, one Override Event on the first sync",
+      annotations: { "horizon.dev/tolerance": "0.5" },
+      totalMilli: 280,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request) (per-HPA tolerance 0.5: horizon.dev annotations)",
+      ableToScale: "True ReadyForNewScale: recommended size matches current size",
+      events: [
+        "Normal Override: per-HPA overrides of controller flags: horizon.dev/tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 for this HPA (controller: 0.1)",
+      ],
+    },
+    {
+      name: "the same overrides already reported: no Event",
+      annotations: { "horizon.dev/tolerance": "0.5" },
+      history: {
+        overrides:
+          "horizon.dev/tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 for this HPA (controller: 0.1)",
+      },
+      totalMilli: 280,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request) (per-HPA tolerance 0.5: horizon.dev annotations)",
+      ableToScale: "True ReadyForNewScale: recommended size matches current size",
+      events: [],
+    },
+    {
+      name: "every metric knob in the condition, in one message",
+      annotations: {
+        "horizon.dev/scale-up-tolerance": "0.5",
+        "horizon.dev/scale-down-tolerance": "0.2",
+        "horizon.dev/cpu-initialization-period": "90s",
+        "horizon.dev/initial-readiness-delay": "10s",
+      },
+      history: { overrides: "(an older set)" },
+      totalMilli: 280,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request) (per-HPA scale-up tolerance 0.5, scale-down tolerance 0.2, cpu-initialization-period 1m30s, initial-readiness-delay 10s: horizon.dev annotations)",
+      ableToScale: "True ReadyForNewScale: recommended size matches current size",
+      events: [
+        "Normal Override: per-HPA overrides of controller flags: horizon.dev/scale-up-tolerance: --horizontal-pod-autoscaler-tolerance is 0.5 when scaling up for this HPA (controller: 0.1); horizon.dev/scale-down-tolerance: --horizontal-pod-autoscaler-tolerance is 0.2 when scaling down for this HPA (controller: 0.1); horizon.dev/cpu-initialization-period: --horizontal-pod-autoscaler-cpu-initialization-period is 1m30s for this HPA (controller: 5m0s); horizon.dev/initial-readiness-delay: --horizontal-pod-autoscaler-initial-readiness-delay is 10s for this HPA (controller: 30s)",
+      ],
+    },
+    {
+      name: "downscale-stabilization: ScaleDownStabilized names the window it held with",
+      annotations: { "horizon.dev/downscale-stabilization": "10m" },
+      recent: 4,
+      totalMilli: 140,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+      ableToScale:
+        "True ScaleDownStabilized: recent recommendations were higher than current one, applying the highest recent recommendation (a window of 10m0s from horizon.dev/downscale-stabilization)",
+      events: [
+        "Normal Override: per-HPA overrides of controller flags: horizon.dev/downscale-stabilization: --horizontal-pod-autoscaler-downscale-stabilization is 10m0s for this HPA (controller: 5m0s)",
+      ],
+    },
+    {
+      name: "downscale-stabilization under spec.behavior's own window: upstream's message",
+      annotations: { "horizon.dev/downscale-stabilization": "10m" },
+      behavior: { scaleDown: { stabilizationWindowSeconds: 600 } },
+      history: {
+        overrides:
+          "horizon.dev/downscale-stabilization: --horizontal-pod-autoscaler-downscale-stabilization is 10m0s for this HPA (controller: 5m0s)",
+      },
+      recent: 4,
+      totalMilli: 140,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+      ableToScale:
+        "True ScaleDownStabilized: recent recommendations were higher than current one, applying the highest recent recommendation",
+      events: [],
+    },
+    {
+      name: "sync-period: an Event, no condition changes",
+      annotations: { "horizon.dev/sync-period": "5s" },
+      totalMilli: 200,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+      ableToScale: "True ReadyForNewScale: recommended size matches current size",
+      events: [
+        "Normal Override: per-HPA overrides of controller flags: horizon.dev/sync-period: --horizontal-pod-autoscaler-sync-period is 5s for this HPA (controller: 15s)",
+      ],
+    },
+    {
+      name: "the knobs removed, another annotation left: the flags apply again, said once",
+      annotations: { "horizon.dev/fallback-replicas": "3" },
+      history: { overrides: "horizon.dev/sync-period: ..." },
+      totalMilli: 200,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+      ableToScale: "True ReadyForNewScale: recommended size matches current size",
+      events: [
+        "Normal Override: no per-HPA overrides any more: the controller's flags apply to this HPA again",
+      ],
+    },
+    {
+      name: "every annotation removed: upstream's sync and one Event per report in force",
+      annotations: {},
+      history: { overrides: "horizon.dev/sync-period: ...", scheduledFloor: 6 },
+      totalMilli: 200,
+      scalingActive:
+        "True ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+      ableToScale: "True ReadyForNewScale: recommended size matches current size",
+      events: [
+        "Normal ScheduleInactive: horizon.dev/schedule was removed: minReplicas is 1 again",
+        "Normal Override: no per-HPA overrides any more: the controller's flags apply to this HPA again",
+      ],
+    },
+  ];
+  for (const c of knobCases) {
+    it(`knobs: ${c.name}`, () => {
+      const now = t(600);
+      const result = syncExtendedOnce(
+        input({
+          hpa: annotated(c.annotations, c.behavior ? { behavior: c.behavior } : {}),
+          replicas: 4,
+          totalMilli: c.totalMilli,
+          now,
+          history: {
+            ...EMPTY_HISTORY,
+            recommendations: c.recent
+              ? [{ replicas: c.recent, timestamp: now - 60_000 }]
+              : [{ replicas: 4, timestamp: now - 600_000 }],
+            ...c.history,
+          },
+        }),
+      );
+      const conditions = byType(result);
+      assert.equal(conditions.ScalingActive, c.scalingActive);
+      assert.equal(conditions.AbleToScale, c.ableToScale);
+      assert.deepEqual(
+        result.events.map((e) => `${e.type} ${e.reason}: ${e.message}`),
+        c.events,
+      );
+      // Without annotations nothing is remembered for reports any more.
+      if (Object.keys(c.annotations).length === 0) {
+        assert.equal(result.history.overrides, undefined);
+        assert.equal(result.history.scheduledFloor, undefined);
+      }
+    });
+  }
 });
 
 describe("interactions with behavior policies", () => {

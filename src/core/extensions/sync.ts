@@ -24,6 +24,7 @@ import {
 } from "./annotations.js";
 import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
+import { hasOpenReports, reportKnobs, reportRemoved, reportSchedule } from "./reports.js";
 import { scheduledFloor } from "./schedule.js";
 import { applyScaleToZero, atZero, inputAtZero } from "./zero.js";
 
@@ -48,7 +49,12 @@ export function needsExtendedMetrics(
 /** Upstream's decision, then the extensions' rules over it. */
 export function decideExtendedSync(input: SyncInput): ExtendedDecision {
   const parsed = extensionsOf(input.hpa);
-  if (parsed.extensions === null && parsed.errors.length === 0) return decideSync(input);
+  if (parsed.extensions === null && parsed.errors.length === 0) {
+    if (!hasOpenReports(input.history)) return decideSync(input);
+    const decision = decideSync(input);
+    reportRemoved(decision);
+    return decision;
+  }
   const knobs = parsed.extensions ? configWithKnobs(parsed.extensions.knobs, input.config) : null;
   let upstreamInput = knobs && knobs.trace.length > 0 ? { ...input, config: knobs.config } : input;
   const schedule = parsed.extensions?.schedule
@@ -72,11 +78,14 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
         schedule.floor > 0
           ? `minReplicas ${Math.max(schedule.floor, specMin)} during the window (spec: ${specMin}): ${schedule.text}`
           : `no window open: ${schedule.text}`,
-      ...(schedule.floor > 0 ? { replicas: Math.max(schedule.floor, specMin) } : {}),
+      // The floor as a count only where it raised spec.minReplicas.
+      ...(schedule.floor > specMin ? { replicas: schedule.floor } : {}),
     });
   }
   for (const entry of knobs?.trace ?? []) addTrace(decision, entry);
   const nowText = formatTime(input.now);
+  if (schedule) reportSchedule(decision, schedule, specMin, nowText);
+  if (parsed.extensions) reportKnobs(decision, parsed.extensions.knobs, knobs?.trace ?? []);
   for (const warning of parsed.warnings) {
     const message = `${warning.annotation}: ${warning.message}`;
     decision.events.push({ type: "Warning", reason: "UnknownAnnotation", message });
