@@ -332,6 +332,12 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   });
 
   const adapterHook = new AdapterHook();
+  // A controller failing on a stored object is logged; the client's write stands.
+  cluster.store.onListenerError((error, event) => {
+    const { kind, metadata } = event.object;
+    const at = `${kind} ${metadata.namespace ? `${metadata.namespace}/` : ""}${metadata.name}`;
+    log(`${clockTime()} error: on ${event.type} ${at}: ${(error as Error).stack ?? String(error)}`);
+  });
   const api = createApiHandler({
     cluster,
     featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),

@@ -97,6 +97,7 @@ export class ObjectStore {
   readonly #now: () => number;
   readonly #kinds = new Map<string, KindTable>();
   readonly #listeners: ((event: WatchEvent) => void)[] = [];
+  readonly #errorHandlers: ((error: unknown, event: WatchEvent) => void)[] = [];
   readonly #incarnations = new Map<string, number>();
   readonly #history: { rv: number; event: WatchEvent }[] = [];
   #rv = 1;
@@ -307,6 +308,18 @@ export class ObjectStore {
   }
 
   /**
+   * Takes the errors listeners throw from now on (they then no longer fail the write that
+   * notified them); returns the unsubscribe function.
+   */
+  onListenerError(handler: (error: unknown, event: WatchEvent) => void): () => void {
+    this.#errorHandlers.push(handler);
+    return () => {
+      const index = this.#errorHandlers.indexOf(handler);
+      if (index >= 0) this.#errorHandlers.splice(index, 1);
+    };
+  }
+
+  /**
    * The changes after a resourceVersion (for a watch resumed by the API server), or "Expired"
    * when they are older than what is kept (upstream answers 410 Gone).
    */
@@ -361,7 +374,19 @@ export class ObjectStore {
       this.#compacted = dropped[dropped.length - 1]!.rv;
     }
     // A copy: a listener may unsubscribe (a watch ending) while the others are notified.
-    for (const listener of [...this.#listeners]) listener(event);
+    const errors: unknown[] = [];
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length === 0) return;
+    // The write is done: a failing listener (a controller meeting an object it cannot handle)
+    // is reported, not made the write's failure, when someone takes the reports.
+    if (this.#errorHandlers.length === 0) throw errors[0];
+    for (const error of errors) for (const handler of this.#errorHandlers) handler(error, event);
   }
 }
 

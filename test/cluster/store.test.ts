@@ -270,3 +270,39 @@ describe("ObjectStore", () => {
     );
   });
 });
+
+describe("listeners that throw", () => {
+  const service = (name: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace: "default" },
+  });
+
+  test("with an error handler: the write stands, every listener runs, the error is reported", () => {
+    const store = new ObjectStore({ now: () => 0 });
+    const seen: string[] = [];
+    const reported: string[] = [];
+    store.watch(() => {
+      throw new Error("cannot handle it");
+    });
+    store.watch((event) => seen.push(event.object.metadata.name));
+    store.onListenerError((error, event) =>
+      reported.push(`${event.type} ${event.object.metadata.name}: ${(error as Error).message}`),
+    );
+    const created = store.create(service("a"));
+    assert.equal(store.get("Service", "default", "a"), created);
+    assert.deepEqual(seen, ["a"]);
+    assert.deepEqual(reported, ["ADDED a: cannot handle it"]);
+  });
+
+  test("without one: the write throws after every listener ran", () => {
+    const store = new ObjectStore({ now: () => 0 });
+    const seen: string[] = [];
+    store.watch(() => {
+      throw new Error("cannot handle it");
+    });
+    store.watch((event) => seen.push(event.object.metadata.name));
+    assert.throws(() => store.create(service("a")), /cannot handle it/);
+    assert.deepEqual(seen, ["a"]);
+  });
+});

@@ -1,0 +1,246 @@
+// `npm run bench:soak -- [--seconds N]`: mixed clients against `horizon up` (in-process, plain
+// HTTP, no controller) for N seconds (default 30), twice, each in a fresh child process: with
+// 5 watchers that never read, and without them. Reads (GET, LIST), writes (create, PATCH of a
+// Service with a 20 KB annotation), 3 reading watchers and a /healthz probe every 50 ms run
+// throughout. Prints requests/s, p99 latency per verb, peak RSS and the watchers dropped, and
+// the issue's goals: RSS with the stalled watchers within 100 MiB of the run without them,
+// healthz p99 under 10 ms.
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { connect, type Socket } from "node:net";
+import { fileURLToPath } from "node:url";
+import { startUp } from "../src/cli/up.js";
+
+const SERVICES = "/api/v1/namespaces/default/services";
+const BLOB = "x".repeat(20_000);
+
+interface PhaseResult {
+  stalled: number;
+  seconds: number;
+  requests: number;
+  p99: Record<string, number>;
+  peakRssMiB: number;
+  dropped: number;
+}
+
+function request(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = "application/json",
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: body ? { "content-type": contentType } : {},
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function p99(samples: number[]): number {
+  if (samples.length === 0) return 0;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+}
+
+async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
+  const started = await startUp({
+    port: 0,
+    insecureHttp: true,
+    controller: false,
+    kubeconfigOut: null,
+  });
+  if (!started.ok) throw new Error(started.error);
+  const up = started.value;
+  const port = up.port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const latencies: Record<string, number[]> = {};
+  let requests = 0;
+  const timed = async (verb: string, run: () => Promise<number>) => {
+    const t = performance.now();
+    const status = await run();
+    const samples = latencies[verb] ?? [];
+    samples.push(performance.now() - t);
+    latencies[verb] = samples;
+    requests++;
+    if (status >= 500) throw new Error(`${verb}: ${status}`);
+  };
+  const service = (name: string, note: string) =>
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, annotations: { note } },
+      spec: { ports: [{ port: 80 }] },
+    });
+  for (let i = 0; i < 20; i++) {
+    await request(agent, port, "POST", SERVICES, service(`s${i}`, BLOB));
+  }
+  // Watchers that never read: the request goes out, then nothing is read until the end.
+  const stalledSockets: Socket[] = [];
+  for (let i = 0; i < stalled; i++) {
+    const socket = connect(port, "127.0.0.1");
+    socket.pause();
+    socket.on("error", () => {});
+    socket.write(`GET ${SERVICES}?watch=1&resourceVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n`);
+    stalledSockets.push(socket);
+  }
+  // Watchers that read.
+  const readers = [1, 2, 3].map(
+    () =>
+      new Promise<void>((resolve) => {
+        http
+          .get({ host: "127.0.0.1", port, path: `${SERVICES}?watch=1` }, (res) => {
+            res.resume();
+            res.on("close", () => resolve());
+          })
+          .on("error", () => resolve());
+      }),
+  );
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 100);
+  const deadline = Date.now() + seconds * 1000;
+  let created = 0;
+  const loops = [
+    async () => {
+      while (Date.now() < deadline) {
+        await timed("patch", () =>
+          request(
+            agent,
+            port,
+            "PATCH",
+            `${SERVICES}/s${created % 20}`,
+            JSON.stringify({ metadata: { annotations: { note: `${Date.now()}${BLOB}` } } }),
+            "application/merge-patch+json",
+          ),
+        );
+      }
+    },
+    async () => {
+      while (Date.now() < deadline) {
+        const name = `c${created++}`;
+        await timed("create", () => request(agent, port, "POST", SERVICES, service(name, "y")));
+        await timed("delete", () => request(agent, port, "DELETE", `${SERVICES}/${name}`));
+      }
+    },
+    ...[1, 2].map(() => async () => {
+      while (Date.now() < deadline) {
+        await timed("get", () => request(agent, port, "GET", `${SERVICES}/s${created % 20}`));
+      }
+    }),
+    async () => {
+      while (Date.now() < deadline) {
+        await timed("list", () => request(agent, port, "GET", SERVICES));
+      }
+    },
+    async () => {
+      while (Date.now() < deadline) {
+        await timed("healthz", () => request(agent, port, "GET", "/healthz"));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  ];
+  await Promise.all(loops.map((loop) => loop()));
+  clearInterval(sampler);
+  // A stalled watcher the server dropped ends soon once read; a kept one stays open.
+  const dropped = await Promise.all(
+    stalledSockets.map(
+      (socket) =>
+        new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 3000);
+          socket.on("data", () => {});
+          socket.on("close", () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+          socket.resume();
+        }),
+    ),
+  );
+  for (const socket of stalledSockets) socket.destroy();
+  agent.destroy();
+  await up.close();
+  await Promise.all(readers);
+  const result: PhaseResult = {
+    stalled,
+    seconds,
+    requests,
+    p99: Object.fromEntries(Object.entries(latencies).map(([verb, s]) => [verb, p99(s)])),
+    peakRssMiB: peak / 2 ** 20,
+    dropped: dropped.filter(Boolean).length,
+  };
+  return result;
+}
+
+/** Runs one phase in a fresh child process (its own heap and RSS). */
+function child(stalled: number, seconds: number): Promise<PhaseResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      [fileURLToPath(import.meta.url), "--phase", String(stalled), String(seconds)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    proc.stdout.setEncoding("utf8").on("data", (c: string) => {
+      out += c;
+    });
+    proc.on("close", (code) => {
+      if (code !== 0) reject(new Error(`phase exited ${code}`));
+      else resolve(JSON.parse(out.trim().split("\n").pop()!) as PhaseResult);
+    });
+  });
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "--phase") {
+  const result = await phase(Number(args[1]), Number(args[2]));
+  console.log(JSON.stringify(result));
+  process.exit(0);
+}
+if (args.includes("--help")) {
+  console.log("npm run bench:soak -- [--seconds N]   (default 30 s per phase)");
+  process.exit(0);
+}
+const at = args.indexOf("--seconds");
+const seconds = at >= 0 ? Number(args[at + 1]) : 30;
+if (!Number.isFinite(seconds) || seconds <= 0) {
+  console.error("error: --seconds: must be a positive number");
+  process.exit(2);
+}
+const rows: PhaseResult[] = [];
+for (const stalled of [5, 0]) {
+  console.error(`soak: ${seconds} s with ${stalled} watchers that never read...`);
+  rows.push(await child(stalled, seconds));
+}
+for (const r of rows) {
+  const verbs = Object.entries(r.p99)
+    .map(([verb, ms]) => `${verb} ${ms.toFixed(1)} ms`)
+    .join(", ");
+  console.log(
+    `${r.stalled} stalled watchers: ${(r.requests / r.seconds).toFixed(0)} requests/s; p99 ${verbs}; peak RSS ${r.peakRssMiB.toFixed(0)} MiB; watchers dropped ${r.dropped}/${r.stalled}`,
+  );
+}
+const [withStalled, without] = rows as [PhaseResult, PhaseResult];
+const extra = withStalled.peakRssMiB - without.peakRssMiB;
+console.log(
+  `RSS with 5 stalled watchers − without: ${extra.toFixed(0)} MiB (goal ≤ 100 MiB: ${extra <= 100 ? "met" : "NOT met"})`,
+);
+const healthz = Math.max(withStalled.p99.healthz ?? 0, without.p99.healthz ?? 0);
+console.log(
+  `healthz p99: ${healthz.toFixed(1)} ms (goal < 10 ms: ${healthz < 10 ? "met" : "NOT met"})`,
+);
