@@ -146,11 +146,16 @@ function goJSON(value: unknown): string {
 // Constructors mirroring field.Required, field.Invalid, ... (the field path is a string built
 // like field.Path: children joined by ".", indices as "[i]").
 
-function required(field: string, detail: string): FieldError {
+export function required(field: string, detail: string): FieldError {
   return { type: "FieldValueRequired", field, badValue: "", detail };
 }
 
-function invalid(field: string, badValue: unknown, detail: string, json = false): FieldError {
+export function invalid(
+  field: string,
+  badValue: unknown,
+  detail: string,
+  json = false,
+): FieldError {
   const e: FieldError = { type: "FieldValueInvalid", field, badValue, detail };
   if (json) e.badValueJSON = true;
   return e;
@@ -171,7 +176,7 @@ function notSupported(
   return e;
 }
 
-function forbidden(field: string, detail: string): FieldError {
+export function forbidden(field: string, detail: string): FieldError {
   return { type: "FieldValueForbidden", field, badValue: "", detail };
 }
 
@@ -185,11 +190,15 @@ function tooLong(field: string, maxLength: number): FieldError {
   };
 }
 
-function child(path: string, name: string): string {
+export function duplicate(field: string, badValue: unknown): FieldError {
+  return { type: "FieldValueDuplicate", field, badValue, detail: "" };
+}
+
+export function child(path: string, name: string): string {
   return path.length === 0 ? name : `${path}.${name}`;
 }
 
-function index(path: string, i: number): string {
+export function index(path: string, i: number): string {
   return `${path}[${i}]`;
 }
 
@@ -329,7 +338,10 @@ function sortedEntries(map: Record<string, string> | undefined): Array<[string, 
   return Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
+export function validateLabels(
+  labels: Record<string, string> | undefined,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   for (const [k, v] of sortedEntries(labels)) {
     for (const msg of isQualifiedName(k)) errs.push(invalid(path, k, msg));

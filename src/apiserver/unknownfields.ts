@@ -40,37 +40,56 @@ export function schemaFor(kind: string, version: string): Schema {
   return served ? knownFieldsOf(served.schema) : GENERIC;
 }
 
-export function unknownFields(kind: string, version: string, object: unknown): string[] {
+/** An unknown field: where it is, and its name as the decoder prints it (`spec.containers[0].x`). */
+export interface UnknownField {
+  path: readonly (string | number)[];
+  name: string;
+}
+
+export function unknownFields(kind: string, version: string, object: unknown): UnknownField[] {
   const schema = schemaFor(kind, version);
-  const out: string[] = [];
-  walk(object, schema, "", out);
+  const out: UnknownField[] = [];
+  walk(object, schema, [], "", out);
   return out;
 }
 
-function walk(value: unknown, schema: Schema, path: string, out: string[]): void {
+function walk(
+  value: unknown,
+  schema: Schema,
+  path: (string | number)[],
+  name: string,
+  out: UnknownField[],
+): void {
   if (schema === "any" || value === null || value === undefined) return;
   if (Array.isArray(schema)) {
     if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) walk(v, schema[0], `${path}[${i}]`, out);
+      for (const [i, v] of value.entries()) walk(v, schema[0], [...path, i], `${name}[${i}]`, out);
     }
     return;
   }
   if (!isRecord(value)) return;
   for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    const sub = schema[key];
-    if (sub === undefined) out.push(childPath);
-    else walk(child, sub, childPath, out);
+    const childPath = [...path, key];
+    const childName = path.length > 0 ? `${name}.${key}` : key;
+    // Own properties only: a key such as "constructor" is not a field.
+    const sub = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    if (sub === undefined) out.push({ path: childPath, name: childName });
+    else walk(child, sub, childPath, childName, out);
   }
 }
 
-/** Removes an unknown field (Warn/Ignore drop it, as the decoder does). */
-export function dropPath(object: Record<string, unknown>, path: string): void {
-  const parts = path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== "");
+/**
+ * Removes an unknown field (Warn/Ignore drop it, as the decoder does). The path is structured:
+ * keys may hold dots, brackets or be empty.
+ */
+export function dropField(
+  object: Record<string, unknown>,
+  path: readonly (string | number)[],
+): void {
   let cur: unknown = object;
-  for (const part of parts.slice(0, -1)) {
-    cur = Array.isArray(cur) ? cur[Number(part)] : isRecord(cur) ? cur[part] : undefined;
+  for (const part of path.slice(0, -1)) {
+    cur = Array.isArray(cur) ? cur[part as number] : isRecord(cur) ? cur[part] : undefined;
   }
-  const last = parts[parts.length - 1]!;
-  if (isRecord(cur)) delete cur[last];
+  const last = path[path.length - 1];
+  if (last !== undefined && isRecord(cur)) delete cur[last];
 }

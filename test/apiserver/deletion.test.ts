@@ -163,7 +163,10 @@ describe("propagation policies (kubectl delete --cascade)", () => {
       metadata: { name: "rc" },
       spec: {
         replicas: 2,
-        template: { metadata: { labels: { app: "rc" } }, spec: { containers: [{ name: "a" }] } },
+        template: {
+          metadata: { labels: { app: "rc" } },
+          spec: { containers: [{ name: "a", image: "nginx" }] },
+        },
       },
     };
     assert.equal(

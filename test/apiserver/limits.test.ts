@@ -126,6 +126,33 @@ describe("deep JSON", () => {
     assert.equal(stored.body.metadata.annotations, undefined);
     await readsWork(call, ["web"]);
   });
+
+  // The YAML parser recursed per level and, 5,000 deep, ran the process out of memory.
+  for (const [style, body] of [
+    ["JSON", deploymentText("deep", nested(5_000))],
+    [
+      "YAML flow",
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: deep}\nx: ${nested(5_000)}\n`,
+    ],
+  ] as const) {
+    it(`server-side apply of ${style} 5,000 deep: 400, nothing stored`, async () => {
+      const { call } = setup();
+      const res = wire(
+        await call(
+          "PATCH",
+          `${DEPLOYMENTS}/deep?fieldManager=t`,
+          body,
+          "application/apply-patch+yaml",
+        ),
+      );
+      assert.equal(res.status, 400);
+      assert.equal(
+        res.body.message,
+        `Deployment in version "v1" cannot be handled as a Deployment: nesting depth ${style === "JSON" ? 5_006 : 5_000} exceeds the server's limit of 1000`,
+      );
+      await readsWork(call, []);
+    });
+  }
 });
 
 describe("stored object size (etcd's 1.5 MiB)", () => {

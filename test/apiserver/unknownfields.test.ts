@@ -122,7 +122,8 @@ describe("unknownFields: at full depth", () => {
       const version = kind === "HorizontalPodAutoscaler" ? "v2" : "v1";
       const object = OBJECTS[kind];
       assert.ok(object);
-      assert.deepEqual(unknownFields(kind, version, withUnknown(object, path)), [display(path)]);
+      const found = unknownFields(kind, version, withUnknown(object, path)).map((f) => f.name);
+      assert.deepEqual(found, [display(path)]);
     });
   }
   it("deduced parts are not checked (listed in kinds/README.md)", () => {
@@ -176,6 +177,37 @@ describe("a container's unknown field through the API", () => {
       ?.template.spec.containers[0];
     assert.ok(container && !("x" in container));
   });
+  // Keys are data: an empty key, or one with dots or brackets, names no other field.
+  for (const key of ["", ".", "a.b", "[0]", "constructor", "__proto__"]) {
+    it(`an unknown key ${JSON.stringify(key)} is dropped alone, wherever it is`, async () => {
+      const { cluster, call } = setup();
+      const pod = JSON.parse(
+        JSON.stringify({ apiVersion: "v1", kind: "Pod", ...OBJECTS.Pod, status: undefined }),
+      ) as Record<string, Record<string, unknown>>;
+      const inject = (o: Record<string, unknown>) =>
+        Object.defineProperty(o, key, { value: 1, enumerable: true, writable: true });
+      inject(pod);
+      const { metadata, spec: sent } = pod;
+      assert.ok(metadata && sent);
+      inject(metadata);
+      inject(sent);
+      inject((sent.containers as Record<string, unknown>[])[0] ?? {});
+      const res = await call("POST", "/api/v1/namespaces/default/pods", pod);
+      assert.equal(res.status, 201, JSON.stringify("body" in res ? res.body : res));
+      const stored = cluster.store.get("Pod", "default", "web");
+      assert.ok(stored);
+      const spec = stored.spec as { containers: Record<string, unknown>[] };
+      assert.equal(spec.containers[0]?.image, "nginx");
+      for (const o of [stored, stored.metadata, spec, spec.containers[0]]) {
+        assert.equal(Object.hasOwn(o ?? {}, key), false, `${key} kept`);
+      }
+      assert.equal(
+        res.headers?.warning?.split(", ").length,
+        4,
+        `one warning per unknown field: ${res.headers?.warning}`,
+      );
+    });
+  }
   it("Strict: 400, nothing stored", async () => {
     const { cluster, call } = setup();
     const res = await call("POST", `${DEPLOYMENTS}?fieldValidation=Strict`, body());

@@ -11,7 +11,10 @@
 //   cluster's controllers and Horizon's HPA controller run over the stored objects without an
 //   error.
 // Used by test/fuzz/fuzz.test.ts (a short run in `npm test`) and scripts/fuzz.ts (long runs).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import type { KubeObject } from "../../src/api/types.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
@@ -24,6 +27,7 @@ import { RealtimeDriver } from "../../src/cluster/realtime.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario } from "../cluster/builders.js";
+import { type KubectlBinary, kubectl } from "../e2e/helpers.js";
 
 export const NAMESPACE = "fuzz";
 
@@ -185,12 +189,17 @@ export type Verb = (typeof VERBS)[number];
 
 /** JSON nested `depth` deep, spliced in as text (JSON.stringify cannot write it). */
 class Deep {
-  constructor(readonly depth: number) {}
+  constructor(readonly depth: number) {
+    Object.freeze(this);
+  }
 }
 
 /** A string of `length` characters, made only when the body is written. */
 class Big {
-  constructor(readonly length: number) {}
+  // Frozen: the instances are shared between cases, and a mutation must not reach into one.
+  constructor(readonly length: number) {
+    Object.freeze(this);
+  }
 }
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -255,6 +264,8 @@ type Path = (string | number)[];
 /** Every path of a JSON value (the root included), containers and leaves. */
 function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
   out.push(prefix);
+  // Placeholders are leaves.
+  if (value instanceof Deep || value instanceof Big) return out;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) pathsOf(value[i], [...prefix, i], out);
   } else if (value !== null && typeof value === "object") {
@@ -310,35 +321,6 @@ function deleteAt(root: Record<string, unknown>, path: Path): unknown {
   return root;
 }
 
-/** A JSON value's type, as a decoder sees it. */
-function jsonClass(value: unknown): string {
-  if (value instanceof Deep) return "array";
-  if (value instanceof Big) return "string";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
-}
-
-/** Does `next` have the shape of `old` (the same JSON types, element by element)? */
-function sameShape(old: unknown, next: unknown): boolean {
-  if (next instanceof Deep) return false;
-  if (jsonClass(old) !== jsonClass(next)) return false;
-  if (Array.isArray(old) && Array.isArray(next)) {
-    const model = old[0];
-    return model === undefined || next.every((item) => sameShape(model, item));
-  }
-  if (old !== null && typeof old === "object" && next !== null && typeof next === "object") {
-    const before = old as Record<string, unknown>;
-    // All-string objects are taken as string maps (labels, selectors): new keys too.
-    const values = Object.values(before);
-    const stringMap = values.length > 0 && values.every((v) => typeof v === "string");
-    return Object.entries(next as Record<string, unknown>).every(([k, v]) =>
-      before[k] === undefined ? !stringMap || typeof v === "string" : sameShape(before[k], v),
-    );
-  }
-  return true;
-}
-
 function valueAt(root: unknown, path: Path): unknown {
   let cur = root;
   for (const part of path) {
@@ -348,20 +330,12 @@ function valueAt(root: unknown, path: Path): unknown {
   return cur;
 }
 
-/**
- * The valid object with the mutations applied (paths picked among the current ones), and
- * whether one gave a field a value of another JSON type.
- */
-export function mutate(
-  valid: Record<string, unknown>,
-  mutations: readonly Mutation[],
-): { value: unknown; retyped: boolean; removed: boolean; unknown: boolean } {
+/** The valid object with the mutations applied (paths picked among the current ones). */
+export function mutate(valid: Record<string, unknown>, mutations: readonly Mutation[]): unknown {
   let value: unknown = clone(valid);
-  let retyped = false;
-  let removed = false;
-  let unknown = false;
   for (const original of mutations) {
-    if (value === null || typeof value !== "object") break;
+    const leaf = value === null || typeof value !== "object";
+    if (leaf || value instanceof Deep || value instanceof Big) break;
     // A fresh copy: constants ({}, []) are shared between cases, and later mutations write
     // into what earlier ones inserted.
     const inserted =
@@ -373,31 +347,18 @@ export function mutate(
     const path = paths[m.at % paths.length]!;
     const root = value as Record<string, unknown>;
     if (m.op === "set") {
-      if (!sameShape(valueAt(root, path), m.value)) retyped = true;
-      // A quantity (resource requests and limits) is a type of its own: a string that does
-      // not parse as one is a decode error upstream.
-      if (path.includes("requests") || path.includes("limits")) retyped = true;
       value = setAt(root, path, m.value);
     } else if (m.op === "delete") {
-      removed = true;
       value = deleteAt(root, path);
     } else {
       const target = valueAt(root, path);
-      if (target !== null && typeof target === "object" && !Array.isArray(target)) {
-        const fields = target as Record<string, unknown>;
-        const old = fields[m.key];
-        if (old !== undefined && !sameShape(old, m.value)) retyped = true;
-        // A new key: an unknown field of a struct, or an entry of a map (labels, selectors)
-        // whose values have a type; all-string objects are taken as string maps.
-        if (old === undefined) unknown = true;
-        const values = Object.values(fields);
-        const stringMap = values.length > 0 && values.every((v) => typeof v === "string");
-        if (old === undefined && stringMap && typeof m.value !== "string") retyped = true;
-        fields[m.key] = m.value;
+      const placeholder = target instanceof Deep || target instanceof Big;
+      if (target !== null && typeof target === "object" && !Array.isArray(target) && !placeholder) {
+        (target as Record<string, unknown>)[m.key] = m.value;
       }
     }
   }
-  return { value, retyped, removed, unknown };
+  return value;
 }
 
 /** JSON text of a value holding Deep and Big placeholders. */
@@ -432,21 +393,10 @@ const patchOp: fc.Arbitrary<PatchOp> = fc.record({
   append: fc.boolean(),
 });
 
-/** A JSON patch over paths of the valid object; retyped when a value may change a type. */
-function jsonPatch(
-  valid: Record<string, unknown>,
-  ops: readonly PatchOp[],
-): { value: unknown[]; retyped: boolean; removed: boolean } {
+/** A JSON patch over paths of the valid object. */
+function jsonPatch(valid: Record<string, unknown>, ops: readonly PatchOp[]): unknown[] {
   const paths = pathsOf(valid);
-  const retyped = ops.some((o) => {
-    const path = paths[o.at % paths.length]!;
-    if (o.op === "move" || o.op === "copy") return true;
-    if (o.op === "remove") return false;
-    const old = o.append ? undefined : valueAt(valid, path);
-    return old === undefined || !sameShape(old, o.value);
-  });
-  const removed = ops.some((o) => o.op === "remove" || o.op === "move");
-  const value = ops.map((o) => {
+  return ops.map((o) => {
     const path = paths[o.at % paths.length]!;
     const text = o.append ? `${pointer(path)}/-` : pointer(path);
     const op: Record<string, unknown> = { op: o.op, path: text };
@@ -454,7 +404,6 @@ function jsonPatch(
     if (o.op !== "remove") op.value = o.value;
     return op;
   });
-  return { value, retyped, removed };
 }
 
 // --- one case -----------------------------------------------------------------------------------
@@ -600,34 +549,8 @@ function check(condition: unknown, message: string): asserts condition {
 
 let counter = 0;
 
-export interface CaseOptions {
-  /** Wrong JSON types get a 400 (the typed decoding has landed): all invariants hold for them. */
-  typedDecoding: boolean;
-}
-
-/** Does the server answer a wrong JSON type with a 400 (not a 500)? */
-export async function hasTypedDecoding(server: FuzzServer): Promise<boolean> {
-  const probe = await send(
-    server,
-    "POST",
-    "/api/v1/namespaces",
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: "probe", labels: { a: 1 } },
-    }),
-  );
-  // Accepted (no typed decoding yet): it must not be left for kubectl to choke on.
-  server.cluster.store.delete("Namespace", "", "probe");
-  return probe.status === 400;
-}
-
 /** Runs one case against the server; throws InvariantError when an invariant breaks. */
-export async function runCase(
-  server: FuzzServer,
-  c: FuzzCase,
-  options: CaseOptions,
-): Promise<{ stored: boolean; wrongType?: string; removedField?: string }> {
+export async function runCase(server: FuzzServer, c: FuzzCase): Promise<{ stored: boolean }> {
   const kind = KIND_CASES[c.kind]!;
   const name = `f${(counter++).toString(36)}`;
   const valid = { apiVersion: kind.apiVersion, kind: kind.kind, ...kind.valid(name) };
@@ -639,16 +562,7 @@ export async function runCase(
     check(made.status === 201, `the valid ${kind.kind} was refused: ${made.status} ${made.text}`);
   }
   let request: { method: string; path: string; body: string; contentType: string };
-  let retyped = false;
-  let removed = false;
-  let unknown = false;
-  const mutated = () => {
-    const m = mutate(valid, c.mutations);
-    retyped = m.retyped;
-    removed = m.removed;
-    unknown = m.unknown;
-    return encode(m.value);
-  };
+  const mutated = () => encode(mutate(valid, c.mutations));
   switch (c.verb) {
     case "create":
       request = {
@@ -684,13 +598,10 @@ export async function runCase(
       break;
     case "json":
       {
-        const patch = jsonPatch(valid, c.patch);
-        retyped = patch.retyped;
-        removed = patch.removed;
         request = {
           method: "PATCH",
           path: `${itemPath}${query}`,
-          body: encode(patch.value),
+          body: encode(jsonPatch(valid, c.patch)),
           contentType: "application/json-patch+json",
         };
       }
@@ -718,8 +629,6 @@ export async function runCase(
   try {
     check(answer.status < 500, `${what} (never a 5xx): ${answer.text.slice(0, 600)}`);
     const failed = server.controllerErrors.slice(errorsBefore);
-    // Taken: a case excused below must not fail the next one.
-    server.controllerErrors.length = errorsBefore;
     check(
       failed.length === 0,
       `${what}: a controller failed on it: ${failed.join("\n").slice(0, 800)}`,
@@ -730,33 +639,20 @@ export async function runCase(
       check(now === storedBefore, `${what}: a refused write changed the object`);
       return { stored: false };
     }
-    await readsWork(server, kind, name, what);
-    // Big objects go once checked: a few hundred of them would make every list too big. So
-    // do objects with a wrong type, an unknown or a removed field while typed decoding has not
-    // landed: kubectl's typed clients cannot read them (the kubectl phase is for the rest).
-    const untyped = (retyped || unknown || removed) && !options.typedDecoding;
-    if (request.body.length > 64 * 1024 || untyped) {
-      store.delete(kind.kind, kind.kind === "Namespace" ? "" : NAMESPACE, name);
+    // A create's mutations may have renamed it: what was stored is what the answer names.
+    const storedName =
+      c.verb === "create"
+        ? (JSON.parse(answer.text) as { metadata: { name: string } }).metadata.name
+        : name;
+    await readsWork(server, kind, storedName, what);
+    // Big objects go once checked: a few hundred of them would make every list too big.
+    if (request.body.length > 64 * 1024) {
+      store.delete(kind.kind, kind.kind === "Namespace" ? "" : NAMESPACE, storedName);
     }
     return { stored: true };
-  } catch (error) {
-    // A value of the wrong JSON type is issue #14's "Wrong JSON types answer 500", which its
-    // typed decoding (a schema tree per kind) fixes by refusing it with a 400; until that has
-    // landed, what such a value breaks is counted and reported, not failed. A removed
-    // required field (Go decodes it as the zero value) is not handled yet either: counted and
-    // reported.
-    const excused =
-      (retyped || unknown) && !options.typedDecoding
-        ? "wrongType"
-        : removed
-          ? "removedField"
-          : undefined;
-    if (error instanceof InvariantError && excused) {
-      // Taken out of the store, so that it breaks no later case's reads.
-      store.delete(kind.kind, kind.kind === "Namespace" ? "" : NAMESPACE, name);
-      return { stored: false, [excused]: error.message };
-    }
-    throw error;
+  } finally {
+    // Taken: what a controller failed on is reported once, by this case.
+    server.controllerErrors.length = errorsBefore;
   }
 }
 
@@ -841,3 +737,30 @@ export async function runControllers(server: FuzzServer): Promise<string[]> {
 }
 
 export type { KubeObject };
+
+/**
+ * `kubectl get -A -o json` and `kubectl describe -A` of every fuzzed resource with a real
+ * kubectl binary: the failures (empty when every stored object can be shown).
+ */
+export async function kubectlReads(server: FuzzServer, binary: KubectlBinary): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "horizon-fuzz-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, server.kubeconfig, { mode: 0o600 });
+  const context = { binary, kubeconfig, cacheDir: join(dir, "cache") };
+  const failures: string[] = [];
+  try {
+    for (const resource of new Set(KIND_CASES.map((k) => k.resource))) {
+      for (const args of [
+        ["get", resource, "-A", "-o", "json"],
+        ["describe", resource, "-A"],
+      ]) {
+        const res = await kubectl(context, args, { timeoutMs: 60_000 });
+        if (res.code !== 0)
+          failures.push(`kubectl ${args.join(" ")}: ${res.stderr.slice(0, 2000)}`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return failures;
+}

@@ -6,13 +6,18 @@ import { parse as parseYaml } from "yaml";
 import { readHorizontalPodAutoscaler } from "../../api/conversion.js";
 import { isRecord } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
-import { badRequest, unsupportedMediaType, unsupportedPatchType } from "../errors.js";
-import { depthError } from "../limits.js";
+import {
+  type ApiError,
+  badRequest,
+  unsupportedMediaType,
+  unsupportedPatchType,
+} from "../errors.js";
+import { depthError, OBJECT_MAX_DEPTH } from "../limits.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "../microtime.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "../protobuf.js";
 import { fail, ok, type Result } from "../request.js";
 import { decodeTyped } from "../typeddecode.js";
-import { dropPath, unknownFields } from "../unknownfields.js";
+import { dropField, unknownFields } from "../unknownfields.js";
 import type { Ctx } from "./context.js";
 
 /**
@@ -44,12 +49,13 @@ export function decodeBody(
     try {
       const yaml =
         contentType === "application/yaml" || contentType === "application/apply-patch+yaml";
-      value = yaml ? parseYaml(text) : JSON.parse(text);
+      value = yaml ? decodeYaml(text, ctx) : JSON.parse(text);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return fail(badRequest(`couldn't get version/kind; json parse error: ${message}`));
     }
   }
+  if (value instanceof TooDeep) return fail(value.error);
   // Deep nesting stops at the decoder, before any recursive code sees it.
   const deep = depthError(value, { kind: ctx.info.kind, version: ctx.target.version });
   return deep ? fail(deep) : ok(value);
@@ -87,7 +93,7 @@ export function toStored(ctx: Ctx, body: unknown): Result<KubeObject> {
   const unknown = unknownFields(ctx.info.kind, ctx.target.version, object);
   if (unknown.length > 0) {
     const mode = ctx.req.query.get("fieldValidation") ?? "Warn";
-    const texts = unknown.map((f) => `unknown field ${JSON.stringify(f)}`);
+    const texts = unknown.map((f) => `unknown field ${JSON.stringify(f.name)}`);
     if (mode === "Strict") {
       return fail(
         badRequest(
@@ -96,7 +102,7 @@ export function toStored(ctx: Ctx, body: unknown): Result<KubeObject> {
       );
     }
     if (mode === "Warn") ctx.warnings.push(...texts);
-    for (const path of unknown) dropPath(object, path);
+    for (const field of unknown) dropField(object, field.path);
   }
   if (ctx.info.kind === "HorizontalPodAutoscaler") {
     const read = readHorizontalPodAutoscaler(object);
@@ -137,4 +143,50 @@ export function placeNamespace(ctx: Ctx, object: KubeObject): Result<KubeObject>
     );
   }
   return ok({ ...object, metadata: { ...object.metadata, namespace: ctx.namespace } });
+}
+
+/** A YAML body refused before parsing: nested deeper than the parser's recursion can take. */
+class TooDeep {
+  constructor(readonly error: ApiError) {}
+}
+
+/**
+ * A YAML body (what kubectl sends is JSON, a subset of YAML: parsed as JSON first). The YAML
+ * parser recurses per level of flow nesting and fails hard far below upstream's 10,000, so
+ * bodies whose brackets nest past the server's object limit are refused before it runs.
+ */
+function decodeYaml(text: string, ctx: Ctx): unknown {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // YAML flow syntax that is not JSON (`{a: 1}`): the YAML parser reads it.
+    }
+  }
+  const depth = flowDepth(text);
+  if (depth > OBJECT_MAX_DEPTH) {
+    const { kind } = ctx.info;
+    return new TooDeep(
+      badRequest(
+        `${kind} in version ${JSON.stringify(ctx.target.version)} cannot be handled as a ${kind}: nesting depth ${depth} exceeds the server's limit of ${OBJECT_MAX_DEPTH}`,
+      ),
+    );
+  }
+  return parseYaml(text);
+}
+
+/**
+ * The deepest nesting of `[` and `{` (brackets inside scalars count too: an upper bound of the
+ * flow depth, only ever too high for text with a thousand unclosed brackets in its strings).
+ */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x5b || ch === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if ((ch === 0x5d || ch === 0x7d) && depth > 0) depth--;
+  }
+  return deepest;
 }

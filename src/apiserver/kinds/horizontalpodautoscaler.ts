@@ -197,7 +197,9 @@ const V1 = root(
   ),
 );
 
-const asHpa = (object: KubeObject) => object as unknown as HorizontalPodAutoscaler;
+// The spec is a Go struct, not a pointer: a body without one decodes as its zero value.
+const asHpa = (object: KubeObject) =>
+  ({ ...object, spec: object.spec ?? {} }) as unknown as HorizontalPodAutoscaler;
 const asObject = (hpa: HorizontalPodAutoscaler) => hpa as unknown as KubeObject;
 
 /**

@@ -3,6 +3,7 @@
 import type { KubeObject } from "../../api/types.js";
 import { condition, conditions, root } from "./meta.js";
 import { CONTAINER_STATUS, POD_SPEC } from "./podspec.js";
+import { validatePodSpec, validatePodUpdate } from "./podvalidation.js";
 import { AGE, asRecord, col, hasTime, humanDuration, int, NAME, since, text } from "./printing.js";
 import {
   applyUnlisted,
@@ -16,9 +17,17 @@ import {
   struct,
   time,
 } from "./schema.js";
-import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
+import { type KindDefinition, type KindStrategy, type Prepared, READ_WRITE } from "./types.js";
 
 const CONTAINER_STATUSES = atomicOf(CONTAINER_STATUS);
+
+const checked = (object: KubeObject, errors: ReturnType<typeof validatePodSpec>): Prepared =>
+  errors.length > 0 ? { ok: false, errors } : { ok: true, value: object };
+
+const POD_STRATEGY: KindStrategy = {
+  prepareForCreate: (object) => checked(object, validatePodSpec(object.spec, "spec")),
+  prepareForUpdate: (next, current) => checked(next, validatePodUpdate(next, current)),
+};
 
 export const pod: KindDefinition<"Pod"> = {
   kind: "Pod",
@@ -76,7 +85,7 @@ export const pod: KindDefinition<"Pod"> = {
     "status.podIP",
     "status.nominatedNodeName",
   ],
-  strategy: PLAIN_STRATEGY,
+  strategy: POD_STRATEGY,
   printer: {
     columns: [
       NAME,

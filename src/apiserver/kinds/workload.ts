@@ -3,11 +3,17 @@
 import type { KubeObject } from "../../api/types.js";
 import { applyWorkloadDefaults } from "../../api/workload-defaults.js";
 import type { KindStrategy } from "./types.js";
+import { validateWorkload } from "./workloadvalidation.js";
 
 export const WORKLOAD_STRATEGY: KindStrategy = {
   prepareForCreate(object) {
     const { status: _status, ...rest } = applyWorkloadDefaults(object);
-    return { ok: true, value: rest as KubeObject };
+    const errors = validateWorkload(rest as KubeObject);
+    return errors.length > 0 ? { ok: false, errors } : { ok: true, value: rest as KubeObject };
   },
-  prepareForUpdate: (next) => ({ ok: true, value: applyWorkloadDefaults(next) }),
+  prepareForUpdate(next, current) {
+    const value = applyWorkloadDefaults(next);
+    const errors = validateWorkload(value, current);
+    return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+  },
 };
