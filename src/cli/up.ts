@@ -712,7 +712,7 @@ export async function upCommand(
   const startOptions = parsed.value;
   let source = "empty";
   if (scenarioFile !== undefined) {
-    const loaded = await loadScenarioFile(scenarioFile);
+    const loaded = await loadScenarioFile(scenarioFile, { served: true });
     if (!loaded.ok) {
       for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
       return 2;

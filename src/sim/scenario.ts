@@ -21,6 +21,7 @@ import {
   validateHorizontalPodAutoscaler,
 } from "../api/validation.js";
 import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
+import { kindDefinition } from "../apiserver/kinds/registry.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { applyFromPrometheus, RangeQueries } from "./prometheus-traffic.js";
@@ -103,6 +104,11 @@ export interface LoadOptions {
   fromPrometheus?: { url: string; durationMs?: number };
   /** `prometheus` models' range queries, fetched by `resolveScenario`. */
   rangeQueries?: RangeQueries;
+  /**
+   * The objects go to `horizon up`'s API server: kinds it serves that the simulator does not
+   * model (SERVED_ONLY_KINDS) are kept, checked as the API server checks them, not skipped.
+   */
+  served?: boolean;
 }
 
 export type ScenarioResult =
@@ -113,7 +119,7 @@ export type ScenarioResult =
  * traffic models replay. */
 export async function loadScenarioFile(
   path: string,
-  options: Pick<LoadOptions, "sets" | "fromPrometheus" | "nowMs" | "rangeQueries"> = {},
+  options: Pick<LoadOptions, "sets" | "fromPrometheus" | "nowMs" | "rangeQueries" | "served"> = {},
 ): Promise<ScenarioResult> {
   let text: string;
   try {
@@ -313,6 +319,57 @@ const MANIFEST_KINDS: Record<string, readonly string[]> = {
     "autoscaling/v2beta1",
   ],
 };
+
+/**
+ * Kinds `horizon up` serves but the simulator does not model, with their served version: in a
+ * scenario given to `horizon up` they are created like the other objects (so the book's
+ * ServiceMonitor is scraped, and the Prometheus Operator's CRDs are accepted as kubectl apply
+ * accepts them); `horizon simulate` skips them with a warning.
+ */
+const SERVED_ONLY_KINDS: Record<string, string> = {
+  ServiceMonitor: "monitoring.coreos.com/v1",
+  CustomResourceDefinition: "apiextensions.k8s.io/v1",
+};
+
+/** A served-only object, checked by its kind's create strategy (errors name the field). */
+function readServedOnly(
+  c: Ctx,
+  doc: Doc,
+  data: Obj,
+  gates: FeatureGates,
+  seen: Map<string, Doc>,
+): KubeObject | undefined {
+  const kind = data.kind as string;
+  const apiVersion = data.apiVersion as string;
+  if (apiVersion !== SERVED_ONLY_KINDS[kind]) {
+    c.error(["apiVersion"], `no matches for kind "${kind}" in version "${apiVersion}"`);
+    return undefined;
+  }
+  if (!isObj(data.metadata) || typeof data.metadata.name !== "string" || !data.metadata.name) {
+    c.error(["metadata", "name"], `${MSG.required}: name or generateName is required`);
+    return undefined;
+  }
+  const obj = structuredClone(data) as KubeObject;
+  const definition = kindDefinition(kind);
+  if (definition?.namespaced && !obj.metadata.namespace) obj.metadata.namespace = "default";
+  const namespace = obj.metadata.namespace ?? "";
+  const key = `${kind}/${namespace}/${obj.metadata.name}`;
+  const first = seen.get(key);
+  if (first) {
+    c.error(
+      ["metadata", "name"],
+      `${kind} ${namespace ? `${namespace}/` : ""}${obj.metadata.name} is already defined in document ${first.index}`,
+    );
+    return undefined;
+  }
+  seen.set(key, doc);
+  const prepared = definition?.strategy.prepareForCreate(obj, { featureGates: gates });
+  if (prepared && !prepared.ok) {
+    for (const e of prepared.errors) c.r.fieldError(doc, e.field, fieldErrorBody(e));
+    return undefined;
+  }
+  return obj;
+}
 
 interface ManifestWorkload {
   ref: WorkloadRef;
@@ -547,7 +604,7 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
   const seen = new Map<string, Doc>();
   for (const doc of docs) {
     if (scenarioDocs.includes(doc)) continue;
-    const obj = readManifest(r, doc, gates, workloads, hpas, seen);
+    const obj = readManifest(r, doc, gates, workloads, hpas, seen, options.served === true);
     if (obj) {
       objects.push(obj);
       sources.set(obj, r.position(doc));
@@ -637,6 +694,7 @@ function readManifest(
   workloads: Map<string, ManifestWorkload>,
   hpas: Map<string, ManifestHpa>,
   seen: Map<string, Doc>,
+  served: boolean,
 ): KubeObject | undefined {
   const c = new Ctx(r, doc);
   const data = doc.data;
@@ -655,6 +713,9 @@ function readManifest(
   const kind = data.kind as string;
   const apiVersion = data.apiVersion as string;
   const versions = MANIFEST_KINDS[kind];
+  if (!versions && served && Object.hasOwn(SERVED_ONLY_KINDS, kind)) {
+    return readServedOnly(c, doc, data, gates, seen);
+  }
   if (!versions) {
     const name = isObj(data.metadata) ? data.metadata.name : undefined;
     r.warn(

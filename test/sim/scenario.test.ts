@@ -131,7 +131,7 @@ describe("examples", () => {
     ]);
     assert.match(
       result.scenario.warnings[0]!,
-      /custom-metrics\.yaml:49:1: document 3 \(ServiceMonitor\/sample-app\): ServiceMonitor sample-app \(monitoring\.coreos\.com\/v1\) is not simulated; skipped$/,
+      /custom-metrics\.yaml:50:1: document 3 \(ServiceMonitor\/sample-app\): ServiceMonitor sample-app \(monitoring\.coreos\.com\/v1\) is not simulated; skipped$/,
     );
   });
 
@@ -486,6 +486,53 @@ spec:
       "s.yaml:22:1: document 3 (PodDisruptionBudget/pdb): PodDisruptionBudget pdb (policy/v1) is not simulated; skipped",
     ]);
     assert.equal(s.objects.length, 1);
+  });
+
+  test("for horizon up (served), a ServiceMonitor and the operator's CRD are kept, checked as the API server checks them", () => {
+    const monitor =
+      "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  endpoints: [{port: http}]\n";
+    const crd =
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: servicemonitors.monitoring.coreos.com}\nspec:\n  group: monitoring.coreos.com\n  scope: Namespaced\n  names: {plural: servicemonitors, kind: ServiceMonitor}\n  versions: [{name: v1, served: true, storage: true}]\n";
+    const served = ok(file(DEPLOYMENT, crd, monitor), { served: true });
+    assert.deepEqual(served.warnings, []);
+    assert.deepEqual(
+      served.objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`),
+      [
+        "Deployment/default/web",
+        "CustomResourceDefinition//servicemonitors.monitoring.coreos.com",
+        "ServiceMonitor/default/web",
+      ],
+    );
+    // The simulator has no use for them: skipped with a warning, as before.
+    const simulated = ok(file(DEPLOYMENT, monitor));
+    assert.equal(simulated.objects.length, 1);
+    assert.match(
+      simulated.warnings[0]!,
+      /ServiceMonitor web \(monitoring\.coreos\.com\/v1\) is not simulated; skipped$/,
+    );
+    // Errors name the field, at its position.
+    assert.deepEqual(
+      errorLines(file(DEPLOYMENT, monitor.replace("[{port: http}]", "[{port: 8080}]")), {
+        served: true,
+      }),
+      [
+        's.yaml:23:22: document 2 (ServiceMonitor/web): spec.endpoints[0].port: Invalid value: "integer": spec.endpoints[0].port in body must be of type string: "integer"',
+      ],
+    );
+    assert.deepEqual(
+      errorLines(
+        file(
+          DEPLOYMENT,
+          monitor.replace("monitoring.coreos.com/v1", "monitoring.coreos.com/v1alpha1"),
+        ),
+        {
+          served: true,
+        },
+      ),
+      [
+        's.yaml:18:13: document 2 (ServiceMonitor/web): apiVersion: no matches for kind "ServiceMonitor" in version "monitoring.coreos.com/v1alpha1"',
+      ],
+    );
   });
 
   test("an HPA whose target is missing is a warning, as is a metric without a model", () => {
