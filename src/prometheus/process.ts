@@ -1,7 +1,7 @@
 // Prometheus as a child process of `horizon up --prometheus`: the binary found on PATH (Debian's
 // package: /usr/bin/prometheus), a loopback port, its TSDB in the data directory (or a temp
 // directory), the lifecycle API on for reloads (POST /-/reload after the configuration file
-// changes), stopped with SIGTERM.
+// changes), stopped with SIGTERM, and with `horizon up` however it ends (WATCHDOG).
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -25,6 +25,19 @@ export function findPrometheus(path = process.env.PATH ?? ""): string | null {
   }
   return null;
 }
+
+/**
+ * Prometheus must not outlive `horizon up`, even a SIGKILLed one (which runs no exit handler).
+ * The shell keeps the read end of a pipe whose write end only this process holds, leaves a
+ * subshell blocked on it, and execs Prometheus (so the child's pid is Prometheus' own and
+ * SIGTERM reaches it directly). When this process exits the kernel closes the write end, the
+ * subshell's read sees EOF and sends SIGTERM to Prometheus.
+ */
+const WATCHDOG = [
+  "exec 3<&0",
+  "(while read -r _ <&3; do :; done; kill -TERM $$ 2>/dev/null) </dev/null >/dev/null 2>&1 &",
+  'exec "$@" </dev/null 3<&-',
+].join("\n");
 
 async function freeLoopbackPort(): Promise<number> {
   const server = createServer();
@@ -71,15 +84,21 @@ export async function startPrometheus(options: StartOptions): Promise<StartResul
   const port = options.port || (await freeLoopbackPort());
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
-    binary,
+    "/bin/sh",
     [
+      "-c",
+      WATCHDOG,
+      "prometheus-watchdog",
+      binary,
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${join(dir, "data")}`,
       `--web.listen-address=127.0.0.1:${port}`,
       "--web.enable-lifecycle",
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    { stdio: ["pipe", "ignore", "pipe"] },
   );
+  // Never written: its end (when this process exits, however it exits) stops Prometheus.
+  child.stdin?.on("error", () => {});
   let tail = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);
@@ -98,6 +117,8 @@ export async function startPrometheus(options: StartOptions): Promise<StartResul
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await exited;
+    // Ends the watchdog subshell.
+    child.stdin?.destroy();
     cleanup();
   };
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);

@@ -1,6 +1,6 @@
 // `horizon up SCENARIO --prometheus` as a process (the real CLI): the scenario's ServiceMonitor
 // is created with the other objects and becomes Prometheus' scrape job (it used to be skipped
-// with a warning).
+// with a warning), and a SIGKILLed `horizon up` takes its Prometheus child with it.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -77,6 +77,7 @@ describe("horizon up examples/custom-metrics.yaml --prometheus (the CLI)", { ski
   const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
   let prometheusUrl = "";
   let prometheusPid = 0;
+  let listen = "";
 
   before(async () => {
     prometheusUrl = await pollUntil(
@@ -84,9 +85,12 @@ describe("horizon up examples/custom-metrics.yaml --prometheus (the CLI)", { ski
       () => /^ {2}prometheus: (http:\/\/127\.0\.0\.1:\d+) /m.exec(stdout)?.[1],
       { timeoutMs: 60_000, intervalMs: 100 },
     );
-    const found = processesWith(`--web.listen-address=${prometheusUrl.slice("http://".length)}`);
+    listen = `--web.listen-address=${prometheusUrl.slice("http://".length)}`;
+    // Prometheus itself and its watchdog (a shell: see src/prometheus/process.ts).
+    const found = processesWith(listen);
     const prometheus = found.filter((p) => p.argv0.endsWith("prometheus"));
     assert.equal(prometheus.length, 1, JSON.stringify(found));
+    assert.equal(found.length, 2, JSON.stringify(found));
     prometheusPid = prometheus[0]!.pid;
   });
   after(async () => {
@@ -125,5 +129,22 @@ describe("horizon up examples/custom-metrics.yaml --prometheus (the CLI)", { ski
     assert.equal(target.labels.job, "sample-app");
     assert.equal(target.labels.namespace, "default");
     assert.match(target.labels.pod ?? "", /^sample-app-/);
+  });
+
+  test("kill -9 of horizon up: its Prometheus stops too", async () => {
+    assert.ok(running(prometheusPid));
+    child.kill("SIGKILL");
+    await exited;
+    await pollUntil(
+      `Prometheus (pid ${prometheusPid}) to stop`,
+      () => (running(prometheusPid) ? undefined : true),
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    // Nor does the watchdog stay behind.
+    await pollUntil(
+      "no process left with Prometheus' arguments",
+      () => (processesWith(listen).every((p) => !running(p.pid)) ? true : undefined),
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
   });
 });
