@@ -284,7 +284,8 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   let clusterRef: EmbeddedCluster | undefined;
   const podNetwork = options.listeners
     ? new HttpPodNetwork({
-        onPodError: (pod, message) => clusterRef?.network?.podFailed(pod, message),
+        onPodError: (pod, container, message) =>
+          clusterRef?.containerFailed(pod, container, message),
         onServed: (pod) => clusterRef?.recordServed(pod),
         onServiceError: (service, message) => log(`${clockTime()} service ${service}: ${message}`),
       })

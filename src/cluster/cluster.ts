@@ -329,6 +329,19 @@ export class EmbeddedCluster {
     if (workload) workload.servedTotal++;
   }
 
+  /**
+   * A container of a pod could not serve its port on the pod network (`horizon up`: the address
+   * is in use): the kubelet restarts it with back-off, the pod is not Ready meanwhile, and a
+   * Warning Event on the pod says why.
+   */
+  containerFailed(podKey: string, container: string, message: string): void {
+    const pod = this.#pods.get(podKey);
+    if (!pod) return;
+    this.network?.podFailed(podKey, `Error: container ${container}: ${message}`);
+    this.#kubelet.containerFailed(pod, container, message);
+    this.#reconcile();
+  }
+
   /** In-process adapters of the controller's ports. */
   ports(): Omit<ControllerPorts, "clock"> {
     return createPorts(this);

@@ -31,6 +31,10 @@ export const DEFAULT_USAGE: UsageModel = {
   jitter: 0,
 };
 
+/** Upstream kubelet's container restart back-off: 10 s, doubling, at most 5 minutes. */
+export const CRASH_BACKOFF_INITIAL_MS = 10_000;
+export const CRASH_BACKOFF_MAX_MS = 300_000;
+
 /** Failed pods are collected after this long (upstream's PodGC keeps up to 12,500 terminated pods). */
 export const FAILED_POD_TTL_MS = 5 * 60_000;
 
@@ -173,12 +177,19 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
     time: truncateToSecond(pod.scheduledAt),
   };
   const readyTime = rfc3339(ready.time);
+  const crash = pod.crashLoop;
   const notReady =
     ready.status === "False"
-      ? { reason: pod.stage === "failed" ? "PodFailed" : "ContainersNotReady" }
+      ? {
+          reason: pod.stage === "failed" ? "PodFailed" : "ContainersNotReady",
+          ...(crash ? { message: `containers with unready status: [${crash.container}]` } : {}),
+        }
       : {};
   const containerReady = ready.status === "True";
   const containerStatuses = pod.template.containerNames.map((name) => {
+    if (crash?.container === name && pod.stage !== "failed") {
+      return crashedContainerStatus(pod, crash, containerReady);
+    }
     let state: Record<string, unknown>;
     if (pod.stage === "failed") {
       state = {
@@ -222,6 +233,39 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
     ...(pod.ip !== null ? { podIP: pod.ip, podIPs: [{ ip: pod.ip }] } : {}),
     startTime: scheduled,
     containerStatuses,
+  };
+}
+
+/** A restarted container's status: waiting out its back-off, or running again; its last exit. */
+function crashedContainerStatus(
+  pod: PodRecord,
+  crash: NonNullable<PodRecord["crashLoop"]>,
+  ready: boolean,
+): Record<string, unknown> {
+  const backingOff = crash.backOffMs !== null;
+  const uid = pod.obj.metadata.uid ?? "";
+  return {
+    name: crash.container,
+    ready: ready && !backingOff,
+    restartCount: crash.restarts,
+    started: !backingOff,
+    state: backingOff
+      ? {
+          waiting: {
+            reason: "CrashLoopBackOff",
+            message: `back-off ${crash.backOffMs! / 1000}s restarting failed container=${crash.container} pod=${pod.name}_${pod.namespace}(${uid})`,
+          },
+        }
+      : { running: { startedAt: rfc3339(crash.startedAt) } },
+    lastState: {
+      terminated: {
+        exitCode: 1,
+        reason: "Error",
+        message: crash.message,
+        startedAt: rfc3339(crash.startedAt),
+        finishedAt: rfc3339(crash.finishedAt),
+      },
+    },
   };
 }
 
@@ -306,6 +350,10 @@ export class Kubelet {
         }
         break;
       case "running": {
+        if (pod.crashLoop && pod.crashLoop.backOffMs !== null) {
+          this.#restartContainer(pod);
+          break;
+        }
         pod.readyAt = now;
         pod.readyCondition = { status: "True", time: truncateToSecond(now) };
         const minReady = ownerMinReadyMs(pod.owner);
@@ -327,6 +375,45 @@ export class Kubelet {
       default:
         break;
     }
+  }
+
+  /**
+   * A container could not start (its port is already in use): it exits with an error and the
+   * kubelet restarts it after a back-off, the pod not Ready meanwhile (CrashLoopBackOff), so it
+   * leaves the Service's endpoints.
+   */
+  containerFailed(pod: PodRecord, container: string, message: string): void {
+    if (pod.stage !== "running" && pod.stage !== "ready") return;
+    if (pod.crashLoop && pod.crashLoop.backOffMs !== null) return;
+    const now = this.#host.now;
+    const restarts = pod.crashLoop?.restarts ?? 0;
+    const backOffMs = Math.min(CRASH_BACKOFF_INITIAL_MS * 2 ** restarts, CRASH_BACKOFF_MAX_MS);
+    pod.crashLoop = {
+      container,
+      message,
+      restarts,
+      startedAt: pod.crashLoop?.startedAt ?? pod.runningAt ?? now,
+      finishedAt: now,
+      backOffMs,
+    };
+    this.#host.changeCounts(pod, () => {
+      pod.readyAt = null;
+      pod.available = false;
+    });
+    pod.readyCondition = { status: "False", time: truncateToSecond(now) };
+    this.#setStage(pod, "running");
+    this.schedule(pod, now + backOffMs);
+  }
+
+  /** The back-off is over: the container starts again, and is Ready after the usual delay. */
+  #restartContainer(pod: PodRecord): void {
+    const now = this.#host.now;
+    const crash = pod.crashLoop!;
+    crash.restarts++;
+    crash.backOffMs = null;
+    crash.startedAt = now;
+    this.#setStage(pod, "running");
+    this.schedule(pod, now + pod.lifecycle.readinessDelayMs);
   }
 
   /** The scheduler binds the pod: the kubelet starts creating its containers. */

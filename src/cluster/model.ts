@@ -68,6 +68,19 @@ export function parseTemplate(template: unknown): TemplateInfo {
   };
 }
 
+export interface CrashLoop {
+  container: string;
+  /** Why its last start failed (the termination message). */
+  message: string;
+  /** Restarts so far (containerStatuses.restartCount). */
+  restarts: number;
+  /** When the last (re)start began and ended. */
+  startedAt: number;
+  finishedAt: number;
+  /** Waiting out the back-off before the next restart (CrashLoopBackOff), not running. */
+  backOffMs: number | null;
+}
+
 export class PodRecord {
   stage: Stage = "waiting";
   obj!: KubeObject;
@@ -85,6 +98,11 @@ export class PodRecord {
   available = false;
   /** The Ready condition as written (second precision). */
   readyCondition: { status: "True" | "False"; time: number } | null = null;
+  /**
+   * A container that could not start (its port already in use on `horizon up`'s pod network)
+   * and the kubelet's restarts of it with back-off; null while it runs as it should.
+   */
+  crashLoop: CrashLoop | null = null;
   /** Only the timer carrying the current token fires. */
   token = 0;
   /** Selector-index entries this pod belongs to. */

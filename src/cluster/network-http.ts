@@ -2,7 +2,7 @@
 // containers' declared ports and answers as its app model (app.ts), and each ClusterIP port is
 // a TCP proxy that sends every new connection to the next Ready backend (round robin, as
 // kube-proxy's userspace mode). A listen that fails (the address is in use) is reported, not
-// thrown: the cluster writes it as an Event on the pod.
+// thrown: the container fails to start, as in the kubelet (an Event, CrashLoopBackOff).
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { connect, createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { PodApp } from "./app.js";
@@ -10,8 +10,8 @@ import type { Backend, ServiceRouting } from "./controllers/endpoints.js";
 import type { NetworkPod, PodNetwork } from "./network.js";
 
 export interface HttpPodNetworkOptions {
-  /** A pod's port could not be served (the message says why). */
-  onPodError(podKey: string, message: string): void;
+  /** A container of a pod could not serve its port (the message says why). */
+  onPodError(podKey: string, container: string, message: string): void;
   /** A Service port could not be proxied. */
   onServiceError?(serviceKey: string, message: string): void;
   /** Requests a pod answered with 2xx, as they happen (the usage model follows them). */
@@ -67,7 +67,8 @@ export class HttpPodNetwork implements PodNetwork {
               : error.message;
         this.#options.onPodError(
           pod.key,
-          `Error: container ${port.container}: listen tcp ${pod.ip}:${port.port}: ${why}`,
+          port.container,
+          `listen tcp ${pod.ip}:${port.port}: ${why}`,
         );
       });
       server.listen(port.port, pod.ip);

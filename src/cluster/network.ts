@@ -118,7 +118,11 @@ export class ClusterNetwork {
 
   /** Pod records the cluster changed: start or stop serving, free the address of a gone pod. */
   podChanged(pod: PodRecord): void {
-    const serving = pod.ip !== null && pod.runningAt !== null && pod.stage !== "failed";
+    const serving =
+      pod.ip !== null &&
+      pod.runningAt !== null &&
+      pod.stage !== "failed" &&
+      (pod.crashLoop === null || pod.crashLoop.backOffMs === null);
     const gone = pod.stage === "gone";
     if (serving && !gone && !this.#started.has(pod.key)) {
       this.#started.add(pod.key);

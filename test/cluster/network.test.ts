@@ -286,3 +286,106 @@ describe("CPU follows the requests pods really answer (fake clock)", () => {
     assert.equal(await cpu(), 5, "no answers since: idle again");
   });
 });
+
+describe("a container whose port is in use: CrashLoopBackOff (fake clock)", () => {
+  // Pods: bound at 1 s, running at 3 s, Ready at 8 s (builders' lifecycle).
+  const fake = new FakeNetwork();
+  const c = new EmbeddedCluster({
+    model: clusterModelOf(scenario({ workloads: [workloadModel({ pod: lifecycle() })] })),
+    startTime: T0,
+    network: { podCidr: cidr("127.64.0.0/16"), serviceCidr: cidr("127.65.0.0/16"), pods: fake },
+  });
+  c.create(withPorts(deployment({ replicas: 1 })));
+  c.create(SERVICE);
+  c.advanceTo(at(10));
+  const pod = () => c.store.list("Pod", "default")[0] as KubeObject;
+  const key = () => `default/${pod().metadata.name}`;
+  type Status = {
+    phase: string;
+    conditions: { type: string; status: string; reason?: string; message?: string }[];
+    containerStatuses: {
+      ready: boolean;
+      restartCount: number;
+      started: boolean;
+      state: Record<string, { reason?: string; message?: string; startedAt?: string }>;
+      lastState?: { terminated: { exitCode: number; reason: string; message: string } };
+    }[];
+  };
+  const status = () => pod().status as Status;
+  const ready = () => status().conditions.find((x) => x.type === "Ready")!;
+  const addresses = () =>
+    (
+      (c.store.get("Endpoints", "default", "web")!.subsets ?? []) as {
+        addresses?: { ip: string }[];
+        notReadyAddresses?: { ip: string }[];
+      }[]
+    ).map((s) => ({
+      ready: (s.addresses ?? []).length,
+      notReady: (s.notReadyAddresses ?? []).length,
+    }));
+  const failedEvents = () =>
+    c.store.list("Event", "default").filter((e) => (e as { reason?: string }).reason === "Failed");
+  const BIND = "listen tcp 127.64.0.1:8080: bind: address already in use";
+
+  test("Ready and served before the failure", () => {
+    assert.equal(ready().status, "True");
+    assert.deepEqual(addresses(), [{ ready: 1, notReady: 0 }]);
+    assert.ok(fake.started.has(key()));
+  });
+
+  test("the listen fails: not Ready, out of the Service's addresses, not served, an Event, the status says why", () => {
+    c.containerFailed(key(), "app", BIND);
+    assert.equal(status().phase, "Running");
+    assert.deepEqual(ready(), {
+      ...ready(),
+      status: "False",
+      reason: "ContainersNotReady",
+      message: "containers with unready status: [app]",
+    });
+    const container = status().containerStatuses[0]!;
+    assert.equal(container.ready, false);
+    assert.equal(container.started, false);
+    assert.equal(container.restartCount, 0);
+    assert.equal(container.state.waiting?.reason, "CrashLoopBackOff");
+    assert.match(
+      container.state.waiting?.message ?? "",
+      /^back-off 10s restarting failed container=app pod=web-/,
+    );
+    assert.deepEqual(
+      { ...container.lastState!.terminated, startedAt: undefined, finishedAt: undefined },
+      { exitCode: 1, reason: "Error", message: BIND, startedAt: undefined, finishedAt: undefined },
+    );
+    assert.deepEqual(addresses(), [{ ready: 0, notReady: 1 }]);
+    assert.equal(fake.started.has(key()), false);
+    const events = failedEvents();
+    assert.equal(events.length, 1);
+    assert.equal((events[0] as { message?: string }).message, `Error: container app: ${BIND}`);
+    assert.equal((events[0] as { type?: string }).type, "Warning");
+  });
+
+  test("after the 10 s back-off it is restarted; failing again doubles the back-off", () => {
+    c.advanceTo(at(19.9));
+    assert.equal(fake.started.has(key()), false);
+    c.advanceTo(at(20));
+    assert.ok(fake.started.has(key()), "restarted: served again");
+    assert.equal(status().containerStatuses[0]!.restartCount, 1);
+    assert.ok(status().containerStatuses[0]!.state.running);
+    assert.equal(ready().status, "False", "Ready only after the readiness delay");
+    c.containerFailed(key(), "app", BIND);
+    assert.match(status().containerStatuses[0]!.state.waiting?.message ?? "", /^back-off 20s /);
+    assert.equal(failedEvents().length, 2);
+  });
+
+  test("once the port is free, the restart stays up: Ready and back in the Service's addresses", () => {
+    c.advanceTo(at(40));
+    assert.ok(fake.started.has(key()));
+    assert.equal(ready().status, "False");
+    c.advanceTo(at(45));
+    assert.equal(ready().status, "True");
+    const container = status().containerStatuses[0]!;
+    assert.equal(container.restartCount, 2);
+    assert.equal(container.ready, true);
+    assert.equal(container.lastState?.terminated.message, BIND);
+    assert.deepEqual(addresses(), [{ ready: 1, notReady: 0 }]);
+  });
+});

@@ -1,7 +1,8 @@
 // End-to-end: the pod network of `horizon up` (listeners on): pod IPs and ClusterIPs from
 // their loopback ranges, Endpoints and EndpointSlices read with real kubectl as pods become
 // ready and terminate, real HTTP to a pod and through its Service's ClusterIP, `/metrics` in
-// Prometheus text, and a pod port already in use reported as an Event on the pod.
+// Prometheus text, and a pod port already in use: the container fails to start as with the
+// kubelet (CrashLoopBackOff, an Event, not Ready) until the port is free.
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { after, before, describe, it } from "node:test";
@@ -166,7 +167,7 @@ describe("the pod network of horizon up", () => {
     }
   });
 
-  it("a pod port already in use: a Warning Event on the pod, the server keeps running", async () => {
+  it("a pod port already in use: the container fails to start (not Ready, out of Endpoints, an Event, the status says why), and recovers once it is free", async () => {
     // The next pod IP is the lowest free one: hold its port before the pod starts.
     const pods = await json(["get", "pods", "-l", "app=web"]);
     const used = new Set(pods.items.map((p: { status: { podIP?: string } }) => p.status.podIP));
@@ -176,7 +177,11 @@ describe("the pod network of horizon up", () => {
     blocker = createServer();
     await new Promise<void>((resolve) => blocker!.listen(9090, ip, resolve));
     const apply = await kubectl(ctx, ["apply", "-f", "-"], {
-      stdin: JSON.stringify(app("busy", 1, 9090)),
+      stdin: JSON.stringify({
+        apiVersion: "v1",
+        kind: "List",
+        items: [app("busy", 1, 9090), service("busy")],
+      }),
     });
     assert.equal(apply.code, 0, apply.stderr);
     const event = await pollUntil(
@@ -190,7 +195,47 @@ describe("the pod network of horizon up", () => {
     assert.equal(event.type, "Warning");
     assert.equal(event.involvedObject.kind, "Pod");
     assert.match(event.message, /listen tcp .*:9090: bind: address already in use/);
+    const pod = await pollUntil("the pod in CrashLoopBackOff", async () => {
+      const list = await json(["get", "pods", "-l", "app=busy"]);
+      const got = list.items[0];
+      return got?.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff"
+        ? got
+        : undefined;
+    });
+    assert.equal(pod.status.podIP, ip);
+    const ready = pod.status.conditions.find((c: { type: string }) => c.type === "Ready");
+    assert.equal(ready.status, "False");
+    assert.equal(ready.message, "containers with unready status: [app]");
+    assert.equal(
+      pod.status.containerStatuses[0].lastState.terminated.message,
+      `listen tcp ${ip}:9090: bind: address already in use`,
+    );
+    const endpoints = await json(["get", "endpoints", "busy"]);
+    assert.equal(endpoints.subsets?.[0]?.addresses, undefined);
+    assert.deepEqual(
+      endpoints.subsets[0].notReadyAddresses.map((a: { ip: string }) => a.ip),
+      [ip],
+    );
+    const table = await kubectl(ctx, ["get", "pods", "-l", "app=busy"]);
+    assert.match(table.stdout, /busy-\S+\s+0\/1\s+CrashLoopBackOff\s/);
+    // The server keeps running.
     const version = await kubectl(ctx, ["get", "--raw", "/version"]);
     assert.equal(version.code, 0);
+
+    // Freed: the kubelet's restart after its 10 s back-off binds, and the pod serves.
+    await new Promise<void>((resolve) => blocker!.close(() => resolve()));
+    blocker = null;
+    const recovered = await pollUntil(
+      "the pod Ready in Endpoints after its restart",
+      async () => {
+        const ep = await json(["get", "endpoints", "busy"]);
+        return ep.subsets?.[0]?.addresses?.[0]?.ip === ip ? ep : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    assert.equal(recovered.subsets[0].notReadyAddresses, undefined);
+    const restarted = (await json(["get", "pods", "-l", "app=busy"])).items[0];
+    assert.equal(restarted.status.containerStatuses[0].restartCount, 1);
+    assert.equal((await get(ip, 9090)).status, 200);
   });
 });
