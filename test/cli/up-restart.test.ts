@@ -1,5 +1,6 @@
 // A restart of `horizon up --data-dir` rewrites nothing unchanged: a Deployment (with its
-// ReplicaSet and pods) keeps its resourceVersion, as across a restart of kube-apiserver.
+// ReplicaSet and pods) keeps its resourceVersion, as across a restart of kube-apiserver; pods
+// keep their IPs and Services their ClusterIPs, and new objects never get an address in use.
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,16 @@ import { pollUntil } from "../e2e/helpers.js";
 type Json = ReturnType<typeof JSON.parse>;
 
 const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
+
+const PODS = "/api/v1/namespaces/default/pods";
+const SERVICES = "/api/v1/namespaces/default/services";
+
+const svc = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name, namespace: "default" },
+  spec: { selector: { app: "web" }, ports: [{ port: 80 }] },
+});
 
 async function up(dataDir: string) {
   const started = await startUp({
@@ -64,6 +75,73 @@ describe("horizon up --data-dir restart", () => {
         .map((p: Json) => `${p.metadata.name} ${p.metadata.resourceVersion}`)
         .sort();
       assert.deepEqual(podsAfter, pods);
+    } finally {
+      await second.running.close();
+    }
+  });
+
+  it("keeps pod IPs and ClusterIPs; new pods and Services get free addresses only", async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "horizon-up-restart-")), "data");
+    type Call = Awaited<ReturnType<typeof up>>["call"];
+    const podIps = async (call: Call) =>
+      Object.fromEntries(
+        (await call("GET", PODS)).items.map((p: Json) => [p.metadata.name, p.status.podIP]),
+      ) as Record<string, string | undefined>;
+    const clusterIps = async (call: Call) =>
+      Object.fromEntries(
+        (await call("GET", SERVICES)).items.map((s: Json) => [s.metadata.name, s.spec.clusterIP]),
+      ) as Record<string, string>;
+    const first = await up(dataDir);
+    let pods: Record<string, string | undefined>;
+    let services: Record<string, string>;
+    try {
+      await first.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }));
+      for (const name of ["a", "b", "c"]) await first.call("POST", SERVICES, svc(name));
+      // Holes below the addresses in use: the first Service and the lowest pod go.
+      await first.call("DELETE", `${SERVICES}/a`);
+      const three = await pollUntil("three pods with IPs", async () => {
+        const ips = await podIps(first.call);
+        return Object.values(ips).filter(Boolean).length === 3 ? ips : undefined;
+      });
+      const victim = Object.keys(three).sort((x, y) => three[x]!.localeCompare(three[y]!))[0]!;
+      await first.call("DELETE", `${PODS}/${victim}?gracePeriodSeconds=0`);
+      pods = await pollUntil("the replacement pod with an IP", async () => {
+        const ips = await podIps(first.call);
+        return !(victim in ips) && Object.values(ips).filter(Boolean).length === 3
+          ? ips
+          : undefined;
+      });
+      services = await clusterIps(first.call);
+      assert.ok(!("a" in services) && "b" in services && "c" in services, JSON.stringify(services));
+    } finally {
+      await first.running.close();
+    }
+    const second = await up(dataDir);
+    try {
+      assert.deepEqual(await podIps(second.call), pods);
+      assert.deepEqual(await clusterIps(second.call), services);
+      // New objects: none may take an address a restored object holds.
+      const scale = await second.call("GET", `${DEPLOYMENTS}/web/scale`);
+      const scaled = await second.call("PUT", `${DEPLOYMENTS}/web/scale`, {
+        ...scale,
+        spec: { replicas: 6 },
+      });
+      assert.equal(scaled.spec?.replicas, 6, JSON.stringify(scaled));
+      for (const name of ["d", "e"]) await second.call("POST", SERVICES, svc(name));
+      const after = await pollUntil("six pods with IPs", async () => {
+        const ips = await podIps(second.call);
+        return Object.values(ips).filter(Boolean).length === 6 ? ips : undefined;
+      });
+      for (const [name, ip] of Object.entries(pods)) assert.equal(after[name], ip, name);
+      const podAddresses = Object.values(after);
+      assert.equal(new Set(podAddresses).size, 6, podAddresses.join(" "));
+      const serviceAddresses = Object.values(await clusterIps(second.call));
+      assert.equal(serviceAddresses.length, Object.keys(services).length + 2);
+      assert.equal(
+        new Set(serviceAddresses).size,
+        serviceAddresses.length,
+        serviceAddresses.join(" "),
+      );
     } finally {
       await second.running.close();
     }
