@@ -389,3 +389,78 @@ describe("a container whose port is in use: CrashLoopBackOff (fake clock)", () =
     assert.deepEqual(addresses(), [{ ready: 1, notReady: 0 }]);
   });
 });
+
+describe("EndpointSlices of at most 100 endpoints (fake clock)", () => {
+  const c = new EmbeddedCluster({
+    model: clusterModelOf(scenario({ workloads: [workloadModel({ pod: lifecycle() })] })),
+    startTime: T0,
+    network: { podCidr: cidr("127.64.0.0/16"), serviceCidr: cidr("127.65.0.0/16") },
+  });
+  c.create(withPorts(deployment({ replicas: 250 })));
+  c.create(SERVICE);
+  type Slice = KubeObject & {
+    endpoints: { addresses: string[]; conditions: { ready: boolean } }[];
+    ports: unknown[];
+  };
+  const slices = () =>
+    c.store
+      .list("EndpointSlice", "default")
+      .filter((s) => s.metadata.labels?.["kubernetes.io/service-name"] === "web") as Slice[];
+  const podIps = () =>
+    c.store
+      .list("Pod", "default")
+      .map((p) => (p.status as { podIP?: string }).podIP)
+      .filter((ip): ip is string => ip !== undefined)
+      .sort();
+
+  test("250 ready pods: 3 slices of 100, 100 and 50, each pod in exactly one, all owned by the Service", () => {
+    c.advanceTo(at(10));
+    assert.equal(podIps().length, 250);
+    const got = slices();
+    assert.deepEqual(
+      got.map((s) => s.endpoints.length).sort((a, b) => b - a),
+      [100, 100, 50],
+    );
+    const addresses = got.flatMap((s) => s.endpoints.flatMap((e) => e.addresses)).sort();
+    assert.deepEqual(addresses, podIps());
+    assert.ok(got.every((s) => s.endpoints.every((e) => e.conditions.ready)));
+    const uid = c.store.get("Service", "default", "web")!.metadata.uid;
+    for (const s of got) {
+      assert.equal(s.metadata.ownerReferences?.[0]?.uid, uid);
+      assert.deepEqual(s.ports, [{ name: "http", port: 8080, protocol: "TCP" }]);
+      assert.equal(s.metadata.generateName, "web-");
+    }
+    assert.equal(new Set(got.map((s) => s.metadata.name)).size, 3);
+    // Endpoints stays one object with every ready address.
+    const subsets = c.store.get("Endpoints", "default", "web")!.subsets as {
+      addresses: unknown[];
+    }[];
+    assert.equal(subsets[0]!.addresses.length, 250);
+  });
+
+  test("scaled to 150: two slices remain (the surplus one is deleted), every pod still listed once", () => {
+    const before = new Set(slices().map((s) => s.metadata.name));
+    c.scaleWorkload("default", "Deployment", "web", 150);
+    c.advanceTo(at(60));
+    assert.equal(podIps().length, 150);
+    const got = slices();
+    assert.deepEqual(
+      got.map((s) => s.endpoints.length),
+      [100, 50],
+    );
+    assert.ok(
+      got.every((s) => before.has(s.metadata.name)),
+      "existing slices are kept",
+    );
+    const addresses = got.flatMap((s) => s.endpoints.flatMap((e) => e.addresses)).sort();
+    assert.deepEqual(addresses, podIps());
+  });
+
+  test("scaled to 0: one empty slice stays (upstream's placeholder)", () => {
+    c.scaleWorkload("default", "Deployment", "web", 0);
+    c.advanceTo(at(120));
+    const got = slices();
+    assert.equal(got.length, 1);
+    assert.deepEqual(got[0]!.endpoints, []);
+  });
+});

@@ -1,8 +1,9 @@
 // The endpoints and EndpointSlice controllers (upstream pkg/controller/endpoint and
 // endpointslice): for every Service with a selector, the pods it selects that have an IP are
 // written as an `Endpoints` object (Ready pods in `addresses`, the others in
-// `notReadyAddresses`, terminating pods left out) and one `EndpointSlice` (every such pod,
-// terminating ones included, with ready / serving / terminating conditions). They read the
+// `notReadyAddresses`, terminating pods left out) and `EndpointSlice`s of at most 100
+// endpoints each (every such pod, terminating ones included, with ready / serving /
+// terminating conditions). They read the
 // stored Pod objects, as upstream's controllers read the informer's, and write only what
 // changed. The routing they compute (each Service port's Ready backends) goes to the pod
 // network, which proxies the ClusterIP.
@@ -17,6 +18,8 @@ import type { ObjectStore, WatchEvent } from "../store.js";
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
 export const MANAGED_BY = "endpointslice-controller.k8s.io";
+/** kube-controller-manager's --max-endpoints-per-slice default. */
+export const MAX_ENDPOINTS_PER_SLICE = 100;
 const HEADLESS_LABEL = "service.kubernetes.io/headless";
 
 interface ServicePort {
@@ -195,7 +198,7 @@ export function endpointsSubsets(
  * The endpoints and ports of a Service's EndpointSlice: every selected pod with an IP,
  * terminating ones too, with upstream's conditions (ready: Ready and not terminating;
  * serving: Ready; terminating). The ports are those every pod resolves the same way
- * (upstream splits other pods into more slices; one slice here).
+ * (upstream puts pods that resolve them differently in slices of their own; not done here).
  */
 export function endpointSliceContent(
   service: KubeObject,
@@ -344,7 +347,7 @@ export class EndpointsController {
     }
     const pods = store.list("Pod", namespace);
     this.#writeEndpoints(service, pods);
-    this.#writeSlice(service, pods, slices);
+    this.#writeSlices(service, pods, slices);
     const routing = routingOf(service, pods);
     const proxied = routing.clusterIP !== "" && routing.clusterIP !== "None";
     this.#setRouting(`${namespace}/${name}`, proxied ? routing : null);
@@ -398,18 +401,41 @@ export class EndpointsController {
     );
   }
 
-  #writeSlice(service: KubeObject, pods: readonly KubeObject[], slices: KubeObject[]): void {
+  /**
+   * The Service's EndpointSlices: its endpoints in IP order, at most MAX_ENDPOINTS_PER_SLICE
+   * to a slice (one empty slice when there are none, as upstream keeps a placeholder). The
+   * existing slices, by name, take the chunks in order; surplus ones are deleted.
+   */
+  #writeSlices(service: KubeObject, pods: readonly KubeObject[], slices: KubeObject[]): void {
+    const { store, write } = this.#options;
+    const namespace = service.metadata.namespace ?? "default";
+    const { endpoints, ports } = endpointSliceContent(service, pods);
+    const chunks: Record<string, unknown>[][] = [];
+    for (let i = 0; i < endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) {
+      chunks.push(endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE));
+    }
+    if (chunks.length === 0) chunks.push([]);
+    const existing = [...slices].sort((x, y) => x.metadata.name.localeCompare(y.metadata.name));
+    for (const slice of existing.slice(chunks.length))
+      write(() => store.delete("EndpointSlice", namespace, slice.metadata.name));
+    chunks.forEach((chunk, i) => {
+      this.#writeSlice(service, existing[i], chunk, ports);
+    });
+  }
+
+  #writeSlice(
+    service: KubeObject,
+    current: KubeObject | undefined,
+    endpoints: Record<string, unknown>[],
+    ports: Record<string, unknown>[],
+  ): void {
     const { store, write } = this.#options;
     const namespace = service.metadata.namespace ?? "default";
     const name = service.metadata.name;
-    const { endpoints, ports } = endpointSliceContent(service, pods);
     const labels = this.#labels(service, {
       [SERVICE_NAME_LABEL]: name,
       [MANAGED_BY_LABEL]: MANAGED_BY,
     });
-    const [current, ...extra] = slices;
-    for (const slice of extra)
-      write(() => store.delete("EndpointSlice", namespace, slice.metadata.name));
     const content = { addressType: "IPv4", endpoints, ports };
     if (current) {
       const owned = current.metadata.ownerReferences?.[0]?.uid === service.metadata.uid;
