@@ -6,8 +6,11 @@ import type { ControllerConfig } from "../core/config.js";
 import {
   completeExtendedSync,
   decideExtendedSync,
+  type ForeignWriter,
   hasExtensions,
   needsExtendedMetrics,
+  resumedResult,
+  yieldedResult,
   yieldToForeignWriter,
 } from "../core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../core/history.js";
@@ -35,8 +38,10 @@ export function hpaKey(hpa: HorizontalPodAutoscaler): string {
  */
 export class ControllerMemory {
   private readonly histories = new Map<string, HpaHistory>();
-  /** HPAs another controller writes too, with the detector's message. */
-  private readonly foreignWriters = new Map<string, string>();
+  /** HPAs another controller writes too (recent evidence), set before each sync. */
+  private readonly foreignWriters = new Map<string, ForeignWriter>();
+  /** HPAs whose last sync yielded to another controller. */
+  private readonly yielding = new Set<string>();
   private readonly selectors = new Map<string, { namespace: string; selector: Selector }>();
   /**
    * Selectors indexed by one `key=value` they require, so finding the HPAs that select a set
@@ -94,19 +99,30 @@ export class ControllerMemory {
     if (indexLabel !== null) this.byLabel.get(entry.namespace)?.get(indexLabel)?.delete(key);
   }
 
-  /** Another controller writes this HPA (ForeignWriterDetector's evidence). */
-  setForeignWriter(key: string, message: string): void {
-    this.foreignWriters.set(key, message);
+  /** Another controller wrote this HPA recently (ForeignWriterDetector's evidence), or not. */
+  setForeignWriter(key: string, writer: ForeignWriter | null): void {
+    if (writer) this.foreignWriters.set(key, writer);
+    else this.foreignWriters.delete(key);
   }
 
-  foreignWriter(key: string): string | undefined {
+  foreignWriter(key: string): ForeignWriter | undefined {
     return this.foreignWriters.get(key);
+  }
+
+  setYielding(key: string, yielding: boolean): void {
+    if (yielding) this.yielding.add(key);
+    else this.yielding.delete(key);
+  }
+
+  isYielding(key: string): boolean {
+    return this.yielding.has(key);
   }
 
   /** The HPA was deleted: upstream drops its recommendations and scale events. */
   forget(key: string): void {
     this.histories.delete(key);
     this.foreignWriters.delete(key);
+    this.yielding.delete(key);
     this.removeSelector(key);
   }
 
@@ -114,6 +130,7 @@ export class ControllerMemory {
     this.version++;
     this.histories.clear();
     this.foreignWriters.clear();
+    this.yielding.clear();
     this.selectors.clear();
     this.byLabel.clear();
     this.unindexed.clear();
@@ -225,8 +242,8 @@ export async function reconcileHpa(
     config,
   });
   // Only an HPA with extensions yields: without them both controllers decide alike.
-  const foreign = memory.foreignWriter(key);
-  if (foreign !== undefined && hasExtensions(hpa)) yieldToForeignWriter(decision, foreign);
+  const foreign = hasExtensions(hpa) ? memory.foreignWriter(key) : undefined;
+  if (foreign) yieldToForeignWriter(decision, foreign.message);
   let outcome: RescaleOutcome | null = null;
   if (decision.rescale) {
     const answer = ports.scale.updateScale(
@@ -237,8 +254,16 @@ export async function reconcileHpa(
     const update = answer instanceof Promise ? await answer : answer;
     outcome = update.ok ? { ok: true } : { ok: false, error: update.error };
   }
-  const result = completeExtendedSync(decision, outcome);
+  let result = completeExtendedSync(decision, outcome);
   memory.setHistory(key, result.history);
+  // Yielding, Horizon writes no status of its own (two writers would flip it at every sync):
+  // only its ForeignWriter condition, which the other controller keeps as it keeps any other.
+  const yielded = memory.isYielding(key);
+  if (foreign) result = yieldedResult(result, hpa, foreign, now, !yielded);
+  // Without annotations (and no yield to end) the status is upstream's, which keeps any
+  // condition it does not set.
+  else if (yielded || hasExtensions(hpa)) result = resumedResult(result, hpa, yielded);
+  memory.setYielding(key, foreign !== undefined);
   for (const event of result.events) ports.events.record(hpa, event, now);
   let statusError: string | null = null;
   if (result.statusChanged) {

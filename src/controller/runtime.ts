@@ -8,7 +8,7 @@
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
 import { syncPeriodFor } from "../core/extensions/knobs.js";
-import { hasExtensions } from "../core/extensions/sync.js";
+import type { ForeignWriter } from "../core/extensions/sync.js";
 import { jsonEqual } from "../core/json.js";
 import type { SyncEvent, SyncResult } from "../core/sync.js";
 import type { ControllerPorts, HpaSource, PortResult } from "./ports.js";
@@ -20,6 +20,9 @@ import {
   WorkQueue,
   type WorkQueueMetrics,
 } from "./workqueue.js";
+
+/** The default of ControllerRuntimeOptions.foreignWriterHoldMs. */
+export const FOREIGN_WRITER_HOLD_MS = 300_000;
 
 /** Upstream's `action` label of the reconciliation metrics. */
 export type SyncAction = "scale_up" | "scale_down" | "none";
@@ -63,6 +66,12 @@ export interface ControllerRuntimeOptions {
   onForeignWriter?: (warning: ForeignWriterWarning) => void;
   /** Shared with the caller so it can feed HPA events (observeEvent) to the same detector. */
   detector?: ForeignWriterDetector;
+  /**
+   * How long after the latest evidence of another controller an HPA with `horizon.dev/`
+   * annotations is left to it (default 5 min): its status is written only on a change, so
+   * evidence comes in bursts, and a yield that ended at each quiet sync would fight again.
+   */
+  foreignWriterHoldMs?: number;
   timers?: Timers;
   memory?: ControllerMemory;
   queueMetrics?: WorkQueueMetrics;
@@ -95,9 +104,11 @@ export class ControllerRuntime {
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopped: Promise<void> | null = null;
   private readonly inFlight = new Set<string>();
+  private readonly holds: ForeignWriterHolds;
 
   constructor(options: ControllerRuntimeOptions) {
     this.options = options;
+    this.holds = new ForeignWriterHolds(options.foreignWriterHoldMs ?? FOREIGN_WRITER_HOLD_MS);
     this.timers = options.timers ?? systemTimers;
     this.log = options.log ?? (() => {});
     this.memory = options.memory ?? new ControllerMemory();
@@ -188,6 +199,7 @@ export class ControllerRuntime {
     // upstream deleteHPA: forget the key; the selector and histories go with it.
     this.queue.forget(key);
     this.memory.forget(key);
+    this.holds.forget(key);
     this.detector.observeHpa(key, null, this.timers.now());
   }
 
@@ -214,6 +226,10 @@ export class ControllerRuntime {
     }
     this.inFlight.add(key);
     const at = this.timers.now();
+    this.memory.setForeignWriter(
+      key,
+      this.holds.decide(key, this.detector.evidenceOf(key), this.memory.isYielding(key), at),
+    );
     let result: SyncResult | null = null;
     let statusError: string | null = null;
     let thrown: string | null = null;
@@ -279,28 +295,63 @@ export class ControllerRuntime {
     };
   }
 
+  /** The first evidence of each kind is logged; what an HPA does about it is its sync's. */
   private report(warning: ForeignWriterWarning | null): void {
     if (!warning) return;
     this.log("info", warning.message, { hpa: warning.key, evidence: warning.evidence });
     this.options.onForeignWriter?.(warning);
-    // An HPA with horizon.dev/ extensions stops being scaled here (reconcileHpa), and says so.
-    if (this.memory.foreignWriter(warning.key) !== undefined) return;
-    this.memory.setForeignWriter(warning.key, warning.message);
-    const hpa = this.hpas.get(warning.key);
-    if (!hpa || !hasExtensions(hpa)) return;
-    this.ports.events.record(
-      hpa,
-      {
-        type: "Warning",
-        reason: "ForeignWriter",
-        message: `${warning.message}; Horizon stops writing the scale of this HPA, whose horizon.dev annotations the other controller ignores`,
-      },
-      this.timers.now(),
-    );
   }
 }
 
 // --- Another controller writing the same HPAs -------------------------------------------------
+
+/** Holds stop doubling at this length. */
+export const FOREIGN_WRITER_MAX_HOLD_MS = 3_600_000;
+
+/**
+ * How long an HPA is left to another controller after its latest write. The other controller
+ * writes the status only when it changes, so a quiet one cannot be told from a gone one: after
+ * a hold without its writes Horizon drives the HPA again, and if the other comes back at once
+ * (its status rewritten over Horizon's), the next hold is twice as long (up to an hour), so a
+ * controller that stays costs a probe per hold, ever rarer; a resume that stays quiet for a
+ * whole hold starts again from the base length.
+ */
+export class ForeignWriterHolds {
+  private readonly state = new Map<string, { holdMs: number; resumedAt: number | null }>();
+
+  constructor(private readonly baseMs: number) {}
+
+  /** The yield of this sync (null: none), from the latest evidence and the last sync's yield. */
+  decide(
+    key: string,
+    evidence: ForeignWriterWarning | undefined,
+    yielding: boolean,
+    now: number,
+  ): ForeignWriter | null {
+    const state = this.state.get(key) ?? { holdMs: this.baseMs, resumedAt: null };
+    this.state.set(key, state);
+    if (evidence && now - evidence.at < state.holdMs) {
+      if (state.resumedAt !== null && evidence.at >= state.resumedAt) {
+        state.holdMs = Math.min(
+          2 * state.holdMs,
+          Math.max(FOREIGN_WRITER_MAX_HOLD_MS, this.baseMs),
+        );
+        state.resumedAt = null;
+      }
+      return { message: evidence.message, holdMs: state.holdMs };
+    }
+    if (yielding) state.resumedAt = now;
+    else if (state.resumedAt !== null && now - state.resumedAt >= state.holdMs) {
+      state.holdMs = this.baseMs;
+      state.resumedAt = null;
+    }
+    return null;
+  }
+
+  forget(key: string): void {
+    this.state.delete(key);
+  }
+}
 
 /** The fields of a core/v1 (or events.k8s.io/v1 read as core) Event the detector reads. */
 export interface ObservedEvent {
@@ -348,7 +399,7 @@ export interface ForeignWriterDetectorOptions {
  *    managed HPA, newer than our start, that is not one we recorded (same reason and message,
  *    within the echo window) — Horizon records with the same component, so our own events are
  *    told apart by this ledger (or by `isOwnEvent`).
- * Each HPA warns once per kind of evidence.
+ * Each HPA warns once per kind of evidence; `evidenceOf` has the latest of every kind.
  */
 export class ForeignWriterDetector {
   private readonly options: ForeignWriterDetectorOptions;
@@ -361,6 +412,8 @@ export class ForeignWriterDetector {
   private readonly ownEvents = new Map<string, { text: string; at: number }[]>();
   private readonly warned = new Set<string>();
   private readonly found: ForeignWriterWarning[] = [];
+  /** The latest evidence per HPA (every observation, not only the first warned). */
+  private readonly latest = new Map<string, ForeignWriterWarning>();
 
   constructor(options: ForeignWriterDetectorOptions) {
     this.options = options;
@@ -371,6 +424,11 @@ export class ForeignWriterDetector {
   /** Every warning so far. */
   warnings(): readonly ForeignWriterWarning[] {
     return this.found;
+  }
+
+  /** The latest evidence that another controller writes this HPA (its time: `at`). */
+  evidenceOf(key: string): ForeignWriterWarning | undefined {
+    return this.latest.get(key);
   }
 
   ownStatusWriteStarted(key: string, now: number): void {
@@ -400,6 +458,7 @@ export class ForeignWriterDetector {
       this.statuses.delete(key);
       this.pendingWrites.delete(key);
       this.ownEvents.delete(key);
+      this.latest.delete(key);
       return null;
     }
     const known = this.statuses.has(key);
@@ -474,10 +533,11 @@ export class ForeignWriterDetector {
     now: number,
     message: string,
   ): ForeignWriterWarning | null {
+    const warning = { key, evidence, message, at: now };
+    this.latest.set(key, warning);
     const id = `${evidence}:${key}`;
     if (this.warned.has(id)) return null;
     this.warned.add(id);
-    const warning = { key, evidence, message, at: now };
     this.found.push(warning);
     return warning;
   }

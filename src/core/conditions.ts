@@ -2,7 +2,8 @@
 // (its lastTransitionTime moves only when the status flips) or appended in first-set order.
 import type { ConditionStatus, HorizontalPodAutoscalerCondition } from "../api/types.js";
 
-export type ConditionType = "AbleToScale" | "ScalingActive" | "ScalingLimited";
+/** Upstream's three, and Horizon's own `ForeignWriter` (extensions/sync.ts). */
+export type ConditionType = "AbleToScale" | "ScalingActive" | "ScalingLimited" | "ForeignWriter";
 
 export function setCondition(
   conditions: HorizontalPodAutoscalerCondition[],

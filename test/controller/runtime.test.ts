@@ -12,6 +12,7 @@ import {
   ControllerRuntime,
   type ControllerRuntimeOptions,
   ForeignWriterDetector,
+  ForeignWriterHolds,
   type ForeignWriterWarning,
   type RuntimeSyncReport,
 } from "../../src/controller/runtime.js";
@@ -471,50 +472,386 @@ describe("ControllerRuntime: another controller writing the same HPAs", () => {
 });
 
 describe("ControllerRuntime: another controller and an HPA with extensions", () => {
-  it("stops writing the scale, records ForeignWriter and reports it in AbleToScale", async () => {
+  /**
+   * A fake world with a store: our status writes come back through the source as an informer
+   * delivers them, and `otherWrites` plays a built-in controller, which rewrites AbleToScale
+   * and its replica counts and keeps the conditions it does not set, as upstream's does.
+   */
+  function yieldWorld(annotations: Record<string, string>) {
     const world = fakeWorld();
-    const scaleWrites: number[] = [];
+    const scaleWrites: { at: number; replicas: number }[] = [];
     const events: string[] = [];
+    const statusWrites: HorizontalPodAutoscalerStatus[] = [];
+    const base = namedHpa("a");
+    let stored: HorizontalPodAutoscaler = {
+      ...base,
+      metadata: { ...base.metadata, annotations },
+    };
     const updateScale = world.ports.scale.updateScale;
     world.ports = {
       ...world.ports,
       scale: {
         ...world.ports.scale,
         updateScale: (namespace, ref, replicas) => {
-          scaleWrites.push(replicas);
+          scaleWrites.push({ at: world.timers.now() - T0, replicas });
           return updateScale(namespace, ref, replicas);
         },
       },
-      events: { record: (_hpa, event) => events.push(event.reason) },
+      status: {
+        updateStatus: async (_target, status) => {
+          statusWrites.push(status);
+          stored = { ...stored, status };
+          world.source.set(stored);
+          return { ok: true, value: undefined };
+        },
+      },
+      events: { record: (_hpa, event) => events.push(`${event.reason}: ${event.message}`) },
     };
-    const held = namedHpa("a");
-    const annotated = {
-      ...held,
-      metadata: { ...held.metadata, annotations: { "horizon.dev/paused-replicas": "3" } },
+    const T0 = world.timers.now();
+    let n = 0;
+    const otherWrites = () => {
+      n++;
+      const conditions = (stored.status?.conditions ?? []).filter((c) => c.type !== "AbleToScale");
+      stored = {
+        ...stored,
+        status: {
+          currentReplicas: 2,
+          desiredReplicas: 2 + (n % 2),
+          conditions: [
+            {
+              type: "AbleToScale",
+              status: "True",
+              reason: "ReadyForNewScale",
+              message: `write ${n}`,
+            },
+            ...conditions,
+          ],
+        },
+      };
+      world.source.set(stored);
     };
-    world.source.set(annotated);
-    const runtime = runtimeFor(world);
+    const setAnnotations = (next: Record<string, string> | undefined) => {
+      stored = { ...stored, metadata: { ...stored.metadata, annotations: next ?? {} } };
+      world.source.set(stored);
+    };
+    world.source.set(stored);
+    return {
+      world,
+      scaleWrites,
+      events,
+      statusWrites,
+      otherWrites,
+      setAnnotations,
+      stored: () => stored,
+      T0,
+    };
+  }
+  const foreignCondition = (status: HorizontalPodAutoscalerStatus | undefined) =>
+    status?.conditions?.find((c) => c.type === "ForeignWriter");
+
+  it("fake clock: yields while the other controller writes, with a steady condition and one Event, then resumes", async () => {
+    const w = yieldWorld({ "horizon.dev/paused-replicas": "3" });
+    const runtime = runtimeFor(w.world);
     runtime.start();
-    await world.timers.advance(15_000);
-    assert.deepEqual(scaleWrites, [3], "the hold writes the scale (the fake keeps 2)");
-    world.source.set({ ...annotated, status: { currentReplicas: 2, desiredReplicas: 2 } });
-    world.source.set({ ...annotated, status: { currentReplicas: 4, desiredReplicas: 4 } });
-    await world.timers.advance(30_000);
-    assert.deepEqual(scaleWrites, [3], "no scale write once another controller is seen");
-    assert.ok(events.includes("ForeignWriter"), events.join());
-    const last = world.reports.at(-1)!.result!;
-    const able = last.status.conditions?.find((c) => c.type === "AbleToScale");
-    assert.equal(able?.reason, "ForeignWriter");
-    assert.match(able?.message ?? "", /another controller is writing the status/);
-    // Without the annotation the HPA is upstream's again, scale writes included.
-    world.source.set({ ...held, status: last.status });
-    await world.timers.advance(15_000);
-    const plain = world.reports.at(-1)!.result!;
-    assert.notEqual(
-      plain.status.conditions?.find((c) => c.type === "AbleToScale")?.reason,
-      "ForeignWriter",
+    await w.world.timers.advance(15_000);
+    assert.deepEqual(w.scaleWrites, [{ at: 15_000, replicas: 3 }], "the hold writes the scale");
+    // The built-in controller writes the status every 15 s for 3 minutes, between our syncs.
+    for (let s = 20; s <= 200; s += 15) {
+      await w.world.timers.advance(s * 1000 - (w.world.timers.now() - w.T0));
+      w.otherWrites();
+    }
+    await w.world.timers.advance(10_000);
+    assert.deepEqual(w.scaleWrites, [{ at: 15_000, replicas: 3 }], "no scale write while yielding");
+    const reasons = w.events.map((e) => e.split(":")[0]);
+    assert.equal(reasons.filter((r) => r === "ForeignWriter").length, 1, w.events.join("\n"));
+    assert.match(
+      w.events.find((e) => e.startsWith("ForeignWriter"))!,
+      /another controller is writing the status of HorizontalPodAutoscaler default\/a.*Horizon stops writing the scale and the status .* until 5m0s pass without its writes/,
+    );
+    // One status write of ours while yielding (its condition); the other keeps it as it is.
+    const ours = w.statusWrites.filter((st) => foreignCondition(st));
+    assert.equal(ours.length, 1, JSON.stringify(w.statusWrites, null, 1));
+    const yielding = w.world.reports.filter((r) =>
+      r.result?.trace.extensions?.some((x) => x.reason === "ForeignWriter"),
+    );
+    assert.ok(yielding.length >= 10, `${yielding.length} syncs yielded`);
+    const transition = foreignCondition(ours[0])!.lastTransitionTime;
+    for (const r of yielding) {
+      const c = foreignCondition(r.result!.status);
+      assert.equal(c?.status, "True");
+      assert.equal(c?.reason, "AnotherControllerWrites");
+      assert.equal(c?.lastTransitionTime, transition, "steady: no flip between the two writers");
+      assert.match(
+        c?.message ?? "",
+        /Horizon writes neither its scale nor its status while it does/,
+      );
+    }
+    assert.ok(foreignCondition(w.stored().status), "the other controller's writes keep it");
+    // The other controller stops at 200 s: 5 min later Horizon drives the HPA again.
+    await w.world.timers.advance(200_000 + 300_000 + 15_000 - (w.world.timers.now() - w.T0));
+    assert.equal(w.scaleWrites.length, 2, JSON.stringify(w.scaleWrites));
+    assert.ok(
+      w.scaleWrites[1]!.at > 500_000 && w.scaleWrites[1]!.at <= 515_000,
+      JSON.stringify(w.scaleWrites),
+    );
+    assert.ok(
+      w.events.some((e) => e.startsWith("ForeignWriterGone")),
+      w.events.join("\n"),
+    );
+    assert.equal(foreignCondition(w.stored().status), undefined, "the condition is gone");
+    assert.equal(
+      w.stored().status?.conditions?.find((c) => c.type === "AbleToScale")?.reason,
+      "Paused",
     );
     await runtime.stop({ drain: true });
+  });
+
+  it("the annotations removed while yielding: upstream's behaviour, the condition removed", async () => {
+    const w = yieldWorld({ "horizon.dev/paused-replicas": "3" });
+    const runtime = runtimeFor(w.world);
+    runtime.start();
+    await w.world.timers.advance(16_000);
+    w.otherWrites();
+    await w.world.timers.advance(15_000);
+    assert.ok(foreignCondition(w.stored().status), "yielding");
+    w.setAnnotations(undefined);
+    await w.world.timers.advance(15_000);
+    const last = w.world.reports.at(-1)!.result!;
+    assert.equal(last.trace.extensions, undefined, "upstream's sync");
+    assert.equal(foreignCondition(w.stored().status), undefined);
+    assert.equal(
+      w.stored().status?.conditions?.find((c) => c.type === "AbleToScale")?.reason,
+      "ReadyForNewScale",
+    );
+    await runtime.stop({ drain: true });
+  });
+
+  it("an HPA without annotations never yields: both controllers decide alike", async () => {
+    const w = yieldWorld({});
+    const runtime = runtimeFor(w.world);
+    runtime.start();
+    await w.world.timers.advance(16_000);
+    w.otherWrites();
+    await w.world.timers.advance(30_000);
+    assert.ok(runtime.detector.warnings().length > 0, "the other writer was seen (and logged)");
+    assert.ok(w.world.reports.every((r) => foreignCondition(r.result!.status) === undefined));
+    assert.ok(!w.events.some((e) => e.startsWith("ForeignWriter")));
+    await runtime.stop({ drain: true });
+  });
+});
+
+describe("ControllerRuntime: Horizon and a built-in controller over one embedded cluster", () => {
+  it("fake clock: the two write one HPA; Horizon yields with a steady condition, then drives it again", async () => {
+    const timers = new FakeTimers(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const T0 = timers.now();
+    const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
+    cluster.create(deployment({ replicas: 2 }));
+    const manifest = hpaManifest();
+    cluster.create({
+      ...manifest,
+      metadata: { ...manifest.metadata, annotations: { "horizon.dev/paused-replicas": "4" } },
+    });
+    const list = () =>
+      cluster.store.list("HorizontalPodAutoscaler") as unknown as HorizontalPodAutoscaler[];
+    // The built-in controller ignores the annotations: its informer shows them none.
+    const strip = (h: HorizontalPodAutoscaler) => ({
+      ...h,
+      metadata: { ...h.metadata, annotations: {} },
+    });
+    const horizonSource = new FakeSource();
+    const builtInSource = new FakeSource();
+    for (const h of list()) {
+      horizonSource.set(h);
+      builtInSource.set(strip(h));
+    }
+    cluster.store.watch((event) => {
+      if (event.object.kind !== "HorizontalPodAutoscaler") return;
+      const h = event.object as unknown as HorizontalPodAutoscaler;
+      horizonSource.set(h);
+      builtInSource.set(strip(h));
+    });
+    const inProcess = cluster.ports();
+    // As an API server answers a status PUT of a stale object (upstream retries at the next sync).
+    const basePorts: Omit<ControllerPorts, "clock"> = {
+      ...inProcess,
+      status: {
+        updateStatus: (target, status) => {
+          const current = list()[0]!;
+          if (current.metadata.resourceVersion !== target.metadata.resourceVersion)
+            return {
+              ok: false,
+              error: "Operation cannot be fulfilled: the object has been modified",
+            };
+          return inProcess.status.updateStatus(target, status);
+        },
+      },
+    };
+    const clock = {
+      now: () => {
+        cluster.advanceTo(timers.now());
+        return timers.now();
+      },
+    };
+    const horizonWrites: { at: number; kind: "scale" | "status"; replicas?: number }[] = [];
+    const horizonEvents: string[] = [];
+    const horizon = new ControllerRuntime({
+      ports: {
+        ...basePorts,
+        clock,
+        scale: {
+          ...basePorts.scale,
+          updateScale: (namespace, ref, replicas) => {
+            horizonWrites.push({ at: timers.now() - T0, kind: "scale", replicas });
+            return basePorts.scale.updateScale(namespace, ref, replicas);
+          },
+        },
+        status: {
+          updateStatus: (target, status) => {
+            horizonWrites.push({ at: timers.now() - T0, kind: "status" });
+            return basePorts.status.updateStatus(target, status);
+          },
+        },
+        events: {
+          record: (target, event, now) => {
+            horizonEvents.push(`${(now - T0) / 1000}s ${event.reason}`);
+            basePorts.events.record(target, event, now);
+          },
+        },
+      },
+      config: defaultControllerConfig(),
+      source: horizonSource,
+      timers,
+    });
+    const builtIn = new ControllerRuntime({
+      ports: { ...basePorts, clock },
+      config: defaultControllerConfig(),
+      source: builtInSource,
+      timers,
+    });
+    // What the stored HPA says after each 5 s: the AbleToScale reason and Horizon's condition.
+    const seen: { t: number; able: string; foreign?: string }[] = [];
+    const sample = async (untilSeconds: number) => {
+      while (timers.now() - T0 < untilSeconds * 1000) {
+        await timers.advance(5_000);
+        const status = list()[0]!.status;
+        const foreign = status?.conditions?.find((c) => c.type === "ForeignWriter");
+        seen.push({
+          t: (timers.now() - T0) / 1000,
+          able: status?.conditions?.find((c) => c.type === "AbleToScale")?.reason ?? "",
+          ...(foreign ? { foreign: foreign.lastTransitionTime ?? "" } : {}),
+        });
+      }
+    };
+    horizon.start();
+    builtIn.start();
+    await sample(1800);
+    // Runs of samples with Horizon's condition (yields) and without (Horizon drives it).
+    const runs: { foreign: boolean; from: number; to: number; transitions: Set<string> }[] = [];
+    for (const x of seen) {
+      const last = runs.at(-1);
+      if (last && last.foreign === (x.foreign !== undefined)) {
+        last.to = x.t;
+        if (x.foreign) last.transitions.add(x.foreign);
+      } else
+        runs.push({
+          foreign: x.foreign !== undefined,
+          from: x.t,
+          to: x.t,
+          transitions: new Set(x.foreign ? [x.foreign] : []),
+        });
+    }
+    const summary = JSON.stringify(runs.map((r) => [r.foreign, r.from, r.to]));
+    const yields = runs.filter((r) => r.foreign);
+    assert.ok(yields[0] && yields[0].from <= 60, `Horizon yields within a minute: ${summary}`);
+    // Each yield is steady: one transition time, and Horizon's Paused never shows in it.
+    for (const r of yields) assert.equal(r.transitions.size, 1, summary);
+    for (const x of seen)
+      if (x.foreign !== undefined) assert.notEqual(x.able, "Paused", JSON.stringify(x));
+    // The built-in controller stays quiet while nothing changes: after each hold Horizon probes
+    // (its status for one sync), the other rewrites it at once, and the next hold is twice as
+    // long: a probe 5 min after the last write, the next 10 min after it, then 20 min.
+    const probes = runs.filter((r, i) => !r.foreign && i > 0);
+    assert.equal(probes.length, 2, summary);
+    for (const p of probes) assert.ok(p.to - p.from <= 15, `a probe lasts one sync: ${summary}`);
+    const lengths = [probes[0]!.from - yields[0]!.from, probes[1]!.from - probes[0]!.from];
+    assert.ok(lengths[0]! >= 300 && lengths[0]! <= 330, `first hold ~5 min: ${summary}`);
+    assert.ok(lengths[1]! >= 600 && lengths[1]! <= 630, `second hold ~10 min: ${summary}`);
+    const foreignEvents = horizonEvents.filter((e) => e.endsWith(" ForeignWriter"));
+    assert.equal(foreignEvents.length, yields.length, horizonEvents.join());
+    // No scale write of Horizon's after the first yield began.
+    assert.deepEqual(
+      horizonWrites.filter((w) => w.kind === "scale" && w.at >= yields[0]!.from * 1000),
+      [],
+    );
+    // The built-in controller goes: after the current hold, Horizon holds the scale at 4.
+    await builtIn.stop({ drain: true });
+    await sample(1800 + 2400 + 30);
+    const stored = list()[0]!;
+    assert.equal(
+      stored.status?.conditions?.find((c) => c.type === "ForeignWriter"),
+      undefined,
+    );
+    assert.equal(
+      stored.status?.conditions?.find((c) => c.type === "AbleToScale")?.reason,
+      "Paused",
+    );
+    assert.ok(
+      horizonEvents.some((e) => e.endsWith(" ForeignWriterGone")),
+      horizonEvents.join(),
+    );
+    assert.equal(horizonWrites.filter((w) => w.kind === "scale").at(-1)?.replicas, 4);
+    await horizon.stop({ drain: true });
+  });
+});
+
+describe("ForeignWriterHolds (fake clock)", () => {
+  const M = 60_000;
+  const evidenceAt = (at: number): ForeignWriterWarning => ({
+    key: "default/a",
+    evidence: "statusWrite",
+    message: "another controller",
+    at,
+  });
+  it("yields within the hold, probes after it, doubles while the writer comes back, up to an hour", () => {
+    const holds = new ForeignWriterHolds(5 * M);
+    const steps: { now: number; evidence?: number; yielding: boolean; hold: number | null }[] = [
+      { now: 0, yielding: false, hold: null },
+      { now: 1 * M, evidence: 0.5 * M, yielding: false, hold: 5 * M },
+      { now: 5 * M, evidence: 0.5 * M, yielding: true, hold: 5 * M },
+      // 5 min without a write: the probe.
+      { now: 5.5 * M, evidence: 0.5 * M, yielding: true, hold: null },
+      // The writer answers the probe: twice as long.
+      { now: 5.75 * M, evidence: 5.6 * M, yielding: false, hold: 10 * M },
+      { now: 15.5 * M, evidence: 5.6 * M, yielding: true, hold: 10 * M },
+      { now: 15.75 * M, evidence: 5.6 * M, yielding: true, hold: null },
+      { now: 16 * M, evidence: 15.9 * M, yielding: false, hold: 20 * M },
+      { now: 36 * M, evidence: 15.9 * M, yielding: true, hold: null },
+      { now: 36.25 * M, evidence: 36.1 * M, yielding: false, hold: 40 * M },
+      { now: 76.25 * M, evidence: 36.1 * M, yielding: true, hold: null },
+      { now: 76.5 * M, evidence: 76.3 * M, yielding: false, hold: 60 * M },
+      { now: 136.5 * M, evidence: 76.3 * M, yielding: true, hold: null },
+      { now: 136.75 * M, evidence: 136.6 * M, yielding: false, hold: 60 * M },
+    ];
+    for (const step of steps) {
+      const decided = holds.decide(
+        "default/a",
+        step.evidence !== undefined ? evidenceAt(step.evidence) : undefined,
+        step.yielding,
+        step.now,
+      );
+      assert.equal(decided?.holdMs ?? null, step.hold, `at ${step.now / M} min`);
+    }
+  });
+
+  it("a resume that stays quiet for a whole hold starts again from the base length", () => {
+    const holds = new ForeignWriterHolds(5 * M);
+    holds.decide("default/a", evidenceAt(0), false, 1 * M);
+    holds.decide("default/a", evidenceAt(0), true, 6 * M); // probe
+    assert.equal(holds.decide("default/a", evidenceAt(6.1 * M), false, 6.2 * M)?.holdMs, 10 * M);
+    assert.equal(holds.decide("default/a", evidenceAt(6.1 * M), true, 16.2 * M), null); // probe
+    // Quiet for 10 min after the resume: back to 5 min.
+    assert.equal(holds.decide("default/a", evidenceAt(6.1 * M), false, 26.3 * M), null);
+    assert.equal(holds.decide("default/a", evidenceAt(27 * M), false, 27.1 * M)?.holdMs, 5 * M);
   });
 });
 

@@ -3,6 +3,7 @@
 // calls are exactly upstream's, so the conformance vectors and every existing HPA see no change.
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from "../../api/types.js";
 import { formatTime, setCondition } from "../conditions.js";
+import { formatDuration } from "../duration.js";
 import { jsonEqual } from "../json.js";
 import {
   completeSync,
@@ -11,6 +12,7 @@ import {
   type RescaleOutcome,
   type ScaleObservation,
   type SyncDecision,
+  type SyncEvent,
   type SyncInput,
   type SyncResult,
 } from "../sync.js";
@@ -253,18 +255,26 @@ export function hasExtensions(hpa: HorizontalPodAutoscaler): boolean {
   return hasKnownAnnotations(hpa.metadata.annotations);
 }
 
+/** Another HPA controller writing the same HPA, as the controller's detector saw it lately. */
+export interface ForeignWriter {
+  /** The detector's evidence. */
+  message: string;
+  /** How long Horizon yields after the latest evidence. */
+  holdMs: number;
+}
+
+/** Horizon's own condition type: the other controller keeps it, as it keeps any it does not set. */
+export const FOREIGN_WRITER_CONDITION = "ForeignWriter";
+
 /**
  * Another controller (the built-in one) drives this HPA too: rather than fight over the scale
- * with a controller that ignores the annotations, write none and say why.
+ * with a controller that ignores the annotations, write none; the trace says what was not done.
  */
 export function yieldToForeignWriter(decision: ExtendedDecision, message: string): void {
   if (!decision.input.scale.ok) return;
-  // Its condition replaces any other of this sync's (Paused included).
   delete decision.pausedCondition;
-  const nowText = formatTime(decision.input.now);
   const upstreamReplicas = decision.finished ? undefined : decision.desiredReplicas;
   const text = `${message}; Horizon does not write the scale of this HPA while another controller does`;
-  setUnableToScale(decision, "ForeignWriter", text, nowText);
   holdCurrent(decision);
   addTrace(decision, {
     annotation: ANNOTATION_PREFIX,
@@ -273,6 +283,82 @@ export function yieldToForeignWriter(decision: ExtendedDecision, message: string
     ...(upstreamReplicas !== undefined ? { upstreamReplicas } : {}),
     replicas: decision.currentReplicas,
   });
+}
+
+/**
+ * A sync that yielded: instead of its own status (which the other controller would overwrite,
+ * and this one overwrite back at every sync), the stored status with the ForeignWriter
+ * condition set, a status that then stays steady; one Warning Event as the yield starts.
+ */
+export function yieldedResult(
+  result: SyncResult,
+  hpa: HorizontalPodAutoscaler,
+  writer: ForeignWriter,
+  now: number,
+  starting: boolean,
+): SyncResult {
+  const stored = hpa.status ?? { desiredReplicas: 0 };
+  const conditions = (stored.conditions ?? []).map((c) => ({ ...c }));
+  setCondition(
+    conditions,
+    FOREIGN_WRITER_CONDITION,
+    "True",
+    "AnotherControllerWrites",
+    "another HPA controller writes this HPA too and ignores its horizon.dev annotations: Horizon writes neither its scale nor its status while it does; disable the built-in controller (kube-controller-manager --controllers=*,-horizontalpodautoscaling) or exclude this HPA with --hpa-selector",
+    formatTime(now),
+  );
+  const status = { ...stored, conditions };
+  const events: SyncEvent[] = starting
+    ? [
+        {
+          type: "Warning",
+          reason: "ForeignWriter",
+          message: `${writer.message}; Horizon stops writing the scale and the status of this HPA, whose horizon.dev annotations the other controller ignores, until ${formatDuration(writer.holdMs)} pass without its writes`,
+        },
+      ]
+    : [];
+  return {
+    ...result,
+    status,
+    statusChanged: !jsonEqual(status, stored),
+    events,
+  };
+}
+
+/**
+ * A sync that does not yield: the ForeignWriter condition goes (with it, or without
+ * annotations, the status is Horizon's alone again), and a yield that ends says so once.
+ */
+export function resumedResult(
+  result: SyncResult,
+  hpa: HorizontalPodAutoscaler,
+  yieldEnded: boolean,
+): SyncResult {
+  const conditions = result.status.conditions ?? [];
+  const kept = conditions.filter((c) => c.type !== FOREIGN_WRITER_CONDITION);
+  let out = result;
+  if (kept.length !== conditions.length) {
+    const { conditions: _all, ...rest } = result.status;
+    const status = kept.length > 0 ? { ...rest, conditions: kept } : rest;
+    out = {
+      ...result,
+      status,
+      statusChanged: !jsonEqual(status, hpa.status ?? { desiredReplicas: 0 }),
+    };
+  }
+  if (!yieldEnded) return out;
+  return {
+    ...out,
+    events: [
+      ...out.events,
+      {
+        type: "Normal",
+        reason: "ForeignWriterGone",
+        message:
+          "no other HPA controller has written this HPA lately: Horizon writes its scale and status again",
+      },
+    ],
+  };
 }
 
 /** Upstream's completion; a paused HPA ends with its Paused condition even after a hold's write. */
