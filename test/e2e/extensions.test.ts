@@ -1,7 +1,7 @@
 // End-to-end: the horizon.dev/ extensions with `horizon up` (in-process, 1 s sync period) and
 // the real kubectl: annotate an HPA, watch the effect on the Deployment, the conditions and the
 // Events, remove the annotation and see upstream's behaviour return; the apply-time warning for
-// an unknown key and the 422 for a malformed value, as kubectl prints them. Without kubectl the
+// an unknown key and the 422 for a malformed value or contradictory ones, as kubectl prints them. Without kubectl the
 // tests skip with the reason, except under CI=true.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -162,6 +162,100 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     await waitReplicas(1, "upstream's scale-down once the dry run ends");
   });
 
+  const eventMessages = async (reason: string) => {
+    const out = ok(
+      await run(["get", "events", "--field-selector", `reason=${reason}`, "-o", "json"]),
+      "get events",
+    );
+    return (JSON.parse(out).items as { message: string }[]).map((e) => e.message);
+  };
+  const waitEvent = (reason: string, pattern: RegExp) =>
+    pollUntil(
+      `an Event ${reason} matching ${pattern}`,
+      async () => (await eventMessages(reason)).find((m) => pattern.test(m)),
+      TIMEOUT,
+    );
+  const condition = async (type: string) =>
+    ok(
+      await run([
+        "get",
+        "hpa",
+        "web",
+        "-o",
+        `jsonpath={.status.conditions[?(@.type=="${type}")].reason}: {.status.conditions[?(@.type=="${type}")].message}`,
+      ]),
+      "get hpa",
+    );
+
+  it("a schedule window open now raises the floor, said in a condition and Events; removed, upstream's again", async (t) => {
+    if (!binary) return t.skip("no kubectl");
+    // Opened every minute for an hour: open now, whatever the time.
+    const schedule = JSON.stringify([{ cron: "* * * * *", duration: "1h", minReplicas: 3 }]);
+    ok(
+      await run(["annotate", "hpa", "web", `horizon.dev/schedule=${schedule}`]),
+      "annotate schedule",
+    );
+    await waitReplicas(3, "the scheduled floor of 3");
+    // No load: the metrics want 1, the floor holds 3.
+    const limited = await pollUntil(
+      "ScalingLimited ScheduledMinimum",
+      async () => {
+        const text = await condition("ScalingLimited");
+        return text.startsWith("ScheduledMinimum:") ? text : undefined;
+      },
+      TIMEOUT,
+    );
+    assert.match(
+      limited,
+      /the desired replica count is less than the scheduled minimum replica count 3 \(a window of horizon\.dev\/schedule open until /,
+    );
+    await waitEvent(
+      "ScheduleActive",
+      /a window of horizon\.dev\/schedule open until .*: minReplicas is 3 \(spec: 1\)/,
+    );
+    const describeOut = ok(await run(["describe", "hpa", "web"]), "describe hpa");
+    assert.match(describeOut, /ScalingLimited\s+True\s+ScheduledMinimum/);
+    assert.match(describeOut, /ScheduleActive/);
+    ok(await run(["annotate", "hpa", "web", "horizon.dev/schedule-"]), "remove schedule");
+    await waitReplicas(1, "upstream's scale-down to minReplicas");
+    await waitEvent(
+      "ScheduleInactive",
+      /horizon\.dev\/schedule was removed: minReplicas is 1 again/,
+    );
+    await pollUntil(
+      "ScalingLimited back to upstream's reasons",
+      async () =>
+        !(await condition("ScalingLimited")).startsWith("ScheduledMinimum") ? true : undefined,
+      TIMEOUT,
+    );
+  });
+
+  it("a knob: an Override Event and the value in ScalingActive; removed, the flags apply again", async (t) => {
+    if (!binary) return t.skip("no kubectl");
+    ok(await run(["annotate", "hpa", "web", "horizon.dev/tolerance=0.2"]), "annotate tolerance");
+    await waitEvent(
+      "Override",
+      /per-HPA overrides of controller flags: horizon\.dev\/tolerance: --horizontal-pod-autoscaler-tolerance is 0\.2 for this HPA \(controller: 0\.1\)/,
+    );
+    await pollUntil(
+      "ScalingActive names the tolerance",
+      async () =>
+        (await condition("ScalingActive")).includes(
+          "(per-HPA tolerance 0.2: horizon.dev annotations)",
+        )
+          ? true
+          : undefined,
+      TIMEOUT,
+    );
+    ok(await run(["annotate", "hpa", "web", "horizon.dev/tolerance-"]), "remove tolerance");
+    await waitEvent("Override", /no per-HPA overrides any more: the controller's flags apply/);
+    await pollUntil(
+      "ScalingActive as upstream words it",
+      async () => (!(await condition("ScalingActive")).includes("per-HPA") ? true : undefined),
+      TIMEOUT,
+    );
+  });
+
   it("an unknown horizon.dev key is applied with a warning; a malformed value is refused", async (t) => {
     if (!binary) return t.skip("no kubectl");
     const warned = ok(
@@ -181,7 +275,20 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       bad.stderr,
       /metadata\.annotations\[horizon\.dev\/paused\]: Invalid value: "yes": invalid value "yes": must be "true" or "false"/,
     );
+    const contradictory = await run([
+      "annotate",
+      "hpa",
+      "web",
+      "horizon.dev/paused=true",
+      "horizon.dev/dry-run=true",
+    ]);
+    assert.notEqual(contradictory.code, 0);
+    assert.match(
+      contradictory.stderr,
+      /metadata\.annotations\[horizon\.dev\/dry-run\]: Invalid value: "true": contradicts horizon\.dev\/paused: a paused HPA decides nothing to try/,
+    );
     const stored = JSON.parse(ok(await run(["get", "hpa", "web", "-o", "json"]), "get hpa"));
     assert.equal(stored.metadata.annotations["horizon.dev/paused"], undefined);
+    assert.equal(stored.metadata.annotations["horizon.dev/dry-run"], undefined);
   });
 });
