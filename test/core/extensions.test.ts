@@ -191,7 +191,7 @@ describe("pause and dry-run rules", () => {
       desiredReplicas: 4,
       scaleUpdated: false,
       ableToScale: "False/Paused",
-      events: [],
+      events: ["Normal/Paused"],
       traceReasons: ["Paused"],
       upstreamReplicas: 8,
     },
@@ -211,7 +211,7 @@ describe("pause and dry-run rules", () => {
       desiredReplicas: 2,
       scaleUpdated: true,
       ableToScale: "False/Paused",
-      events: ["Normal/SuccessfulRescale"],
+      events: ["Normal/Paused", "Normal/SuccessfulRescale"],
       traceReasons: ["Paused"],
       upstreamReplicas: 8,
     },
@@ -221,7 +221,7 @@ describe("pause and dry-run rules", () => {
       desiredReplicas: 0,
       scaleUpdated: true,
       ableToScale: "False/Paused",
-      events: ["Normal/SuccessfulRescale"],
+      events: ["Normal/Paused", "Normal/SuccessfulRescale"],
       traceReasons: ["Paused"],
       upstreamReplicas: 8,
     },
@@ -231,7 +231,7 @@ describe("pause and dry-run rules", () => {
       desiredReplicas: 4,
       scaleUpdated: false,
       ableToScale: "False/Paused",
-      events: [],
+      events: ["Normal/Paused"],
       traceReasons: ["Paused"],
       upstreamReplicas: 8,
     },
@@ -242,7 +242,7 @@ describe("pause and dry-run rules", () => {
       desiredReplicas: 9,
       scaleUpdated: true,
       ableToScale: "False/Paused",
-      events: ["Normal/SuccessfulRescale"],
+      events: ["Normal/Paused", "Normal/SuccessfulRescale"],
       traceReasons: ["Paused"],
       upstreamReplicas: 5,
     },
@@ -378,6 +378,7 @@ describe("pause and dry-run rules", () => {
     let history: HpaHistory = EMPTY_HISTORY;
     let replicas = 4;
     const seen: { seconds: number; replicas: number; able: string; since: string }[] = [];
+    const events: string[] = [];
     for (let seconds = 15; seconds <= 75; seconds += 15) {
       if (seconds === 60) current = { ...current, metadata: { name: "web", namespace: "default" } };
       const result = syncExtendedOnce(
@@ -386,6 +387,7 @@ describe("pause and dry-run rules", () => {
       history = result.history;
       current = { ...current, status: result.status };
       if (result.scaleUpdated) replicas = result.desiredReplicas;
+      for (const e of result.events) events.push(`${seconds}s ${e.reason}: ${e.message}`);
       const able = condition(result, "AbleToScale")!;
       seen.push({
         seconds,
@@ -402,6 +404,15 @@ describe("pause and dry-run rules", () => {
       { seconds: 60, replicas: 4, able: "True/SucceededRescale", since: "2026-01-01T12:01:00Z" },
       { seconds: 75, replicas: 8, able: "True/SucceededRescale", since: "2026-01-01T12:01:00Z" },
     ]);
+    // The pause is said once as it begins (then the hold's write), not at every sync.
+    assert.deepEqual(events.slice(0, 2), [
+      "15s Paused: scaling is paused by horizon.dev/paused-replicas, holding the target at 2; the HPA would scale from 4 to 8",
+      "15s SuccessfulRescale: New size: 2; reason: held at 2 by horizon.dev/paused-replicas",
+    ]);
+    assert.deepEqual(
+      events.filter((e) => e.includes(" Paused:")),
+      [events[0]],
+    );
   });
 });
 

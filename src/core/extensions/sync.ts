@@ -184,7 +184,11 @@ function setUnableToScale(
   return condition;
 }
 
+/** Paused in AbleToScale; a Normal Event `Paused` when the pause begins (not at every sync). */
 function setPaused(decision: ExtendedDecision, message: string, nowText: string): void {
+  const stored = decision.input.hpa.status?.conditions?.find((c) => c.type === "AbleToScale");
+  if (stored?.reason !== "Paused")
+    decision.events.push({ type: "Normal", reason: "Paused", message });
   decision.pausedCondition = { ...setUnableToScale(decision, "Paused", message, nowText) };
 }
 
