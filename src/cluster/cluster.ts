@@ -112,6 +112,9 @@ export class EmbeddedCluster {
   readonly #entries = new Map<string, Map<string, SelectorEntry>>();
   readonly #dirtyWorkloads = new Set<Workload>();
   readonly #dirtyOwners = new Set<PodOwner>();
+  /** Owners with more pods to create or delete than one sync does: taken up at the next advance. */
+  readonly #deferredOwners = new Set<PodOwner>();
+  #advances = 0;
   readonly #incarnations = new Map<string, number>();
   #writing = 0;
   #reconciling = false;
@@ -275,6 +278,12 @@ export class EmbeddedCluster {
 
   /** Runs everything due up to `t` (epoch ms): pod stages, controllers, metrics scrapes. */
   advanceTo(t: number): void {
+    this.#advances++;
+    if (this.#deferredOwners.size > 0) {
+      for (const owner of this.#deferredOwners) this.#dirtyOwners.add(owner);
+      this.#deferredOwners.clear();
+      this.#reconcile();
+    }
     for (;;) {
       const next = Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
       if (next > t) break;
@@ -669,6 +678,9 @@ export class EmbeddedCluster {
         return cluster.now;
       },
       seed: this.model.seed,
+      get advance() {
+        return cluster.#advances;
+      },
       write: (action) => this.#write(action),
       writeStatus: (target, status) => this.#writeStatus(target, status),
       ownerByKey: (key) => this.#owners.get(key),
@@ -681,6 +693,9 @@ export class EmbeddedCluster {
       },
       ownerChanged: (owner) => {
         this.#dirtyOwners.add(owner);
+      },
+      ownerDeferred: (owner) => {
+        this.#deferredOwners.add(owner);
       },
       workloadChanged: (workload) => {
         this.#dirtyWorkloads.add(workload);

@@ -152,6 +152,19 @@ describe("pod lifecycle on the virtual clock", () => {
 });
 
 describe("Deployment → ReplicaSet → Pods", () => {
+  test("a ReplicaSet creates at most 500 pods per advance (upstream's burstReplicas)", () => {
+    const c = cluster();
+    c.create(deployment({ replicas: 1_200 }));
+    assert.equal(pods(c).length, 500, "the create's own sync");
+    // Pods changing state within one advance do not renew the budget.
+    c.advanceTo(at(10));
+    assert.equal(pods(c).length, 1_000);
+    c.advanceTo(at(11));
+    assert.equal(pods(c).length, 1_200);
+    c.advanceTo(at(12));
+    assert.equal(pods(c).length, 1_200);
+  });
+
   test("scale up and down through the ReplicaSet; names carry the pod-template-hash", () => {
     const c = cluster();
     c.create(deployment({ replicas: 3 }));

@@ -4,10 +4,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
+import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
 import { findKubectls, kubectlRequired } from "../e2e/helpers.js";
 import {
   type FuzzServer,
   fuzzCase,
+  KIND_CASES,
   kubectlReads,
   runCase,
   runControllers,
@@ -63,5 +65,12 @@ describe("API server fuzz", () => {
   it("the controllers run over the stored objects without an error", async () => {
     const errors = await runControllers(server);
     assert.deepEqual(errors, [], `seed ${seed}`);
+  });
+});
+
+describe("the fuzz suite's kinds", () => {
+  it("cover every served kind that takes writes", () => {
+    const writable = KIND_LIST.filter((d) => d.verbs.includes("create")).map((d) => d.kind);
+    assert.deepEqual(new Set(KIND_CASES.map((k) => k.kind)), new Set(writable));
   });
 });

@@ -166,6 +166,48 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    kind: "ServiceMonitor",
+    collection: `/apis/monitoring.coreos.com/v1/namespaces/${NAMESPACE}/servicemonitors`,
+    allNamespaces: "/apis/monitoring.coreos.com/v1/servicemonitors",
+    resource: "servicemonitors.monitoring.coreos.com",
+    apiVersion: "monitoring.coreos.com/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: { app: "fuzz" } },
+        endpoints: [{ port: "http", interval: "15s", path: "/metrics" }],
+      },
+    }),
+  },
+  {
+    // The name must be <plural>.<group>: the generated name becomes the plural.
+    kind: "CustomResourceDefinition",
+    collection: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    resource: "customresourcedefinitions.apiextensions.k8s.io",
+    apiVersion: "apiextensions.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name: `${name}s.fuzz.example.com` },
+      spec: {
+        group: "fuzz.example.com",
+        names: { plural: `${name}s`, singular: name, kind: `K${name}`, listKind: `K${name}List` },
+        scope: "Namespaced",
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: { spec: { type: "object", properties: { n: { type: "integer" } } } },
+              },
+            },
+          },
+        ],
+      },
+    }),
+  },
+  {
     kind: "Lease",
     collection: `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases`,
     allNamespaces: "/apis/coordination.k8s.io/v1/leases",
@@ -181,6 +223,9 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
 ];
+
+/** Where the case's objects are stored: cluster-scoped kinds have no all-namespaces list. */
+const namespaceOf = (kind: KindCase) => (kind.allNamespaces ? NAMESPACE : "");
 
 export const VERBS = ["create", "update", "merge", "json", "strategic", "apply"] as const;
 export type Verb = (typeof VERBS)[number];
@@ -552,8 +597,12 @@ let counter = 0;
 /** Runs one case against the server; throws InvariantError when an invariant breaks. */
 export async function runCase(server: FuzzServer, c: FuzzCase): Promise<{ stored: boolean }> {
   const kind = KIND_CASES[c.kind]!;
-  const name = `f${(counter++).toString(36)}`;
-  const valid = { apiVersion: kind.apiVersion, kind: kind.kind, ...kind.valid(name) };
+  const valid: Record<string, unknown> = {
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    ...kind.valid(`f${(counter++).toString(36)}`),
+  };
+  const name = (valid.metadata as { name: string }).name;
   const itemPath = `${kind.collection}/${name}`;
   const query = c.strict ? "?fieldValidation=Strict" : "";
   const store = server.cluster.store;
@@ -617,7 +666,7 @@ export async function runCase(server: FuzzServer, c: FuzzCase): Promise<{ stored
   }
   const before = store.resourceVersion();
   const errorsBefore = server.controllerErrors.length;
-  const storedBefore = store.get(kind.kind, kind.kind === "Namespace" ? "" : NAMESPACE, name);
+  const storedBefore = store.get(kind.kind, namespaceOf(kind), name);
   const answer = await send(
     server,
     request.method,
@@ -635,7 +684,7 @@ export async function runCase(server: FuzzServer, c: FuzzCase): Promise<{ stored
     );
     if (answer.status >= 300) {
       check(store.resourceVersion() === before, `${what}: a refused write changed the store`);
-      const now = store.get(kind.kind, kind.kind === "Namespace" ? "" : NAMESPACE, name);
+      const now = store.get(kind.kind, namespaceOf(kind), name);
       check(now === storedBefore, `${what}: a refused write changed the object`);
       return { stored: false };
     }
@@ -647,7 +696,7 @@ export async function runCase(server: FuzzServer, c: FuzzCase): Promise<{ stored
     await readsWork(server, kind, storedName, what);
     // Big objects go once checked: a few hundred of them would make every list too big.
     if (request.body.length > 64 * 1024) {
-      store.delete(kind.kind, kind.kind === "Namespace" ? "" : NAMESPACE, storedName);
+      store.delete(kind.kind, namespaceOf(kind), storedName);
     }
     return { stored: true };
   } finally {

@@ -12,6 +12,8 @@ export interface ControllerContext {
   readonly now: number;
   /** The model's seed (ReplicaSet name streams). */
   readonly seed: number;
+  /** Counts the cluster's advances of time: a controller's per-sync budgets renew with it. */
+  readonly advance: number;
   /** A write by the cluster's own controllers: its store listener does not react to it. */
   write<T>(action: () => T): T;
   /** Writes `status` through the status subresource when it differs from the stored one. */
@@ -22,6 +24,8 @@ export interface ControllerContext {
   removeOwner(owner: PodOwner): void;
   /** The owner's controller runs again in this reconcile. */
   ownerChanged(owner: PodOwner): void;
+  /** The owner's controller runs again at the cluster's next advance of time. */
+  ownerDeferred(owner: PodOwner): void;
   /** The workload's controller runs again in this reconcile. */
   workloadChanged(workload: Workload): void;
   /** A standalone ReplicaSet's records at `key` give way to `workload`, which adopts it. */

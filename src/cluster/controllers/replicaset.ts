@@ -20,12 +20,36 @@ function victimInfo(pod: PodRecord): VictimInfo {
   };
 }
 
+/**
+ * Upstream's burstReplicas: a sync creates or deletes at most this many pods and the rest wait
+ * for later syncs. Here the budget is per owner and advance of the cluster's time (the owner's
+ * pods changing state within one advance must not renew it), so a ReplicaSet of 2^31 replicas
+ * fills the cluster gradually instead of at once.
+ */
+export const BURST_REPLICAS = 500;
+
+const budgets = new WeakMap<PodOwner, { advance: number; left: number }>();
+
+/** How many pods the owner may still create or delete in this advance (at most `want`). */
+function burst(ctx: ControllerContext, owner: PodOwner, want: number): number {
+  let budget = budgets.get(owner);
+  if (!budget || budget.advance !== ctx.advance) {
+    budget = { advance: ctx.advance, left: BURST_REPLICAS };
+    budgets.set(owner, budget);
+  }
+  const granted = Math.min(want, budget.left);
+  budget.left -= granted;
+  if (granted < want) ctx.ownerDeferred(owner);
+  return granted;
+}
+
 /** The ReplicaSet / ReplicationController controller: create or delete pods to match spec.replicas. */
 export function reconcileReplicaSet(ctx: ControllerContext, owner: PodOwner): void {
   const desired = owner.specReplicas;
   // One being deleted manages no replicas; a terminating namespace takes no new pods.
   const deleting = owner.obj.metadata.deletionTimestamp !== undefined;
-  const diff = deleting ? 0 : owner.active - desired;
+  const wanted = deleting ? 0 : owner.active - desired;
+  const diff = Math.sign(wanted) * burst(ctx, owner, Math.abs(wanted));
   if (diff < 0) {
     if (!namespaceTerminating(ctx.store, owner.namespace))
       for (let i = 0; i < -diff; i++) ctx.createPod(owner, -1);
