@@ -81,10 +81,16 @@ function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, limit: 
     "content-length": String(Buffer.byteLength(payload)),
   });
   // Closing at once, with the upload unread, resets the connection before the client has
-  // read the answer: the body is discarded (flowing with no reader) for a second first.
+  // read the answer: the rest of the body is discarded (flowing with no reader), and the
+  // connection is closed only if it is still coming a second later. A body that ends in time
+  // leaves the connection clean for the client's next request.
   req.removeAllListeners("data");
   req.resume();
-  res.end(payload, () => setTimeout(() => req.socket.destroy(), 1000).unref());
+  res.end(payload, () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), 1000).unref();
+    req.once("end", () => clearTimeout(timer));
+  });
 }
 
 /** Resolves once the response can take more (or is gone). */

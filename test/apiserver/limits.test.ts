@@ -2,6 +2,7 @@
 // read, stored objects above 1.5 MiB are refused, JSON nested deeper than the decoder allows is
 // a 400, and a refused write stores nothing (no read of the collection breaks afterwards).
 import assert from "node:assert/strict";
+import http from "node:http";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import { createApiHandler } from "../../src/apiserver/handler.js";
@@ -345,6 +346,42 @@ describe("request body limit (3 MiB)", () => {
       assert.deepEqual(await res.json(), { bytes: MAX_REQUEST_BODY_BYTES });
       assert.equal(calls(), 1);
     } finally {
+      await running.close();
+    }
+  });
+
+  // A keep-alive client reuses the connection once its upload is done: the server must not cut
+  // it later (it did, a second after every 413).
+  it("after a 413 whose body ended, the connection serves the client's next request", async () => {
+    const { running, calls } = await server();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: Buffer, slowly = false) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          { host: "127.0.0.1", port: running.port, method: "POST", path: DEPLOYMENTS, agent },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        if (!slowly) {
+          req.end(body);
+          return;
+        }
+        // Half now, half after 1.5 s: the request spans the moment the old code cut it.
+        req.write(body.subarray(0, 1));
+        setTimeout(() => req.end(body.subarray(1)), 1500);
+      });
+    const sockets = new Set<unknown>();
+    agent.on("free", (socket) => sockets.add(socket));
+    try {
+      assert.equal(await post(Buffer.alloc(MAX_REQUEST_BODY_BYTES + 1, "a")), 413);
+      assert.equal(await post(Buffer.from('{"a":1}'), true), 200);
+      assert.equal(calls(), 1);
+      assert.equal(sockets.size, 1, "one connection served both");
+    } finally {
+      agent.destroy();
       await running.close();
     }
   });
