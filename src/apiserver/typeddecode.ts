@@ -176,7 +176,8 @@ class Decoder {
         // UnmarshalJSON parses the raw bytes: a number is its text, anything else fails.
         const parsed = Quantity.tryParseJSON(value);
         if (!parsed.ok) throw new Abort(parsed.reason);
-        return value;
+        // Stored as MarshalJSON writes it back: the canonical form (0.5 → "500m").
+        return parsed.quantity.toString();
       }
       case "IntOrString":
         // UnmarshalJSON: a string, else json.Unmarshal into its int32 (errors get the field).

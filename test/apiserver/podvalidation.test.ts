@@ -73,6 +73,20 @@ describe("pod validation", () => {
       message: "spec.containers[0].ports[0].containerPort: Required value",
     },
     {
+      name: "a negative request",
+      spec: { containers: [{ ...container, resources: { requests: { cpu: -1 } } }] },
+      message: `spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`,
+    },
+    {
+      name: "a request above its limit",
+      spec: {
+        containers: [
+          { ...container, resources: { requests: { cpu: 0.5 }, limits: { cpu: "200m" } } },
+        ],
+      },
+      message: `spec.containers[0].resources.requests: Invalid value: "500m": must be less than or equal to cpu limit of 200m`,
+    },
+    {
       name: "a port name with two hyphens",
       spec: { containers: [{ ...container, ports: [{ name: "a--b", containerPort: 80 }] }] },
       message: `spec.containers[0].ports[0].name: Invalid value: "a--b": must not contain consecutive hyphens`,

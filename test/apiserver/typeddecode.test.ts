@@ -295,6 +295,30 @@ describe("a body of the wrong JSON types is refused before anything is stored", 
     assert.equal(res.status, 400);
     assert.equal(status(res).message, PREFIX + QuantityErrorReason.formatWrong);
   });
+  it("a quantity is stored in its canonical form, as MarshalJSON writes it back", async () => {
+    const { cluster, call } = setup();
+    const cases: [unknown, string][] = [
+      [0.5, "500m"],
+      ["1000m", "1"],
+      [" 2", "2"],
+      ["1e3", "1e3"],
+      ["1.5Gi", "1536Mi"],
+    ];
+    for (const [i, [sent, stored]] of cases.entries()) {
+      const res = await call("POST", "/api/v1/namespaces/default/pods", {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: `p${i}` },
+        spec: {
+          containers: [{ name: "c", image: "nginx", resources: { requests: { cpu: sent } } }],
+        },
+      });
+      assert.equal(res.status, 201, JSON.stringify(sent));
+      const pod = cluster.store.get("Pod", "default", `p${i}`);
+      const spec = pod?.spec as { containers: { resources: { requests: { cpu: unknown } } }[] };
+      assert.equal(spec.containers[0]?.resources.requests.cpu, stored, JSON.stringify(sent));
+    }
+  });
   it("patches: 422 on `patch` (JSON and merge patch: the patched object; strategic: the patch map); apply: 400", async () => {
     const { cluster, call } = setup();
     assert.equal((await call("POST", HPAS, HPA)).status, 201);

@@ -1,10 +1,12 @@
 // Pod spec validation: the part of upstream's ValidatePodSpec that a stored pod or pod template
 // needs to be usable by the cluster (the kubelet model listens on the containers' ports): the
-// containers are present, named as unique DNS labels, have an image, and their ports are valid.
+// containers are present, named as unique DNS labels, have an image, their ports are valid and
+// their resource quantities are not negative, requests within limits.
 // Absent fields count as Go zero values, as upstream validates the decoded struct. Fields that
 // upstream's defaulting fills (protocol, imagePullPolicy, terminationMessagePolicy) are checked
 // only when set.
 import { isRecord } from "../../api/json.js";
+import { Quantity } from "../../api/quantity.js";
 import type { KubeObject } from "../../api/types.js";
 import {
   child,
@@ -77,6 +79,47 @@ function validatePorts(ports: unknown, path: string): FieldError[] {
   return errs;
 }
 
+/** A quantity (already decoded, so it parses) of a resource list. */
+function quantities(list: unknown): [string, Quantity][] {
+  if (!isRecord(list)) return [];
+  return Object.entries(list).flatMap(([name, value]) => {
+    const parsed = Quantity.tryParse(value);
+    return parsed.ok ? [[name, parsed.quantity] as [string, Quantity]] : [];
+  });
+}
+
+/** ValidateResourceRequirements: quantities not negative, requests within limits. */
+function validateResources(resources: unknown, path: string): FieldError[] {
+  const r = isRecord(resources) ? resources : {};
+  const errs: FieldError[] = [];
+  const limitsPath = child(path, "limits");
+  const requestsPath = child(path, "requests");
+  const limits = new Map(quantities(r.limits));
+  for (const [name, quantity] of limits) {
+    if (quantity.sign() < 0) {
+      errs.push(invalid(`${limitsPath}[${name}]`, quantity.toString(), NEGATIVE));
+    }
+  }
+  for (const [name, quantity] of quantities(r.requests)) {
+    if (quantity.sign() < 0) {
+      errs.push(invalid(`${requestsPath}[${name}]`, quantity.toString(), NEGATIVE));
+    }
+    const limit = limits.get(name);
+    if (limit && quantity.cmp(limit) > 0) {
+      errs.push(
+        invalid(
+          requestsPath,
+          quantity.toString(),
+          `must be less than or equal to ${name} limit of ${limit.toString()}`,
+        ),
+      );
+    }
+  }
+  return errs;
+}
+
+const NEGATIVE = "must be greater than or equal to 0";
+
 function validateContainerList(
   list: unknown,
   path: string,
@@ -96,6 +139,7 @@ function validateContainerList(
       errs.push(required(child(at, "image"), ""));
     }
     errs.push(...validatePorts(c.ports, child(at, "ports")));
+    errs.push(...validateResources(c.resources, child(at, "resources")));
     if (name.length > 0 && names.has(name)) errs.push(duplicate(child(at, "name"), name));
     names.add(name);
   }
