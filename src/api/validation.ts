@@ -180,7 +180,7 @@ export function forbidden(field: string, detail: string): FieldError {
   return { type: "FieldValueForbidden", field, badValue: "", detail };
 }
 
-function tooLong(field: string, maxLength: number): FieldError {
+export function tooLong(field: string, maxLength: number): FieldError {
   const unit = maxLength === 1 ? "byte" : "bytes";
   return {
     type: "FieldValueTooLong",
@@ -209,7 +209,7 @@ function byteLength(s: string): number {
   return Buffer.byteLength(s, "utf8");
 }
 
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   // Upstream joins the examples with " or " after a trailing ", " (hence the double space).
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(" or ")}regex used for validation is '${fmt}')`;

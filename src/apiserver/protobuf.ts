@@ -108,7 +108,7 @@ export type FieldType =
   | "time"
   | "intOrString"
   | { message: Schema; inline?: boolean }
-  | { map: Scalar | "quantity" };
+  | { map: Scalar | "quantity" | "bytes" };
 
 export interface FieldSpec {
   name: string;
@@ -172,7 +172,7 @@ export function protoMessageOf(node: StructNode): Schema {
         break;
       case "map": {
         const value = protoScalar(typed.element, name);
-        if (value === "bytes" || value === "time" || value === "intOrString")
+        if (value === "time" || value === "intOrString")
           throw new Error(`${name}: map values of type ${value}`);
         spec = f(name, { map: value }, extra);
         break;
@@ -321,7 +321,8 @@ export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, u
       const map = (out[spec.name] as Record<string, unknown> | undefined) ?? {};
       out[spec.name] = map;
       map[String(entry.key ?? "")] =
-        entry.value ?? (type.map === "string" ? "" : type.map === "quantity" ? "0" : 0);
+        entry.value ??
+        (type.map === "string" || type.map === "bytes" ? "" : type.map === "quantity" ? "0" : 0);
       continue;
     }
     if (

@@ -156,8 +156,17 @@ class Decoder {
     const named = goType(node);
     switch (type) {
       case undefined:
-      case "bytes":
         return value;
+      case "bytes": {
+        // []byte: a base64 string (StdEncoding); a bad one fails the whole decode, unwrapped.
+        if (typeof value !== "string") {
+          this.save(jsonKind(value), where, named);
+          return value;
+        }
+        const at = base64ErrorAt(value);
+        if (at !== null) throw new Abort(`illegal base64 data at input byte ${at}`);
+        return value;
+      }
       case "string":
         if (typeof value !== "string") this.save(jsonKind(value), where, named);
         return value;
@@ -248,5 +257,38 @@ export function decodeTyped(
   } catch (err) {
     if (err instanceof Abort) return { ok: false, error: err.error };
     throw err;
+  }
+}
+
+const BASE64_ALPHABET = /^[A-Za-z0-9+/]$/;
+
+/**
+ * Where Go's base64.StdEncoding stops decoding `text` (CorruptInputError's offset), or null when
+ * it decodes: quanta of four, `=` padding only at the end, CR and LF skipped anywhere.
+ */
+export function base64ErrorAt(text: string): number | null {
+  const newline = (i: number) => text[i] === "\n" || text[i] === "\r";
+  let si = 0;
+  for (;;) {
+    let j = 0;
+    while (j < 4) {
+      if (si === text.length) return j === 0 ? null : si - j;
+      const ch = text[si++]!;
+      if (ch === "\n" || ch === "\r") continue;
+      if (BASE64_ALPHABET.test(ch)) {
+        j++;
+        continue;
+      }
+      if (ch !== "=" || j < 2) return si - 1;
+      if (j === 2) {
+        // "==": the second one must follow (newlines aside).
+        while (si < text.length && newline(si)) si++;
+        if (si === text.length) return text.length;
+        if (text[si] !== "=") return si - 1;
+        si++;
+      }
+      while (si < text.length && newline(si)) si++;
+      return si < text.length ? si : null;
+    }
   }
 }

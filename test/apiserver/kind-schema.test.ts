@@ -31,6 +31,9 @@ const ADDED_SINCE = new Set([
   "CustomResourceDefinition",
   "Endpoints",
   "EndpointSlice",
+  "ConfigMap",
+  "Secret",
+  "ServiceAccount",
 ]);
 
 /** `known` checks at least what `old` checked: the same fields wherever `old` names them. */

@@ -143,7 +143,10 @@ describe("the derived views agree with the registry", () => {
       "apps/v1/Deployment",
       "autoscaling/v1/HorizontalPodAutoscaler",
       "autoscaling/v2/HorizontalPodAutoscaler",
+      "v1/ConfigMap",
       "v1/Namespace",
+      "v1/Secret",
+      "v1/ServiceAccount",
     ]);
   });
   test("the catalogue lists exactly the registered kinds, in registry order", () => {

@@ -1,5 +1,6 @@
 // Every served kind maps to its definition; the compiler checks that none is missing and that
 // each module defines the kind it is listed under. Discovery lists them in this order.
+import { configMap } from "./configmap.js";
 import { customResourceDefinition } from "./customresourcedefinition.js";
 import { deployment } from "./deployment.js";
 import { endpoints } from "./endpoints.js";
@@ -12,7 +13,9 @@ import { node } from "./node.js";
 import { pod } from "./pod.js";
 import { replicaSet } from "./replicaset.js";
 import { replicationController } from "./replicationcontroller.js";
+import { secret } from "./secret.js";
 import { service } from "./service.js";
+import { serviceAccount } from "./serviceaccount.js";
 import { serviceMonitor } from "./servicemonitor.js";
 import { statefulSet } from "./statefulset.js";
 import type { KindDefinition, ServedKind } from "./types.js";
@@ -21,6 +24,9 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   Namespace: namespace,
   Pod: pod,
   Service: service,
+  ConfigMap: configMap,
+  Secret: secret,
+  ServiceAccount: serviceAccount,
   Endpoints: endpoints,
   Event: event,
   Node: node,

@@ -23,7 +23,10 @@ export type ServedKind =
   | "HorizontalPodAutoscaler"
   | "Lease"
   | "ServiceMonitor"
-  | "CustomResourceDefinition";
+  | "CustomResourceDefinition"
+  | "ConfigMap"
+  | "Secret"
+  | "ServiceAccount";
 
 export type Subresource = "status" | "scale";
 

@@ -1,0 +1,60 @@
+// core/v1 ServiceAccount: what a pod runs as (Horizon issues no tokens for it yet).
+import { OBJECT_META } from "./meta.js";
+import { AGE, col, NAME, since } from "./printing.js";
+import { atomicOf, bool, mapList, patchMerge, pb, ptr, str, struct } from "./schema.js";
+import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
+
+const OBJECT_REFERENCE = struct(
+  {
+    kind: str(1),
+    namespace: str(2),
+    name: str(3),
+    uid: str(4),
+    apiVersion: str(5),
+    resourceVersion: str(6),
+    fieldPath: str(7),
+  },
+  { go: "v1.ObjectReference", atomic: true },
+);
+
+export const serviceAccount: KindDefinition<"ServiceAccount"> = {
+  kind: "ServiceAccount",
+  resource: "serviceaccounts",
+  singular: "serviceaccount",
+  group: "",
+  versions: [
+    {
+      version: "v1",
+      protobuf: true,
+      schema: struct(
+        {
+          apiVersion: str(),
+          kind: str(),
+          metadata: OBJECT_META,
+          secrets: pb(2, patchMerge(mapList(["name"], OBJECT_REFERENCE), "name")),
+          imagePullSecrets: atomicOf(
+            struct({ name: str(1) }, { go: "v1.LocalObjectReference" }),
+            3,
+          ),
+          automountServiceAccountToken: bool(4, ptr),
+        },
+        { go: "v1.ServiceAccount" },
+      ),
+    },
+  ],
+  namespaced: true,
+  verbs: READ_WRITE,
+  subresources: [],
+  shortNames: ["sa"],
+  gcPolicy: "None",
+  fieldSelectors: [],
+  strategy: PLAIN_STRATEGY,
+  printer: {
+    columns: [NAME, col("Secrets", "string", "The number of secrets listed."), AGE],
+    cells: (obj, now) => [
+      obj.metadata.name,
+      Array.isArray(obj.secrets) ? obj.secrets.length : 0,
+      since(obj.metadata.creationTimestamp, now),
+    ],
+  },
+};

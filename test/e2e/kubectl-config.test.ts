@@ -1,0 +1,183 @@
+// End to end with the REAL kubectl (PATH, 1.27, 1.33): the configuration kinds an application
+// ships beside its Deployment — ConfigMap, Secret and ServiceAccount — applied, created with
+// kubectl's generators, listed with upstream's columns, described, and refused as upstream
+// refuses them (bad keys, bad base64, immutable data, a changed Secret type).
+// Without kubectl the cases skip with the reason, except under CI=true (a failure).
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  findKubectls,
+  type KubectlBinary,
+  type KubectlContext,
+  type KubectlResult,
+  kubectl,
+  kubectlRequired,
+  startTestServer,
+  type TestServer,
+} from "./helpers.js";
+
+const search = findKubectls();
+const missingReason =
+  search.binaries.length === 3 ? null : `${search.missing.join("; ") || "not all found"}`;
+
+const MANIFESTS = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app-config}
+data:
+  app.properties: "level=info"
+  mode: fast
+binaryData:
+  blob: AAEC
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: app-secret}
+stringData:
+  user: admin
+data:
+  password: c2VjcmV0
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: app}
+automountServiceAccountToken: false
+`;
+
+function ok(res: KubectlResult, what: string): string {
+  assert.equal(res.code, 0, `${what}: ${res.stderr}`);
+  return res.stdout;
+}
+
+function tableRows(text: string): string[][] {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s{2,}/));
+}
+
+describe("kubectl binaries (kubectl-config)", () => {
+  it("the PATH kubectl and kubectl.1.27 / kubectl.1.33 are there", (t) => {
+    if (missingReason !== null) {
+      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${missingReason}`);
+      t.skip(`kubectl missing: ${missingReason}`);
+      return;
+    }
+    assert.equal(search.binaries.length, 3);
+  });
+});
+
+for (const binary of search.binaries) describeConfig(binary);
+
+function describeConfig(binary: KubectlBinary): void {
+  describe(`${binary.name}: ConfigMap, Secret and ServiceAccount`, () => {
+    let server: TestServer;
+    let ctx: KubectlContext;
+    const run = (args: string[], stdin?: string) =>
+      kubectl(ctx, args, stdin === undefined ? {} : { stdin });
+
+    before(async () => {
+      server = await startTestServer({ controller: false });
+      ctx = server.context(binary);
+    });
+    after(async () => {
+      await server?.up.close();
+    });
+
+    // As upstream: a Secret's stringData never comes back, so apply always finds it to patch.
+    it("apply creates them; applied again, unchanged (the Secret with stringData: configured)", async () => {
+      const first = ok(await run(["apply", "-f", "-"], MANIFESTS), "apply");
+      assert.match(first, /configmap\/app-config created/);
+      assert.match(first, /secret\/app-secret created/);
+      assert.match(first, /serviceaccount\/app created/);
+      const again = ok(await run(["apply", "-f", "-"], MANIFESTS), "apply again");
+      assert.match(again, /configmap\/app-config unchanged/);
+      assert.match(again, /secret\/app-secret configured/);
+      assert.match(again, /serviceaccount\/app unchanged/);
+    });
+
+    it("get lists them with upstream's columns", async () => {
+      const cm = tableRows(ok(await run(["get", "configmap", "app-config"]), "get cm"));
+      assert.deepEqual(cm[0], ["NAME", "DATA", "AGE"]);
+      assert.deepEqual(cm[1]?.slice(0, 2), ["app-config", "3"]);
+      const secret = tableRows(ok(await run(["get", "secret", "app-secret"]), "get secret"));
+      assert.deepEqual(secret[0], ["NAME", "TYPE", "DATA", "AGE"]);
+      assert.deepEqual(secret[1]?.slice(0, 3), ["app-secret", "Opaque", "2"]);
+      const sa = tableRows(ok(await run(["get", "sa", "app"]), "get sa"));
+      assert.deepEqual(sa[0], ["NAME", "SECRETS", "AGE"]);
+      assert.deepEqual(sa[1]?.slice(0, 2), ["app", "0"]);
+    });
+
+    it("a Secret's stringData is stored base64 in data, never as stringData", async () => {
+      const json = JSON.parse(
+        ok(await run(["get", "secret", "app-secret", "-o", "json"]), "get secret -o json"),
+      ) as { data: Record<string, string>; stringData?: unknown; type: string };
+      assert.equal(Buffer.from(json.data.user ?? "", "base64").toString(), "admin");
+      assert.equal(Buffer.from(json.data.password ?? "", "base64").toString(), "secret");
+      assert.equal(json.stringData, undefined);
+      assert.equal(json.type, "Opaque");
+    });
+
+    it("kubectl create configmap / secret generic and describe", async () => {
+      ok(
+        await run(["create", "configmap", "made", "--from-literal=a=1", "--from-literal=b=2"]),
+        "create configmap",
+      );
+      ok(
+        await run(["create", "secret", "generic", "made", "--from-literal=token=t0p"]),
+        "create secret",
+      );
+      const described = ok(await run(["describe", "configmap", "made"]), "describe cm");
+      assert.match(described, /Name:\s+made/);
+      assert.match(described, /^a:\n----\n1$/m);
+      const secret = ok(await run(["describe", "secret", "made"]), "describe secret");
+      assert.match(secret, /Type:\s+Opaque/);
+      assert.match(secret, /token:\s+3 bytes/);
+    });
+
+    it("bad input: a bad key is 422, bad base64 a 400, nothing stored", async () => {
+      const badKey = await run(
+        ["apply", "-f", "-"],
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {'a b': x}\n",
+      );
+      assert.notEqual(badKey.code, 0);
+      assert.match(
+        badKey.stderr,
+        /ConfigMap "bad" is invalid: data\[a b\]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '\.'/,
+      );
+      const badBase64 = await run(
+        ["apply", "-f", "-"],
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: bad}\ndata: {k: 'not base64!'}\n",
+      );
+      assert.notEqual(badBase64.code, 0);
+      assert.match(badBase64.stderr, /illegal base64 data at input byte 3/);
+      assert.equal(server.up.cluster.store.get("ConfigMap", "default", "bad"), undefined);
+      assert.equal(server.up.cluster.store.get("Secret", "default", "bad"), undefined);
+    });
+
+    it("immutable data cannot change, nor can a Secret's type", async () => {
+      ok(
+        await run(
+          ["apply", "-f", "-"],
+          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen}\nimmutable: true\ndata: {a: '1'}\n",
+        ),
+        "apply immutable",
+      );
+      const changed = await run(["patch", "configmap", "frozen", "-p", '{"data":{"a":"2"}}']);
+      assert.notEqual(changed.code, 0);
+      assert.match(
+        changed.stderr,
+        /ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set/,
+      );
+      const retyped = await run([
+        "patch",
+        "secret",
+        "app-secret",
+        "-p",
+        '{"type":"kubernetes.io/tls"}',
+      ]);
+      assert.notEqual(retyped.code, 0);
+      assert.match(retyped.stderr, /type: Invalid value: "kubernetes.io\/tls": field is immutable/);
+    });
+  });
+}
