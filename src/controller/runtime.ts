@@ -328,8 +328,13 @@ export class ForeignWriterHolds {
     yielding: boolean,
     now: number,
   ): ForeignWriter | null {
-    const state = this.state.get(key) ?? { holdMs: this.baseMs, resumedAt: null };
-    this.state.set(key, state);
+    let state = this.state.get(key);
+    if (!state) {
+      // Most HPAs never see another writer: no state for them.
+      if (!evidence) return null;
+      state = { holdMs: this.baseMs, resumedAt: null };
+      this.state.set(key, state);
+    }
     if (evidence && now - evidence.at < state.holdMs) {
       if (state.resumedAt !== null && evidence.at >= state.resumedAt) {
         state.holdMs = Math.min(
