@@ -1,10 +1,12 @@
 // End-to-end: the horizon.dev/ extensions with `horizon up` (in-process, 1 s sync period) and
 // the real kubectl: annotate an HPA, watch the effect on the Deployment, the conditions and the
 // Events, remove the annotation and see upstream's behaviour return; the apply-time warning for
-// an unknown key and the 422 for a malformed value or contradictory ones, as kubectl prints them. Without kubectl the
+// an unknown key and the 422 for a malformed value or contradictory ones, as kubectl prints them;
+// a fallback on an always-failing metric, and a queue worker scaled to zero and woken again. Without kubectl the
 // tests skip with the reason, except under CI=true.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { parseScenario } from "../../src/sim/scenario.js";
 import {
   findKubectls,
   type KubectlContext,
@@ -256,6 +258,96 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     );
   });
 
+  it("fallback: a metric that always fails scales to the fallback count; removed, upstream freezes", async (t) => {
+    if (!binary) return t.skip("no kubectl");
+    const deployment = JSON.parse(DEPLOYMENT);
+    deployment.metadata.name = "batch";
+    deployment.spec.selector.matchLabels = { app: "batch" };
+    deployment.spec.template.metadata.labels = { app: "batch" };
+    ok(await run(["apply", "-f", "-"], JSON.stringify(deployment)), "apply deployment batch");
+    // An External metric with no series: every sync fails it (FailedGetExternalMetric).
+    const hpa = {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: {
+        name: "batch",
+        annotations: {
+          "horizon.dev/fallback-replicas": "3",
+          "horizon.dev/fallback-failure-threshold": "2",
+        },
+      },
+      spec: {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "batch" },
+        minReplicas: 1,
+        maxReplicas: 5,
+        metrics: [
+          {
+            type: "External",
+            external: {
+              metric: {
+                name: "queue_messages_ready",
+                selector: { matchLabels: { queue: "none" } },
+              },
+              target: { type: "AverageValue", averageValue: "10" },
+            },
+          },
+        ],
+      },
+    };
+    ok(await run(["apply", "-f", "-"], JSON.stringify(hpa)), "apply hpa batch");
+    const batchReplicas = async () =>
+      Number(
+        ok(
+          await run(["get", "deployment", "batch", "-o", "jsonpath={.spec.replicas}"]),
+          "get deployment batch",
+        ),
+      );
+    const scalingActive = async () =>
+      ok(
+        await run([
+          "get",
+          "hpa",
+          "batch",
+          "-o",
+          'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}',
+        ]),
+        "get hpa batch",
+      );
+    await pollUntil(
+      "the fallback count 3",
+      async () => ((await batchReplicas()) === 3 ? true : undefined),
+      TIMEOUT,
+    );
+    await pollUntil(
+      "ScalingActive False FallbackActive",
+      async () => ((await scalingActive()) === "FallbackActive" ? true : undefined),
+      TIMEOUT,
+    );
+    await waitEvent(
+      "FallbackActive",
+      /consecutive syncs with failed metrics \(threshold 2\): fallback to 3 replicas/,
+    );
+    ok(
+      await run([
+        "annotate",
+        "hpa",
+        "batch",
+        "horizon.dev/fallback-replicas-",
+        "horizon.dev/fallback-failure-threshold-",
+      ]),
+      "remove the fallback",
+    );
+    // Upstream's HPA freezes on a failing metric: the reason is the metric's again, the count stays.
+    await pollUntil(
+      "ScalingActive as upstream reports a failing metric",
+      async () => ((await scalingActive()) === "FailedGetExternalMetric" ? true : undefined),
+      TIMEOUT,
+    );
+    assert.equal(await batchReplicas(), 3);
+    ok(await run(["delete", "hpa", "batch"]), "delete hpa batch");
+    ok(await run(["delete", "deployment", "batch"]), "delete deployment batch");
+  });
+
   it("an unknown horizon.dev key is applied with a warning; a malformed value is refused", async (t) => {
     if (!binary) return t.skip("no kubectl");
     const warned = ok(
@@ -290,5 +382,147 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     const stored = JSON.parse(ok(await run(["get", "hpa", "web", "-o", "json"]), "get hpa"));
     assert.equal(stored.metadata.annotations["horizon.dev/paused"], undefined);
     assert.equal(stored.metadata.annotations["horizon.dev/dry-run"], undefined);
+  });
+});
+
+// A queue whose first messages arrive 40 s after horizon up starts: time enough for the worker
+// to be scaled to zero (2 s cooldown) before the first message activates it.
+const QUEUE_SCENARIO = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        resources: {requests: {cpu: 100m}}
+---
+apiVersion: horizon.dev/v1alpha1
+kind: Scenario
+metadata: {name: queue-to-zero}
+spec:
+  cluster: {metricsResolution: 1s}
+  workloads:
+  - target: Deployment/worker
+    pod: {schedulingDelay: 0s, containerStartDelay: 0s, readinessDelay: 0s}
+  metrics:
+    external:
+    - name: queue_messages_ready
+      selector: {matchLabels: {queue: tasks}}
+      servedBy: Deployment/worker
+      serviceRatePerPod: 5
+      initialLength: 0
+      arrivals:
+      - {type: step, initial: 0, steps: [{at: 40s, rps: 50}]}
+`;
+
+const WORKER_HPA = JSON.stringify({
+  apiVersion: "autoscaling/v2",
+  kind: "HorizontalPodAutoscaler",
+  metadata: {
+    name: "worker",
+    annotations: {
+      "horizon.dev/min-replicas": "0",
+      "horizon.dev/cooldown-period": "2s",
+      "horizon.dev/activation.queue_messages_ready": "0",
+    },
+  },
+  spec: {
+    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "worker" },
+    minReplicas: 1,
+    maxReplicas: 5,
+    metrics: [
+      {
+        type: "External",
+        external: {
+          metric: { name: "queue_messages_ready", selector: { matchLabels: { queue: "tasks" } } },
+          target: { type: "AverageValue", averageValue: "10" },
+        },
+      },
+    ],
+  },
+});
+
+describe("scale to zero with horizon up and kubectl", () => {
+  let server: TestServer;
+  let ctx: KubectlContext;
+  const run = (args: string[], stdin?: string) =>
+    kubectl(ctx, args, stdin === undefined ? {} : { stdin });
+  const replicas = async () =>
+    Number(
+      ok(
+        await run(["get", "deployment", "worker", "-o", "jsonpath={.spec.replicas}"]),
+        "get deployment",
+      ),
+    );
+  const scalingActive = async () =>
+    ok(
+      await run([
+        "get",
+        "hpa",
+        "worker",
+        "-o",
+        'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}',
+      ]),
+      "get hpa",
+    );
+
+  before(async () => {
+    if (!binary) return;
+    const parsed = parseScenario(QUEUE_SCENARIO, { file: "queue-to-zero.yaml", baseDir: "." });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    server = await startTestServer({ scenario: parsed.scenario });
+    ctx = server.context(binary);
+  });
+  after(async () => {
+    await server?.up.close();
+  });
+
+  it("an idle worker goes to zero after the cooldown, the first messages wake it; removed, upstream's floor of 1", async (t) => {
+    if (!binary) return t.skip("no kubectl");
+    ok(await run(["apply", "-f", "-"], WORKER_HPA), "apply hpa");
+    await pollUntil(
+      "the idle worker scaled to zero",
+      async () => ((await replicas()) === 0 ? true : undefined),
+      TIMEOUT,
+    );
+    await pollUntil(
+      "ScalingActive False ScaledToZero",
+      async () => ((await scalingActive()) === "ScaledToZero" ? true : undefined),
+      TIMEOUT,
+    );
+    // The messages from 40 s: activated to max(1, minReplicas), then upstream's algorithm.
+    await pollUntil(
+      "activated by the first messages",
+      async () => ((await replicas()) >= 1 ? true : undefined),
+      { timeoutMs: 90_000, intervalMs: 250 },
+    );
+    const describeOut = ok(await run(["describe", "hpa", "worker"]), "describe hpa");
+    assert.match(
+      describeOut,
+      /SuccessfulRescale\s+.*New size: 1; reason: activation: queue_messages_ready \d+/,
+    );
+    ok(
+      await run([
+        "annotate",
+        "hpa",
+        "worker",
+        "horizon.dev/min-replicas-",
+        "horizon.dev/cooldown-period-",
+        "horizon.dev/activation.queue_messages_ready-",
+      ]),
+      "remove the annotations",
+    );
+    await pollUntil(
+      "upstream's ValidMetricFound",
+      async () => ((await scalingActive()) === "ValidMetricFound" ? true : undefined),
+      TIMEOUT,
+    );
+    assert.ok((await replicas()) >= 1, "never below minReplicas 1 again");
   });
 });
