@@ -161,7 +161,7 @@ export function invalid(
   return e;
 }
 
-function notSupported(
+export function notSupported(
   field: string,
   badValue: unknown,
   validValues: readonly string[],

@@ -176,6 +176,7 @@ describe("legacy discovery", () => {
       [
         "apps",
         "autoscaling",
+        "rbac.authorization.k8s.io",
         "coordination.k8s.io",
         "discovery.k8s.io",
         "apiextensions.k8s.io",
@@ -442,6 +443,7 @@ describe("OpenAPI", () => {
       "apis/autoscaling/v2",
       "apis/coordination.k8s.io/v1",
       "apis/monitoring.coreos.com/v1",
+      "apis/rbac.authorization.k8s.io/v1",
     ]);
     const url = paths["apis/autoscaling/v2"]!.serverRelativeURL;
     assert.match(url, /^\/openapi\/v3\/apis\/autoscaling\/v2\?hash=[0-9A-F]+$/);

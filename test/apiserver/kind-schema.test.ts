@@ -34,6 +34,10 @@ const ADDED_SINCE = new Set([
   "ConfigMap",
   "Secret",
   "ServiceAccount",
+  "Role",
+  "ClusterRole",
+  "RoleBinding",
+  "ClusterRoleBinding",
 ]);
 
 /** `known` checks at least what `old` checked: the same fields wherever `old` names them. */

@@ -1,9 +1,10 @@
 // End to end with the REAL kubectl (PATH, 1.27, 1.33): the configuration kinds an application
-// ships beside its Deployment — ConfigMap, Secret and ServiceAccount — applied, created with
-// kubectl's generators, listed with upstream's columns, described, and refused as upstream
-// refuses them (bad keys, bad base64, immutable data, a changed Secret type).
+// ships beside its Deployment — ConfigMap, Secret, ServiceAccount and RBAC — applied, created
+// with kubectl's generators, listed with upstream's columns, described, and refused as upstream
+// refuses them (bad keys, bad base64, immutable data, a changed Secret type or roleRef).
 // Without kubectl the cases skip with the reason, except under CI=true (a failure).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import {
   findKubectls,
@@ -70,7 +71,7 @@ describe("kubectl binaries (kubectl-config)", () => {
 for (const binary of search.binaries) describeConfig(binary);
 
 function describeConfig(binary: KubectlBinary): void {
-  describe(`${binary.name}: ConfigMap, Secret and ServiceAccount`, () => {
+  describe(`${binary.name}: ConfigMap, Secret, ServiceAccount and RBAC`, () => {
     let server: TestServer;
     let ctx: KubectlContext;
     const run = (args: string[], stdin?: string) =>
@@ -178,6 +179,65 @@ function describeConfig(binary: KubectlBinary): void {
       ]);
       assert.notEqual(retyped.code, 0);
       assert.match(retyped.stderr, /type: Invalid value: "kubernetes.io\/tls": field is immutable/);
+    });
+
+    it("RBAC: deploy/rbac.yaml applies; roles and bindings list with upstream's columns", async () => {
+      const rbac = readFileSync("deploy/rbac.yaml", "utf8");
+      const applied = ok(await run(["apply", "-f", "-"], rbac), "apply rbac");
+      assert.match(
+        applied,
+        /clusterrole\.rbac\.authorization\.k8s\.io\/horizon-controller created/,
+      );
+      assert.match(
+        applied,
+        /rolebinding\.rbac\.authorization\.k8s\.io\/horizon-controller-leader-election created/,
+      );
+      const roles = tableRows(
+        ok(await run(["get", "clusterrole", "horizon-controller"]), "get clusterrole"),
+      );
+      assert.deepEqual(roles[0], ["NAME", "CREATED AT"]);
+      assert.match(roles[1]?.[1] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      const bindings = tableRows(
+        ok(await run(["get", "rolebinding", "-o", "wide"]), "get rolebinding"),
+      );
+      assert.deepEqual(bindings[0], ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]);
+      assert.equal(bindings[1]?.[1], "Role/horizon-controller-leader-election");
+      assert.equal(bindings[1]?.at(-1), "horizon-system/horizon-controller");
+    });
+
+    it("RBAC: kubectl create clusterrole with a colon in its name; bad rules and roleRef refused", async () => {
+      ok(
+        await run(["create", "clusterrole", "team:reader", "--verb=get,list", "--resource=pods"]),
+        "create clusterrole",
+      );
+      const json = JSON.parse(
+        ok(
+          await run(["get", "clusterrole", "team:reader", "-o", "json"]),
+          "get clusterrole -o json",
+        ),
+      ) as { rules: { verbs: string[]; resources: string[]; apiGroups: string[] }[] };
+      assert.deepEqual(json.rules, [
+        { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] },
+      ]);
+      const noVerbs = await run(
+        ["apply", "-f", "-"],
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: empty}\nrules:\n- {apiGroups: [''], resources: [pods]}\n",
+      );
+      assert.notEqual(noVerbs.code, 0);
+      assert.match(
+        noVerbs.stderr,
+        /The Role "empty" is invalid: rules\[0\]\.verbs: Required value: verbs must contain at least one value/,
+      );
+      const rebound = await run([
+        "patch",
+        "rolebinding",
+        "horizon-controller-leader-election",
+        "--type=merge",
+        "-p",
+        '{"roleRef":{"name":"other"}}',
+      ]);
+      assert.notEqual(rebound.code, 0);
+      assert.match(rebound.stderr, /roleRef: Invalid value: .*: cannot change roleRef/);
     });
   });
 }

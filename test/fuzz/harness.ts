@@ -204,6 +204,52 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    kind: "Role",
+    collection: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/roles`,
+    allNamespaces: "/apis/rbac.authorization.k8s.io/v1/roles",
+    resource: "roles.rbac.authorization.k8s.io",
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name },
+      rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }],
+    }),
+  },
+  {
+    kind: "ClusterRole",
+    collection: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    resource: "clusterroles.rbac.authorization.k8s.io",
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name: `fuzz:${name}` },
+      rules: [
+        { apiGroups: ["apps"], resources: ["deployments/scale"], verbs: ["get", "update"] },
+        { nonResourceURLs: ["/healthz"], verbs: ["get"] },
+      ],
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { aggregate: "fuzz" } }] },
+    }),
+  },
+  ...(["RoleBinding", "ClusterRoleBinding"] as const).map((kind) => {
+    const namespaced = kind === "RoleBinding";
+    const plural = `${kind.toLowerCase()}s`;
+    return {
+      kind,
+      collection: namespaced
+        ? `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/${plural}`
+        : `/apis/rbac.authorization.k8s.io/v1/${plural}`,
+      ...(namespaced ? { allNamespaces: `/apis/rbac.authorization.k8s.io/v1/${plural}` } : {}),
+      resource: `${plural}.rbac.authorization.k8s.io`,
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      valid: (name: string) => ({
+        metadata: { name },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+        subjects: [
+          { kind: "ServiceAccount", name: "app", namespace: NAMESPACE },
+          { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "jane" },
+        ],
+      }),
+    };
+  }),
+  {
     kind: "ServiceMonitor",
     collection: `/apis/monitoring.coreos.com/v1/namespaces/${NAMESPACE}/servicemonitors`,
     allNamespaces: "/apis/monitoring.coreos.com/v1/servicemonitors",

@@ -11,6 +11,7 @@ import { lease } from "./lease.js";
 import { namespace } from "./namespace.js";
 import { node } from "./node.js";
 import { pod } from "./pod.js";
+import { clusterRole, clusterRoleBinding, role, roleBinding } from "./rbac.js";
 import { replicaSet } from "./replicaset.js";
 import { replicationController } from "./replicationcontroller.js";
 import { secret } from "./secret.js";
@@ -35,6 +36,10 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ReplicaSet: replicaSet,
   StatefulSet: statefulSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
+  Role: role,
+  ClusterRole: clusterRole,
+  RoleBinding: roleBinding,
+  ClusterRoleBinding: clusterRoleBinding,
   Lease: lease,
   EndpointSlice: endpointSlice,
   CustomResourceDefinition: customResourceDefinition,

@@ -26,7 +26,11 @@ export type ServedKind =
   | "CustomResourceDefinition"
   | "ConfigMap"
   | "Secret"
-  | "ServiceAccount";
+  | "ServiceAccount"
+  | "Role"
+  | "ClusterRole"
+  | "RoleBinding"
+  | "ClusterRoleBinding";
 
 export type Subresource = "status" | "scale";
 
@@ -152,4 +156,9 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   printer: Printer;
   /** Defaults, validation and the create/update rules of this kind. */
   strategy: KindStrategy;
+  /**
+   * How metadata.name is validated: a DNS subdomain (most kinds), or a path segment (RBAC
+   * kinds: `system:aggregate-to-view`).
+   */
+  nameRule?: "dnsSubdomain" | "pathSegment";
 }

@@ -9,7 +9,12 @@ import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../..
 import type { FeatureGates } from "../../api/featuregates.js";
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
-import { type FieldError, validateObjectMeta } from "../../api/validation.js";
+import {
+  type FieldError,
+  invalid as invalidField,
+  isValidPathSegmentName,
+  validateObjectMeta,
+} from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import { StoreError } from "../../cluster/store.js";
 import {
@@ -579,7 +584,18 @@ function strategyOf(ctx: RequestScope): KindStrategy {
 }
 
 function metaErrors(ctx: RequestScope, object: KubeObject): FieldError[] {
-  const errors = validateObjectMeta(object.metadata as never);
+  let errors = validateObjectMeta(object.metadata as never);
   // Cluster-scoped objects have no namespace to require.
-  return ctx.info.namespaced ? errors : errors.filter((e) => e.field !== "metadata.namespace");
+  if (!ctx.info.namespaced) errors = errors.filter((e) => e.field !== "metadata.namespace");
+  if (kindDefinition(ctx.info.kind)?.nameRule === "pathSegment") {
+    // The name need only be a path segment: its DNS-subdomain errors give way to those.
+    const name = object.metadata.name ?? "";
+    const invalidName = (e: FieldError) =>
+      e.field === "metadata.name" && e.type === "FieldValueInvalid";
+    errors = [
+      ...errors.filter((e) => !invalidName(e)),
+      ...isValidPathSegmentName(name).map((msg) => invalidField("metadata.name", name, msg)),
+    ];
+  }
+  return errors;
 }
