@@ -5,6 +5,7 @@
 //
 // The per-version view of the handler's resource catalogue (resources.ts) is built here.
 import { createHash } from "node:crypto";
+import { openapiSchemas } from "./openapi.js";
 import { RESOURCES as SERVED } from "./resources.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
@@ -295,27 +296,49 @@ const QUERY_PARAMS = ["dryRun", "fieldManager", "fieldValidation", "force"].map(
 /**
  * A per-group-version OpenAPI v3 document with a PATCH operation per resource that declares
  * `fieldValidation`: what kubectl's query-param verifier looks for before `create`/`apply` send
- * `fieldValidation=Strict` (kubectl-protocol.md §3). No schemas: `kubectl explain` needs real ones.
+ * `fieldValidation=Strict` (kubectl-protocol.md §3), and the kinds' schemas (openapi.ts), which
+ * `kubectl explain` reads.
  */
 function openapiV3Doc(group: string, version: string): object {
+  const { schemas, kinds } = openapiSchemas(group, version);
   const paths: Record<string, unknown> = {};
   for (const r of RESOURCES) {
-    if (r.group !== group || r.version !== version || !r.verbs.includes("patch")) continue;
-    paths[itemPath(r)] = {
-      patch: {
+    if (r.group !== group || r.version !== version) continue;
+    const gvk = { group, version, kind: r.kind };
+    const definition = kinds.get(r.kind);
+    const operations: Record<string, unknown> = {};
+    // kubectl explain finds a resource's kind by its item path's GET operation.
+    if (definition && r.verbs.includes("get")) {
+      operations.get = {
+        operationId: `read${r.kind}`,
+        "x-kubernetes-action": "get",
+        "x-kubernetes-group-version-kind": gvk,
+        responses: {
+          "200": {
+            description: "OK",
+            content: {
+              "application/json": { schema: { $ref: `#/components/schemas/${definition}` } },
+            },
+          },
+        },
+      };
+    }
+    if (r.verbs.includes("patch")) {
+      operations.patch = {
         operationId: `patch${r.kind}`,
         "x-kubernetes-action": "patch",
-        "x-kubernetes-group-version-kind": { group, version, kind: r.kind },
+        "x-kubernetes-group-version-kind": gvk,
         parameters: QUERY_PARAMS,
         responses: { "200": { description: "OK" } },
-      },
-    };
+      };
+    }
+    if (Object.keys(operations).length > 0) paths[itemPath(r)] = operations;
   }
   return {
     openapi: "3.0.0",
     info: { title: "Kubernetes", version: VERSION_INFO.gitVersion },
     paths,
-    components: { schemas: {} },
+    components: { schemas },
   };
 }
 
@@ -323,11 +346,14 @@ function openapiV3Key(group: string, version: string): string {
   return group === "" ? `api/${version}` : `apis/${group}/${version}`;
 }
 
-/** Group-versions with writable resources (the ones create/apply validate against). */
+/**
+ * Group-versions with writable resources (the ones create/apply validate against) or kinds
+ * (`kubectl explain`).
+ */
 function openapiGroupVersions(): { group: string; version: string }[] {
   const out: { group: string; version: string }[] = [];
   for (const r of RESOURCES) {
-    if (!r.verbs.includes("patch")) continue;
+    if (!r.verbs.includes("patch") && !SERVED.some((s) => s.kind === r.kind)) continue;
     if (!out.some((gv) => gv.group === r.group && gv.version === r.version))
       out.push({ group: r.group, version: r.version });
   }

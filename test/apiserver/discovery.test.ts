@@ -442,6 +442,7 @@ describe("OpenAPI", () => {
       "apis/autoscaling/v1",
       "apis/autoscaling/v2",
       "apis/coordination.k8s.io/v1",
+      "apis/discovery.k8s.io/v1",
       "apis/monitoring.coreos.com/v1",
       "apis/rbac.authorization.k8s.io/v1",
     ]);
@@ -469,7 +470,34 @@ describe("OpenAPI", () => {
     const paths = Object.keys(doc.paths as object);
     assert.ok(paths.includes("/api/v1/namespaces/{name}"));
     assert.ok(paths.includes("/api/v1/namespaces/{namespace}/pods/{name}"));
-    assert.ok(!paths.some((p) => p.includes("/nodes/")), "nodes are read-only");
+    // Nodes are read-only: a GET (kubectl explain finds the kind by it), no PATCH.
+    const node = (doc.paths as Record<string, Record<string, unknown>>)["/api/v1/nodes/{name}"];
+    assert.deepEqual(Object.keys(node ?? {}), ["get"]);
+  });
+
+  test("each document carries its kinds' schemas, found from the item path's GET", () => {
+    const root = json(get("/openapi/v3")).paths as Record<string, { serverRelativeURL: string }>;
+    const doc = json(get(root["apis/apps/v1"]!.serverRelativeURL));
+    const getOp = (doc.paths as Record<string, { get: Record<string, unknown> }>)[
+      "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
+    ]!.get;
+    assert.equal(getOp["x-kubernetes-action"], "get");
+    assert.deepEqual(getOp.responses, {
+      "200": {
+        description: "OK",
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/io.k8s.api.apps.v1.Deployment" },
+          },
+        },
+      },
+    });
+    const schemas = (doc.components as { schemas: Record<string, Record<string, unknown>> })
+      .schemas;
+    assert.deepEqual(
+      schemas["io.k8s.api.apps.v1.Deployment"]?.["x-kubernetes-group-version-kind"],
+      [{ group: "apps", kind: "Deployment", version: "v1" }],
+    );
   });
 
   test("an unknown OpenAPI v3 group-version is not discovery's", () => {

@@ -46,6 +46,8 @@ export const configMap: KindDefinition<"ConfigMap"> = {
   kind: "ConfigMap",
   resource: "configmaps",
   singular: "configmap",
+  description:
+    "A ConfigMap holds configuration as key-value pairs (text in data, binary in binaryData) that pods read as environment variables or files. At most 1 MiB.",
   group: "",
   versions: [
     {

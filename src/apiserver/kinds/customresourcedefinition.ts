@@ -78,6 +78,8 @@ export const customResourceDefinition: KindDefinition<"CustomResourceDefinition"
   kind: "CustomResourceDefinition",
   resource: "customresourcedefinitions",
   singular: "customresourcedefinition",
+  description:
+    "A CustomResourceDefinition adds a resource kind to the API: its group, names, versions and their schemas. Horizon serves the custom resources it defines.",
   group: "apiextensions.k8s.io",
   versions: [{ version: "v1", schema: root("v1.CustomResourceDefinition", DEDUCED, DEDUCED) }],
   namespaced: false,

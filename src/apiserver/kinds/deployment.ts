@@ -23,6 +23,8 @@ export const deployment: KindDefinition<"Deployment"> = {
   kind: "Deployment",
   resource: "deployments",
   singular: "deployment",
+  description:
+    "A Deployment runs a replicated set of identical pods from one pod template, and rolls a changed template out through ReplicaSets. An HPA can scale it through its scale subresource.",
   group: "apps",
   versions: [
     {

@@ -11,6 +11,8 @@ export const endpoints: KindDefinition<"Endpoints"> = {
   kind: "Endpoints",
   resource: "endpoints",
   singular: "endpoints",
+  description:
+    "Endpoints lists the addresses of the ready (and not ready) pods behind a Service, with their ports. The endpoints controller keeps it in step with the Service's selector.",
   group: "",
   versions: [
     {

@@ -11,6 +11,8 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
   kind: "EndpointSlice",
   resource: "endpointslices",
   singular: "endpointslice",
+  description:
+    "An EndpointSlice holds part of the endpoints of a Service: addresses, conditions and ports, at most 100 endpoints per slice.",
   group: "discovery.k8s.io",
   versions: [
     {

@@ -23,6 +23,8 @@ export const event: KindDefinition<"Event"> = {
   kind: "Event",
   resource: "events",
   singular: "event",
+  description:
+    "An Event reports something that happened to an object (a scaling, a failed metric read), with a reason and a message. Repeats are counted in one Event.",
   group: "",
   versions: [
     {

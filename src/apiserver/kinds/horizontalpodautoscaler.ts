@@ -243,6 +243,8 @@ export const horizontalPodAutoscaler: KindDefinition<"HorizontalPodAutoscaler"> 
   kind: "HorizontalPodAutoscaler",
   resource: "horizontalpodautoscalers",
   singular: "horizontalpodautoscaler",
+  description:
+    "A HorizontalPodAutoscaler scales a workload's replicas between minReplicas and maxReplicas so that the metrics it names stay near their targets.",
   group: "autoscaling",
   versions: [
     { version: "v2", schema: V2, protobuf: true },

@@ -9,6 +9,8 @@ export const lease: KindDefinition<"Lease"> = {
   kind: "Lease",
   resource: "leases",
   singular: "lease",
+  description:
+    "A Lease records who holds a named lock and until when; controllers use it for leader election.",
   group: "coordination.k8s.io",
   versions: [
     {

@@ -52,6 +52,8 @@ export const namespace: KindDefinition<"Namespace"> = {
   kind: "Namespace",
   resource: "namespaces",
   singular: "namespace",
+  description:
+    "A Namespace is a scope for names: most objects live in one. Deleting it deletes everything in it.",
   group: "",
   versions: [
     {

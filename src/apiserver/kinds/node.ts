@@ -10,6 +10,8 @@ export const node: KindDefinition<"Node"> = {
   kind: "Node",
   resource: "nodes",
   singular: "node",
+  description:
+    "A Node is a machine the pods run on. Horizon's nodes are simulated: their capacity comes from the cluster model and they cannot be written.",
   group: "",
   // Never written through the API: deduced but for the Time fields of its conditions.
   versions: [

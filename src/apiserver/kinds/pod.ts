@@ -33,6 +33,8 @@ export const pod: KindDefinition<"Pod"> = {
   kind: "Pod",
   resource: "pods",
   singular: "pod",
+  description:
+    "A Pod is a group of containers scheduled together on one node, sharing network and volumes. Horizon's pods run the workload model, not real processes.",
   group: "",
   versions: [
     {

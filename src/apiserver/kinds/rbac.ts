@@ -226,6 +226,8 @@ export const role: KindDefinition<"Role"> = {
   kind: "Role",
   resource: "roles",
   singular: "role",
+  description:
+    "A Role grants permissions (verbs on resources) within its namespace. A RoleBinding gives them to users, groups or service accounts.",
   versions: [
     {
       version: "v1",
@@ -243,6 +245,8 @@ export const clusterRole: KindDefinition<"ClusterRole"> = {
   kind: "ClusterRole",
   resource: "clusterroles",
   singular: "clusterrole",
+  description:
+    "A ClusterRole grants permissions across the cluster: on cluster-scoped resources, non-resource URLs, or resources in every namespace. Bindings give them to subjects.",
   versions: [
     {
       version: "v1",
@@ -276,6 +280,8 @@ export const roleBinding: KindDefinition<"RoleBinding"> = {
   kind: "RoleBinding",
   resource: "rolebindings",
   singular: "rolebinding",
+  description:
+    "A RoleBinding gives the permissions of a Role or ClusterRole to users, groups or service accounts, within its namespace.",
   versions: [{ version: "v1", protobuf: true, schema: bindingSchema("v1.RoleBinding") }],
   namespaced: true,
   strategy: bindingStrategy(true),
@@ -287,6 +293,8 @@ export const clusterRoleBinding: KindDefinition<"ClusterRoleBinding"> = {
   kind: "ClusterRoleBinding",
   resource: "clusterrolebindings",
   singular: "clusterrolebinding",
+  description:
+    "A ClusterRoleBinding gives the permissions of a ClusterRole to users, groups or service accounts in every namespace.",
   versions: [{ version: "v1", protobuf: true, schema: bindingSchema("v1.ClusterRoleBinding") }],
   namespaced: false,
   strategy: bindingStrategy(false),

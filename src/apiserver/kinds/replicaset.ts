@@ -23,6 +23,8 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   kind: "ReplicaSet",
   resource: "replicasets",
   singular: "replicaset",
+  description:
+    "A ReplicaSet keeps a given number of pods that match its selector running, creating or deleting them from its template. Deployments manage ReplicaSets.",
   group: "apps",
   versions: [
     {

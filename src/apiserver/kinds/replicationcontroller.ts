@@ -22,6 +22,8 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   kind: "ReplicationController",
   resource: "replicationcontrollers",
   singular: "replicationcontroller",
+  description:
+    "A ReplicationController is the older form of a ReplicaSet: it keeps a number of pods matching its selector running.",
   group: "",
   versions: [
     {

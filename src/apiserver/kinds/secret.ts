@@ -72,6 +72,8 @@ export const secret: KindDefinition<"Secret"> = {
   kind: "Secret",
   resource: "secrets",
   singular: "secret",
+  description:
+    "A Secret holds a small amount of sensitive data (passwords, tokens, keys), base64-encoded in data, or as plain text in stringData on write. Its type says which keys it must have.",
   group: "",
   versions: [
     {

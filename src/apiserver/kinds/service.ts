@@ -25,6 +25,8 @@ export const service: KindDefinition<"Service"> = {
   kind: "Service",
   resource: "services",
   singular: "service",
+  description:
+    "A Service gives a set of pods, chosen by a label selector, one stable virtual address and ports, and spreads traffic over the ready ones.",
   group: "",
   versions: [
     {

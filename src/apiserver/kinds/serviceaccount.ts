@@ -21,6 +21,8 @@ export const serviceAccount: KindDefinition<"ServiceAccount"> = {
   kind: "ServiceAccount",
   resource: "serviceaccounts",
   singular: "serviceaccount",
+  description:
+    "A ServiceAccount is an identity for the processes that run in pods, with the secrets and image pull secrets it may use.",
   group: "",
   versions: [
     {

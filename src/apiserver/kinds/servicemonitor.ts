@@ -114,6 +114,8 @@ export const serviceMonitor: KindDefinition<"ServiceMonitor"> = {
   kind: "ServiceMonitor",
   resource: "servicemonitors",
   singular: "servicemonitor",
+  description:
+    "A ServiceMonitor (prometheus-operator) tells Prometheus which Services' endpoints to scrape for metrics, and how.",
   group: "monitoring.coreos.com",
   versions: [{ version: "v1", schema: root("v1.ServiceMonitor", DEDUCED, DEDUCED) }],
   namespaced: true,

@@ -21,6 +21,8 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   kind: "StatefulSet",
   resource: "statefulsets",
   singular: "statefulset",
+  description:
+    "A StatefulSet runs pods with stable, ordered identities (name-0, name-1, ...) from one pod template, each keeping its name when recreated.",
   group: "apps",
   versions: [
     {

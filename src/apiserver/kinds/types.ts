@@ -131,6 +131,8 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   /** Plural resource name, as in URLs. */
   resource: string;
   singular: string;
+  /** What an object of this kind is, in Horizon's words (OpenAPI, `kubectl explain`). */
+  description?: string;
   /** "" for the core group. */
   group: string;
   /** Versions served, preferred first. */
