@@ -5,6 +5,8 @@
 // It plays a ClusterModel and knows nothing of scenarios: src/sim maps a Scenario onto the
 // model and applies the scenario's events through the primitives below.
 
+import { defaultPodSpecOfPod } from "../api/pod-defaults.js";
+import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults } from "../api/workload-defaults.js";
@@ -263,7 +265,7 @@ export class EmbeddedCluster {
 
   /** Creates a manifest (defaulted as the API server would); workload controllers react at once. */
   create(object: KubeObject): void {
-    let created = applyWorkloadDefaults(object);
+    let created = withApiDefaults(object);
     if (created.kind === "Service" && this.network) {
       const prepared = this.network.prepareService(created, undefined);
       if (!prepared.ok)
@@ -310,7 +312,7 @@ export class EmbeddedCluster {
 
   /** Writes an object as a client would (store.update); workload controllers react at once. */
   update(object: KubeObject): KubeObject {
-    const updated = this.store.update(object);
+    const updated = this.store.update(withApiDefaults(object));
     this.#reconcile();
     return updated;
   }
@@ -914,4 +916,11 @@ export class EmbeddedCluster {
       this.#writing--;
     }
   }
+}
+
+/** The defaulting kube-apiserver applies to every write of these kinds. */
+function withApiDefaults(object: KubeObject): KubeObject {
+  if (object.kind === "Service") return applyServiceDefaults(object);
+  if (object.kind === "Pod") return { ...object, spec: defaultPodSpecOfPod(object.spec) };
+  return applyWorkloadDefaults(object);
 }

@@ -1,6 +1,7 @@
 // The embedded cluster's in-memory records: pods with their lifecycle stage and timestamps, the
 // controllers that own them (ReplicaSet, ReplicationController, StatefulSet), and the workloads
 // the scenario models (their traffic, usage and the metrics pipeline's per-scrape values).
+import { defaultPodOnlySpec } from "../api/pod-defaults.js";
 import type { CrossVersionObjectReference, KubeObject } from "../api/types.js";
 import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
 import type {
@@ -27,7 +28,10 @@ export type Stage =
   | "terminating"
   | "gone";
 
-/** A pod template parsed once: the requests the HPA reads and the container names metrics report. */
+/**
+ * A pod template parsed once: its pods' spec, the requests the HPA reads and the container names
+ * metrics report.
+ */
 export interface TemplateInfo {
   metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
   spec: Record<string, unknown>;
@@ -46,7 +50,8 @@ interface RawTemplate {
 
 export function parseTemplate(template: unknown): TemplateInfo {
   const raw = (template ?? {}) as RawTemplate;
-  const spec = raw.spec ?? {};
+  // The spec of the Pods made from it, as the API server defaults a Pod (requests from limits).
+  const spec = defaultPodOnlySpec(raw.spec ?? {});
   const view = podViewFromObject({ spec: spec as never });
   let cpu: number | null = 0;
   for (const c of view.containers) {

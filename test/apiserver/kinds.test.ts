@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { FeatureGates } from "../../src/api/featuregates.js";
+import type { KubeObject } from "../../src/api/types.js";
 import { handleDiscovery } from "../../src/apiserver/discovery.js";
 import { schemaFor } from "../../src/apiserver/fieldmanager/index.js";
 import { applySchemaOf } from "../../src/apiserver/fieldmanager/typed.js";
@@ -253,8 +254,51 @@ describe("each kind's strategy: defaults, validation and create/update rules", (
     assert.ok(!invalid.ok && invalid.errors.some((e) => e.field === "spec.maxReplicas"));
   });
 
+  test("Pod and Service writes are defaulted (SetDefaults_Pod, SetDefaults_Service)", () => {
+    for (const prepare of [
+      KINDS.Pod.strategy.prepareForCreate,
+      // An update is compared with the stored (defaulted) Pod.
+      (o: KubeObject, c: typeof context) => {
+        const stored = KINDS.Pod.strategy.prepareForCreate(o, c);
+        assert.ok(stored.ok);
+        return KINDS.Pod.strategy.prepareForUpdate(o, stored.value, c);
+      },
+    ]) {
+      const pod = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: meta,
+        spec: { containers: [{ name: "a", image: "nginx" }] },
+      };
+      const created = prepare(pod, context);
+      assert.ok(created.ok);
+      const spec = created.value.spec as {
+        restartPolicy: string;
+        enableServiceLinks: boolean;
+        containers: { imagePullPolicy: string }[];
+      };
+      assert.equal(spec.restartPolicy, "Always");
+      assert.equal(spec.enableServiceLinks, true);
+      assert.equal(spec.containers[0]!.imagePullPolicy, "Always");
+    }
+    const service = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: meta,
+      spec: { ports: [{ port: 80 }] },
+    };
+    const created = KINDS.Service.strategy.prepareForCreate(service, context);
+    assert.ok(created.ok);
+    assert.deepEqual(created.value.spec, {
+      ports: [{ port: 80, protocol: "TCP", targetPort: 80 }],
+      sessionAffinity: "None",
+      type: "ClusterIP",
+      internalTrafficPolicy: "Cluster",
+    });
+  });
+
   test("kinds without rules of their own store what is sent", () => {
-    for (const kind of ["Service", "Event", "Lease", "Node"] as const) {
+    for (const kind of ["Event", "Lease", "Node"] as const) {
       const object = { apiVersion: "v1", kind, metadata: meta, spec: { a: 1 } };
       assert.deepEqual(KINDS[kind].strategy.prepareForCreate(object, context), {
         ok: true,

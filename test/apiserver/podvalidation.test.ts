@@ -129,8 +129,15 @@ describe("pod validation", () => {
     assert.equal(removed.status, 422);
     const stored = cluster.store.get("Pod", "default", "p");
     assert.ok(stored);
+    // As stored: the new image, with the container defaults the create gave it.
     assert.deepEqual((stored.spec as { containers: unknown[] }).containers, [
-      { name: "app", image: "nginx:1.28" },
+      {
+        name: "app",
+        image: "nginx:1.28",
+        imagePullPolicy: "IfNotPresent",
+        terminationMessagePath: "/dev/termination-log",
+        terminationMessagePolicy: "File",
+      },
     ]);
   });
 });

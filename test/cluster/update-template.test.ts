@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
+import { defaultPodSpec } from "../../src/api/pod-defaults.js";
 import type { KubeObject } from "../../src/api/types.js";
 import { podTemplatePatchMeta } from "../../src/apiserver/kinds/patchmeta.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
@@ -107,7 +108,11 @@ describe("updateTemplate is kubectl's strategic merge patch", () => {
         ok: true,
         value: patched,
       });
-      assert.deepEqual(patched.spec.containers, c.containers);
+      // The patched template is defaulted again, as the API server defaults every write.
+      assert.deepEqual(
+        patched.spec.containers,
+        defaultPodSpec({ containers: c.containers }).containers,
+      );
     });
   }
 });

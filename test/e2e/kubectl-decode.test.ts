@@ -142,6 +142,13 @@ spec:
     const container = (stored?.spec as { template: { spec: { containers: object[] } } } | undefined)
       ?.template.spec.containers[0] as Record<string, unknown>;
     assert.equal("x" in container, false);
-    assert.deepEqual(container.livenessProbe, { httpGet: { path: "/", port: 80 } });
+    // The unknown field is gone; the rest is stored with upstream's probe defaults.
+    assert.deepEqual(container.livenessProbe, {
+      httpGet: { path: "/", port: 80, scheme: "HTTP" },
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
   });
 });

@@ -1,5 +1,6 @@
 // core/v1 Pod.
 
+import { defaultPodSpecOfPod } from "../../api/pod-defaults.js";
 import type { KubeObject } from "../../api/types.js";
 import { condition, conditions, root } from "./meta.js";
 import { CONTAINER_STATUS, POD_SPEC } from "./podspec.js";
@@ -21,12 +22,24 @@ import { type KindDefinition, type KindStrategy, type Prepared, READ_WRITE } fro
 
 const CONTAINER_STATUSES = atomicOf(CONTAINER_STATUS);
 
+/** Every write is defaulted as kube-apiserver's decoder does (SetObjectDefaults_Pod). */
+function withPodDefaults(object: KubeObject): KubeObject {
+  return { ...object, spec: defaultPodSpecOfPod(object.spec) };
+}
+
 const checked = (object: KubeObject, errors: ReturnType<typeof validatePodSpec>): Prepared =>
   errors.length > 0 ? { ok: false, errors } : { ok: true, value: object };
 
+// Defaulting first, then validation, as the decoder runs before the strategy upstream.
 const POD_STRATEGY: KindStrategy = {
-  prepareForCreate: (object) => checked(object, validatePodSpec(object.spec, "spec")),
-  prepareForUpdate: (next, current) => checked(next, validatePodUpdate(next, current)),
+  prepareForCreate: (object) => {
+    const defaulted = withPodDefaults(object);
+    return checked(defaulted, validatePodSpec(defaulted.spec, "spec"));
+  },
+  prepareForUpdate: (next, current) => {
+    const defaulted = withPodDefaults(next);
+    return checked(defaulted, validatePodUpdate(defaulted, current));
+  },
 };
 
 export const pod: KindDefinition<"Pod"> = {

@@ -1,5 +1,6 @@
 // core/v1 Service.
 
+import { applyServiceDefaults } from "../../api/service-defaults.js";
 import type { KubeObject } from "../../api/types.js";
 import { condition, conditions, root } from "./meta.js";
 import { AGE, asRecord, col, formatLabels, int, NAME, since, text } from "./printing.js";
@@ -19,7 +20,7 @@ import {
   strs,
   struct,
 } from "./schema.js";
-import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
+import { type KindDefinition, READ_WRITE } from "./types.js";
 
 export const service: KindDefinition<"Service"> = {
   kind: "Service",
@@ -133,7 +134,11 @@ export const service: KindDefinition<"Service"> = {
   returnsDeletedObject: true,
   gcPolicy: "None",
   fieldSelectors: [],
-  strategy: PLAIN_STRATEGY,
+  // SetDefaults_Service on every write; the ClusterIP is allocated by the registry afterwards.
+  strategy: {
+    prepareForCreate: (object) => ({ ok: true, value: applyServiceDefaults(object) }),
+    prepareForUpdate: (next) => ({ ok: true, value: applyServiceDefaults(next) }),
+  },
   printer: {
     columns: [
       NAME,
