@@ -113,6 +113,8 @@ export class EmbeddedCluster {
   readonly #podsByNamespace = new Map<string, Set<PodRecord>>();
   readonly #entries = new Map<string, Map<string, SelectorEntry>>();
   readonly #dirtyWorkloads = new Set<Workload>();
+  /** Deployments to look at again at their progress deadline (requeueStuckDeployment). */
+  readonly #progressChecks = new Map<Workload, number>();
   readonly #dirtyOwners = new Set<PodOwner>();
   /** Owners with more pods to create or delete than one sync does: taken up at the next advance. */
   readonly #deferredOwners = new Set<PodOwner>();
@@ -287,10 +289,15 @@ export class EmbeddedCluster {
       this.#reconcile();
     }
     for (;;) {
-      const next = Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
+      const next = this.nextDueTime();
       if (next > t) break;
       if (next > this.now) this.now = next;
       this.#kubelet.runDue(next);
+      for (const [workload, at] of this.#progressChecks) {
+        if (at > next) continue;
+        this.#progressChecks.delete(workload);
+        this.#dirtyWorkloads.add(workload);
+      }
       this.#reconcile();
       if (this.metrics.nextScrapeAt <= next) this.metrics.scrape(this.metrics.nextScrapeAt);
     }
@@ -307,7 +314,9 @@ export class EmbeddedCluster {
 
   /** The next virtual time at which something is due, or Infinity. */
   nextDueTime(): number {
-    return Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
+    let due = Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
+    for (const at of this.#progressChecks.values()) due = Math.min(due, at);
+    return due;
   }
 
   /** Writes an object as a client would (store.update); workload controllers react at once. */
@@ -616,6 +625,7 @@ export class EmbeddedCluster {
     if (!workload) return;
     this.#workloads.delete(key);
     this.#dirtyWorkloads.delete(workload);
+    this.#progressChecks.delete(workload);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -701,6 +711,10 @@ export class EmbeddedCluster {
       },
       workloadChanged: (workload) => {
         this.#dirtyWorkloads.add(workload);
+      },
+      progressCheck: (workload, at) => {
+        if (at === null) this.#progressChecks.delete(workload);
+        else this.#progressChecks.set(workload, at);
       },
       dropStandalone: (key, workload) => {
         const standalone = this.#workloads.get(key);

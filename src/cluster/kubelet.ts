@@ -54,6 +54,13 @@ export function graceMs(pod: PodRecord): number {
     : DEFAULT_POD_GRACE_SECONDS * 1000;
 }
 
+/** A modelled workload's readiness delay, else its pod template's readiness probe's. */
+function readinessDelayMs(pod: PodRecord): number {
+  return pod.lifecycle === DEFAULT_LIFECYCLE
+    ? pod.template.readinessDelayMs
+    : pod.lifecycle.readinessDelayMs;
+}
+
 /** The Pod object the kubelet writes for the record's stage (spec.nodeName once bound). */
 export function podObject(pod: PodRecord): KubeObject {
   const base = pod.obj;
@@ -133,7 +140,7 @@ export function restoreStage(pod: PodRecord, object: KubeObject, now: number): n
   if (lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
   if (ready?.status !== "True") {
     pod.stage = "running";
-    return runningAt + lifecycle.readinessDelayMs;
+    return runningAt + readinessDelayMs(pod);
   }
   pod.stage = "ready";
   pod.readyAt = readyTime;
@@ -346,7 +353,7 @@ export class Kubelet {
           pod.runningAt = now;
           if (pod.lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
           this.#setStage(pod, "running");
-          this.schedule(pod, now + pod.lifecycle.readinessDelayMs);
+          this.schedule(pod, now + readinessDelayMs(pod));
         }
         break;
       case "running": {

@@ -41,6 +41,11 @@ export interface TemplateInfo {
   containerNames: string[];
   /** Σ cpu requests of the containers (milli); null when a container has none. */
   cpuRequestMilli: number | null;
+  /**
+   * From running to Ready for pods no scenario models: the longest readiness probe
+   * initialDelaySeconds of the containers (0 without one, as the kubelet starts probing at once).
+   */
+  readinessDelayMs: number;
 }
 
 interface RawTemplate {
@@ -62,9 +67,17 @@ export function parseTemplate(template: unknown): TemplateInfo {
   if (view.containers.length === 0) cpu = null;
   const metadata: TemplateInfo["metadata"] = { labels: raw.metadata?.labels ?? {} };
   if (raw.metadata?.annotations) metadata.annotations = raw.metadata.annotations;
+  let readinessSeconds = 0;
+  for (const c of (spec.containers ?? []) as {
+    readinessProbe?: { initialDelaySeconds?: unknown };
+  }[]) {
+    const delay = c?.readinessProbe?.initialDelaySeconds;
+    if (typeof delay === "number" && delay > readinessSeconds) readinessSeconds = delay;
+  }
   return {
     metadata,
     spec,
+    readinessDelayMs: readinessSeconds * 1000,
     containers: view.containers,
     restartableInitContainers: view.restartableInitContainers,
     podRequests: view.podRequests,

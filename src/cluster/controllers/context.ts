@@ -26,6 +26,8 @@ export interface ControllerContext {
   ownerChanged(owner: PodOwner): void;
   /** The owner's controller runs again at the cluster's next advance of time. */
   ownerDeferred(owner: PodOwner): void;
+  /** The Deployment's controller runs again at `at` (its progress deadline), or not (null). */
+  progressCheck(workload: Workload, at: number | null): void;
   /** The workload's controller runs again in this reconcile. */
   workloadChanged(workload: Workload): void;
   /** A standalone ReplicaSet's records at `key` give way to `workload`, which adopts it. */

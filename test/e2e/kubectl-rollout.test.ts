@@ -1,0 +1,238 @@
+// End-to-end: Deployment rollouts as the deployment controller does them, driven by the REAL
+// kubectl (1.27 and 1.33) against `horizon up`: `rollout status` waits for the pods to be Ready
+// (the readiness probe's initialDelaySeconds) and for the old ReplicaSet to drain, `wait
+// --for=condition=Available`, `rollout history`, `undo`, `restart`, `pause` / `resume`, and a rollout past its
+// progressDeadlineSeconds failing `rollout status`. Delays are a few seconds; every wait polls
+// or uses kubectl's own watch with a timeout. Without kubectl the tests skip with the reason,
+// except under CI=true.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  findKubectls,
+  type KubectlBinary,
+  type KubectlContext,
+  type KubectlResult,
+  kubectl,
+  kubectlRequired,
+  startTestServer,
+  type TestServer,
+} from "./helpers.js";
+
+type Json = ReturnType<typeof JSON.parse>;
+
+function app(name: string, image: string, options: { readyAfter: number; deadline?: number }) {
+  const spec: Json = {
+    replicas: 3,
+    selector: { matchLabels: { app: name } },
+    strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: {
+        containers: [
+          {
+            name: "app",
+            image,
+            readinessProbe: {
+              httpGet: { path: "/", port: 80 },
+              initialDelaySeconds: options.readyAfter,
+            },
+          },
+        ],
+      },
+    },
+  };
+  if (options.deadline !== undefined) spec.progressDeadlineSeconds = options.deadline;
+  return JSON.stringify({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, annotations: { "kubernetes.io/change-cause": `deploy ${image}` } },
+    spec,
+  });
+}
+
+function ok(result: KubectlResult, what: string): string {
+  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+const search = findKubectls(["1.27", "1.33"]);
+const versioned = search.binaries.filter((b) => b.name !== "kubectl");
+const missingReason = search.missing.length > 0 ? search.missing.join("; ") : null;
+
+describe("kubectl rollout: binaries", () => {
+  it("finds kubectl.1.27 and kubectl.1.33", (t) => {
+    if (missingReason !== null || versioned.length < 2) {
+      const why = missingReason ?? "no versioned kubectl";
+      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${why}`);
+      t.skip(`kubectl missing: ${why}`);
+      console.log(`# skipping kubectl rollout tests: ${why}`);
+      return;
+    }
+    assert.equal(versioned.length, 2);
+  });
+});
+
+for (const binary of versioned) describeRollout(binary);
+
+function describeRollout(binary: KubectlBinary): void {
+  describe(`${binary.name}: rollouts against horizon up`, () => {
+    let server: TestServer;
+    let ctx: KubectlContext;
+    const run = (args: string[], stdin?: string) =>
+      kubectl(ctx, args, stdin === undefined ? {} : { stdin });
+    const get = async (kind: string, name: string): Promise<Json> =>
+      JSON.parse(ok(await run(["get", kind, name, "-o", "json"]), `get ${kind} ${name}`));
+    const replicaSets = async (name: string): Promise<Json[]> =>
+      (
+        JSON.parse(ok(await run(["get", "rs", "-l", `app=${name}`, "-o", "json"]), "get rs"))
+          .items as Json[]
+      ).sort(
+        (a, b) =>
+          Number(a.metadata.annotations["deployment.kubernetes.io/revision"]) -
+          Number(b.metadata.annotations["deployment.kubernetes.io/revision"]),
+      );
+
+    before(async () => {
+      server = await startTestServer();
+      ctx = server.context(binary);
+    });
+    after(async () => {
+      await server?.up.close();
+    });
+
+    it("rollout status waits for the pods' readiness, then reports success", async () => {
+      ok(await run(["apply", "-f", "-"], app("shop", "nginx:1.27", { readyAfter: 2 })), "apply");
+      const status = ok(
+        await run(["rollout", "status", "deployment/shop", "--timeout=60s"]),
+        "rollout status",
+      );
+      assert.match(status, /deployment "shop" successfully rolled out\n$/);
+      const pods = JSON.parse(
+        ok(await run(["get", "pods", "-l", "app=shop", "-o", "json"]), "get pods"),
+      ).items as Json[];
+      assert.equal(pods.length, 3);
+      for (const pod of pods) {
+        const started = Date.parse(pod.status.containerStatuses[0].state.running.startedAt);
+        const ready = pod.status.conditions.find((c: Json) => c.type === "Ready");
+        assert.equal(ready.status, "True");
+        // Second-precision times: Ready at least initialDelaySeconds (2 s) after the start.
+        assert.ok(Date.parse(ready.lastTransitionTime) - started >= 1000, pod.metadata.name);
+      }
+      const deployment = await get("deployment", "shop");
+      const conditions = Object.fromEntries(
+        deployment.status.conditions.map((c: Json) => [c.type, `${c.status} ${c.reason}`]),
+      );
+      assert.deepEqual(conditions, {
+        Available: "True MinimumReplicasAvailable",
+        Progressing: "True NewReplicaSetAvailable",
+      });
+      assert.equal(deployment.metadata.annotations["deployment.kubernetes.io/revision"], "1");
+      const wait = ok(
+        await run(["wait", "--for=condition=Available", "deployment/shop", "--timeout=30s"]),
+        "wait",
+      );
+      assert.equal(wait.trim(), "deployment.apps/shop condition met");
+    });
+
+    it("a new image rolls out: rollout status follows it to the end, the old ReplicaSet drains", async () => {
+      ok(await run(["apply", "-f", "-"], app("shop", "nginx:1.28", { readyAfter: 2 })), "apply v2");
+      const status = ok(
+        await run(["rollout", "status", "deployment/shop", "--timeout=90s"]),
+        "rollout status",
+      );
+      assert.match(status, /Waiting for deployment "shop" rollout to finish: /);
+      assert.match(status, /deployment "shop" successfully rolled out\n$/);
+      const sets = await replicaSets("shop");
+      assert.deepEqual(
+        sets.map((rs) => [
+          rs.metadata.annotations["deployment.kubernetes.io/revision"],
+          rs.spec.replicas,
+          rs.spec.template.spec.containers[0].image,
+          rs.metadata.name === `shop-${rs.metadata.labels["pod-template-hash"]}`,
+        ]),
+        [
+          ["1", 0, "nginx:1.27", true],
+          ["2", 3, "nginx:1.28", true],
+        ],
+      );
+    });
+
+    it("rollout history lists both revisions with their change-cause", async () => {
+      const history = ok(await run(["rollout", "history", "deployment/shop"]), "history");
+      assert.match(history, /^REVISION\s+CHANGE-CAUSE$/m);
+      assert.match(history, /^1\s+deploy nginx:1\.27$/m);
+      assert.match(history, /^2\s+deploy nginx:1\.28$/m);
+    });
+
+    it("rollout undo returns to revision 1's template, renumbered 3", async () => {
+      const undo = ok(await run(["rollout", "undo", "deployment/shop"]), "undo");
+      assert.equal(undo.trim(), "deployment.apps/shop rolled back");
+      ok(await run(["rollout", "status", "deployment/shop", "--timeout=90s"]), "rollout status");
+      const deployment = await get("deployment", "shop");
+      assert.equal(deployment.spec.template.spec.containers[0].image, "nginx:1.27");
+      assert.equal(deployment.metadata.annotations["deployment.kubernetes.io/revision"], "3");
+      const sets = await replicaSets("shop");
+      assert.deepEqual(
+        sets.map((rs) => [
+          rs.metadata.annotations["deployment.kubernetes.io/revision"],
+          rs.spec.replicas,
+          rs.spec.template.spec.containers[0].image,
+        ]),
+        [
+          ["2", 0, "nginx:1.28"],
+          ["3", 3, "nginx:1.27"],
+        ],
+      );
+    });
+
+    it("rollout restart makes a new ReplicaSet of the same image", async () => {
+      const restart = ok(await run(["rollout", "restart", "deployment/shop"]), "restart");
+      assert.equal(restart.trim(), "deployment.apps/shop restarted");
+      ok(await run(["rollout", "status", "deployment/shop", "--timeout=90s"]), "rollout status");
+      const sets = await replicaSets("shop");
+      assert.equal(sets.length, 3);
+      const newest = sets[sets.length - 1]!;
+      assert.equal(newest.metadata.annotations["deployment.kubernetes.io/revision"], "4");
+      assert.equal(newest.spec.replicas, 3);
+      assert.ok(newest.spec.template.metadata.annotations["kubectl.kubernetes.io/restartedAt"]);
+    });
+
+    it("rollout pause holds a template change until rollout resume", async () => {
+      ok(await run(["rollout", "pause", "deployment/shop"]), "pause");
+      ok(await run(["set", "image", "deployment/shop", "app=nginx:1.29"]), "set image");
+      const paused = await get("deployment", "shop");
+      const progressing = paused.status.conditions.find((c: Json) => c.type === "Progressing");
+      assert.deepEqual(
+        [progressing.status, progressing.reason, progressing.message],
+        ["Unknown", "DeploymentPaused", "Deployment is paused"],
+      );
+      assert.equal((await replicaSets("shop")).length, 3, "no ReplicaSet while paused");
+      ok(await run(["rollout", "resume", "deployment/shop"]), "resume");
+      ok(await run(["rollout", "status", "deployment/shop", "--timeout=90s"]), "rollout status");
+      const sets = await replicaSets("shop");
+      assert.equal(sets.length, 4);
+      assert.equal(sets[3]!.spec.template.spec.containers[0].image, "nginx:1.29");
+    });
+
+    it("a rollout past progressDeadlineSeconds fails rollout status", async () => {
+      ok(
+        await run(
+          ["apply", "-f", "-"],
+          app("stuck", "nginx:1.27", { readyAfter: 3600, deadline: 2 }),
+        ),
+        "apply stuck",
+      );
+      const status = await run(["rollout", "status", "deployment/stuck", "--timeout=60s"]);
+      assert.equal(status.code, 1, `${status.stdout}\n${status.stderr}`);
+      assert.match(status.stderr, /deployment "stuck" exceeded its progress deadline/);
+      const deployment = await get("deployment", "stuck");
+      const progressing = deployment.status.conditions.find((c: Json) => c.type === "Progressing");
+      assert.equal(progressing.status, "False");
+      assert.equal(progressing.reason, "ProgressDeadlineExceeded");
+      assert.match(
+        progressing.message,
+        /^ReplicaSet "stuck-[a-z0-9]+" has timed out progressing\.$/,
+      );
+    });
+  });
+}
