@@ -38,6 +38,7 @@ const ADDED_SINCE = new Set([
   "ClusterRole",
   "RoleBinding",
   "ClusterRoleBinding",
+  "PodDisruptionBudget",
 ]);
 
 /** `known` checks at least what `old` checked: the same fields wherever `old` names them. */

@@ -144,6 +144,7 @@ describe("the derived views agree with the registry", () => {
       "apps/v1/Deployment",
       "autoscaling/v1/HorizontalPodAutoscaler",
       "autoscaling/v2/HorizontalPodAutoscaler",
+      "policy/v1/PodDisruptionBudget",
       "rbac.authorization.k8s.io/v1/ClusterRole",
       "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
       "rbac.authorization.k8s.io/v1/Role",

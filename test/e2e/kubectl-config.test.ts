@@ -239,5 +239,40 @@ function describeConfig(binary: KubectlBinary): void {
       assert.notEqual(rebound.code, 0);
       assert.match(rebound.stderr, /roleRef: Invalid value: .*: cannot change roleRef/);
     });
+
+    it("PodDisruptionBudget: apply, kubectl create pdb, upstream's columns; both limits refused", async () => {
+      ok(
+        await run(
+          ["apply", "-f", "-"],
+          "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 50%\n  selector: {matchLabels: {app: web}}\n",
+        ),
+        "apply pdb",
+      );
+      ok(
+        await run(["create", "pdb", "api", "--selector=app=api", "--max-unavailable=1"]),
+        "create pdb",
+      );
+      const rows = tableRows(ok(await run(["get", "pdb"]), "get pdb"));
+      assert.deepEqual(rows[0], [
+        "NAME",
+        "MIN AVAILABLE",
+        "MAX UNAVAILABLE",
+        "ALLOWED DISRUPTIONS",
+        "AGE",
+      ]);
+      assert.deepEqual(
+        rows.slice(1).map((r) => r.slice(0, 4)),
+        [
+          ["api", "N/A", "1", "0"],
+          ["web", "50%", "N/A", "0"],
+        ],
+      );
+      const both = await run(
+        ["apply", "-f", "-"],
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: both}\nspec:\n  minAvailable: 1\n  maxUnavailable: 1\n",
+      );
+      assert.notEqual(both.code, 0);
+      assert.match(both.stderr, /minAvailable and maxUnavailable cannot be both set/);
+    });
   });
 }

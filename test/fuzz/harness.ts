@@ -250,6 +250,21 @@ export const KIND_CASES: readonly KindCase[] = [
     };
   }),
   {
+    kind: "PodDisruptionBudget",
+    collection: `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets`,
+    allNamespaces: "/apis/policy/v1/poddisruptionbudgets",
+    resource: "poddisruptionbudgets.policy",
+    apiVersion: "policy/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        minAvailable: "50%",
+        selector: { matchLabels: { app: "fuzz" } },
+        unhealthyPodEvictionPolicy: "AlwaysAllow",
+      },
+    }),
+  },
+  {
     kind: "ServiceMonitor",
     collection: `/apis/monitoring.coreos.com/v1/namespaces/${NAMESPACE}/servicemonitors`,
     allNamespaces: "/apis/monitoring.coreos.com/v1/servicemonitors",

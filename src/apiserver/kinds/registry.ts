@@ -11,6 +11,7 @@ import { lease } from "./lease.js";
 import { namespace } from "./namespace.js";
 import { node } from "./node.js";
 import { pod } from "./pod.js";
+import { podDisruptionBudget } from "./poddisruptionbudget.js";
 import { clusterRole, clusterRoleBinding, role, roleBinding } from "./rbac.js";
 import { replicaSet } from "./replicaset.js";
 import { replicationController } from "./replicationcontroller.js";
@@ -36,6 +37,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ReplicaSet: replicaSet,
   StatefulSet: statefulSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
+  PodDisruptionBudget: podDisruptionBudget,
   Role: role,
   ClusterRole: clusterRole,
   RoleBinding: roleBinding,

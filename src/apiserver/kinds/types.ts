@@ -30,7 +30,8 @@ export type ServedKind =
   | "Role"
   | "ClusterRole"
   | "RoleBinding"
-  | "ClusterRoleBinding";
+  | "ClusterRoleBinding"
+  | "PodDisruptionBudget";
 
 export type Subresource = "status" | "scale";
 

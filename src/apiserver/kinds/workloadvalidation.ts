@@ -30,7 +30,7 @@ function stringMap(value: unknown): Record<string, string> {
 }
 
 /** ValidateLabelSelector (values checked strictly, as workloads do). */
-function validateLabelSelector(selector: LabelSelector, path: string): FieldError[] {
+export function validateLabelSelector(selector: LabelSelector, path: string): FieldError[] {
   const errs = validateLabels(stringMap(selector.matchLabels), child(path, "matchLabels"));
   for (const [i, expr] of (selector.matchExpressions ?? []).entries()) {
     const at = index(child(path, "matchExpressions"), i);
