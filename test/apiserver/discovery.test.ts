@@ -176,6 +176,7 @@ describe("legacy discovery", () => {
       [
         "apps",
         "autoscaling",
+        "networking.k8s.io",
         "policy",
         "rbac.authorization.k8s.io",
         "coordination.k8s.io",
@@ -445,6 +446,7 @@ describe("OpenAPI", () => {
       "apis/coordination.k8s.io/v1",
       "apis/discovery.k8s.io/v1",
       "apis/monitoring.coreos.com/v1",
+      "apis/networking.k8s.io/v1",
       "apis/policy/v1",
       "apis/rbac.authorization.k8s.io/v1",
     ]);

@@ -39,6 +39,9 @@ const ADDED_SINCE = new Set([
   "RoleBinding",
   "ClusterRoleBinding",
   "PodDisruptionBudget",
+  "Ingress",
+  "IngressClass",
+  "NetworkPolicy",
 ]);
 
 /** `known` checks at least what `old` checked: the same fields wherever `old` names them. */

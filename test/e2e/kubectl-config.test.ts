@@ -274,5 +274,51 @@ function describeConfig(binary: KubectlBinary): void {
       assert.notEqual(both.code, 0);
       assert.match(both.stderr, /minAvailable and maxUnavailable cannot be both set/);
     });
+
+    it("Ingress, IngressClass, NetworkPolicy: apply, kubectl create ingress, columns, bad paths refused", async () => {
+      const manifests = [
+        "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}",
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web}\nspec:\n  podSelector: {matchLabels: {app: web}}\n  ingress:\n  - ports: [{port: 8080}]\n  policyTypes: [Ingress]",
+      ].join("\n---\n");
+      ok(await run(["apply", "-f", "-"], manifests), "apply networking");
+      ok(
+        await run(["create", "ingress", "web", "--class=nginx", "--rule=app.example.com/*=web:80"]),
+        "create ingress",
+      );
+      const ing = tableRows(ok(await run(["get", "ingress", "web"]), "get ingress"));
+      assert.deepEqual(ing[0], ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]);
+      assert.deepEqual(ing[1]?.slice(0, 3), ["web", "nginx", "app.example.com"]);
+      const spec = (
+        JSON.parse(
+          ok(await run(["get", "ingress", "web", "-o", "json"]), "get ingress -o json"),
+        ) as {
+          spec: { rules: { http: { paths: { path: string; pathType: string }[] } }[] };
+        }
+      ).spec;
+      assert.deepEqual(spec.rules[0]?.http.paths[0], {
+        path: "/",
+        pathType: "Prefix",
+        backend: { service: { name: "web", port: { number: 80 } } },
+      });
+      const cls = tableRows(ok(await run(["get", "ingressclass"]), "get ingressclass"));
+      assert.deepEqual(cls[0], ["NAME", "CONTROLLER", "PARAMETERS", "AGE"]);
+      assert.deepEqual(cls[1]?.slice(0, 3), ["nginx", "k8s.io/ingress-nginx", "<none>"]);
+      const np = tableRows(ok(await run(["get", "netpol"]), "get netpol"));
+      assert.deepEqual(np[0], ["NAME", "POD-SELECTOR", "AGE"]);
+      assert.deepEqual(np[1]?.slice(0, 2), ["web", "app=web"]);
+      const relative = await run(
+        ["apply", "-f", "-"],
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: bad}\nspec:\n  rules:\n  - http:\n      paths:\n      - {path: api, pathType: Prefix, backend: {service: {name: web}}}\n",
+      );
+      assert.notEqual(relative.code, 0);
+      assert.match(
+        relative.stderr,
+        /spec\.rules\[0\]\.http\.paths\[0\]\.path: Invalid value: "api": must be an absolute path/,
+      );
+      assert.match(
+        relative.stderr,
+        /spec\.rules\[0\]\.http\.paths\[0\]\.backend: Required value: port name or number is required/,
+      );
+    });
   });
 }

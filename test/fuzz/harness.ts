@@ -250,6 +250,64 @@ export const KIND_CASES: readonly KindCase[] = [
     };
   }),
   {
+    kind: "Ingress",
+    collection: `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/ingresses`,
+    allNamespaces: "/apis/networking.k8s.io/v1/ingresses",
+    resource: "ingresses.networking.k8s.io",
+    apiVersion: "networking.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        ingressClassName: "nginx",
+        tls: [{ hosts: ["app.example.com"], secretName: "tls" }],
+        rules: [
+          {
+            host: "app.example.com",
+            http: {
+              paths: [
+                {
+                  path: "/",
+                  pathType: "Prefix",
+                  backend: { service: { name: "web", port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    }),
+  },
+  {
+    kind: "IngressClass",
+    collection: "/apis/networking.k8s.io/v1/ingressclasses",
+    resource: "ingressclasses.networking.k8s.io",
+    apiVersion: "networking.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: { controller: "example.com/ingress", parameters: { kind: "Config", name: "c" } },
+    }),
+  },
+  {
+    kind: "NetworkPolicy",
+    collection: `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies`,
+    allNamespaces: "/apis/networking.k8s.io/v1/networkpolicies",
+    resource: "networkpolicies.networking.k8s.io",
+    apiVersion: "networking.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        podSelector: { matchLabels: { app: "fuzz" } },
+        ingress: [
+          {
+            from: [{ namespaceSelector: { matchLabels: { team: "a" } } }],
+            ports: [{ protocol: "TCP", port: 8080 }],
+          },
+        ],
+        policyTypes: ["Ingress"],
+      },
+    }),
+  },
+  {
     kind: "PodDisruptionBudget",
     collection: `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets`,
     allNamespaces: "/apis/policy/v1/poddisruptionbudgets",

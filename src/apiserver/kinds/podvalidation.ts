@@ -23,7 +23,7 @@ const PORT_NAME_MAX = 15;
 const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 
 /** IsValidPortName (an IANA_SVC_NAME). */
-function isValidPortName(name: string): string[] {
+export function isValidPortName(name: string): string[] {
   const errs: string[] = [];
   if (name.length > PORT_NAME_MAX) errs.push(`must be no more than ${PORT_NAME_MAX} characters`);
   if (!/^[-a-z0-9]+$/.test(name)) {

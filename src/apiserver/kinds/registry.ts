@@ -9,6 +9,7 @@ import { event } from "./event.js";
 import { horizontalPodAutoscaler } from "./horizontalpodautoscaler.js";
 import { lease } from "./lease.js";
 import { namespace } from "./namespace.js";
+import { ingress, ingressClass, networkPolicy } from "./networking.js";
 import { node } from "./node.js";
 import { pod } from "./pod.js";
 import { podDisruptionBudget } from "./poddisruptionbudget.js";
@@ -37,6 +38,9 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ReplicaSet: replicaSet,
   StatefulSet: statefulSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
+  Ingress: ingress,
+  IngressClass: ingressClass,
+  NetworkPolicy: networkPolicy,
   PodDisruptionBudget: podDisruptionBudget,
   Role: role,
   ClusterRole: clusterRole,

@@ -31,7 +31,10 @@ export type ServedKind =
   | "ClusterRole"
   | "RoleBinding"
   | "ClusterRoleBinding"
-  | "PodDisruptionBudget";
+  | "PodDisruptionBudget"
+  | "Ingress"
+  | "IngressClass"
+  | "NetworkPolicy";
 
 export type Subresource = "status" | "scale";
 
