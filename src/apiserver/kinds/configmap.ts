@@ -3,10 +3,10 @@ import type { KubeObject } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
 import { invalid, validateObjectMetaUpdate } from "../../api/validation.js";
 import { entries, validateImmutableData, validateKeys, validateSize } from "./datavalidation.js";
-import { OBJECT_META } from "./meta.js";
+import { topLevel } from "./meta.js";
 import { AGE, col, NAME, since } from "./printing.js";
-import { bool, mapOf, pb, str, stringMap, struct } from "./schema.js";
-import { type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
+import { bool, mapOf, pb, stringMap } from "./schema.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
 
 const bytes = { kind: "scalar", type: "bytes" } as const;
 
@@ -29,9 +29,6 @@ function validateConfigMap(object: KubeObject): FieldError[] {
   return errs;
 }
 
-const checked = (value: KubeObject, errors: FieldError[]) =>
-  errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, value };
-
 const CONFIG_MAP_STRATEGY: KindStrategy = {
   prepareForCreate: (object) => checked(object, validateConfigMap(object)),
   prepareForUpdate: (next, current) =>
@@ -53,17 +50,11 @@ export const configMap: KindDefinition<"ConfigMap"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct(
-        {
-          apiVersion: str(),
-          kind: str(),
-          metadata: OBJECT_META,
-          immutable: bool(4, { ptr: true }),
-          data: pb(2, stringMap),
-          binaryData: mapOf(bytes, 3),
-        },
-        { go: "v1.ConfigMap" },
-      ),
+      schema: topLevel("v1.ConfigMap", {
+        immutable: bool(4, { ptr: true }),
+        data: pb(2, stringMap),
+        binaryData: mapOf(bytes, 3),
+      }),
     },
   ],
   namespaced: true,

@@ -109,6 +109,11 @@ export function condition(
   );
 }
 
+/** A top-level object of Go type `go` with its own fields beside metadata (protobuf field 1). */
+export function topLevel(go: string, fields: Record<string, SchemaNode>) {
+  return struct({ apiVersion: str(), kind: str(), metadata: OBJECT_META, ...fields }, { go });
+}
+
 /** A top-level object of Go type `go` with spec and status (metadata is protobuf field 1). */
 export function root(
   go: string,

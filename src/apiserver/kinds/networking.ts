@@ -16,17 +16,14 @@ import {
   notSupported,
   required,
 } from "../../api/validation.js";
-import { LABEL_SELECTOR, OBJECT_META, root } from "./meta.js";
+import { LABEL_SELECTOR, root, topLevel } from "./meta.js";
 import { isValidPortName } from "./podvalidation.js";
 import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
 import { atomicOf, DEDUCED, i32, intstr, pb, str, strs, struct } from "./schema.js";
-import { type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
 import { validateLabelSelector } from "./workloadvalidation.js";
 
 const GROUP = "networking.k8s.io";
-
-const checked = (value: KubeObject, errors: FieldError[]) =>
-  errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, value };
 
 const list = (value: unknown): Record<string, unknown>[] =>
   Array.isArray(value) ? value.map(asRecord) : [];
@@ -278,37 +275,31 @@ export const ingressClass: KindDefinition<"IngressClass"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct(
-        {
-          apiVersion: str(),
-          kind: str(),
-          metadata: OBJECT_META,
-          spec: pb(
-            2,
-            struct(
-              {
-                controller: str(1),
-                parameters: pb(
-                  2,
-                  struct(
-                    {
-                      apiGroup: str(1, { ptr: true }),
-                      kind: str(2),
-                      name: str(3),
-                      scope: str(4, { ptr: true }),
-                      namespace: str(5, { ptr: true }),
-                    },
-                    { go: "v1.IngressClassParametersReference" },
-                  ),
-                  { ptr: true },
+      schema: topLevel("v1.IngressClass", {
+        spec: pb(
+          2,
+          struct(
+            {
+              controller: str(1),
+              parameters: pb(
+                2,
+                struct(
+                  {
+                    apiGroup: str(1, { ptr: true }),
+                    kind: str(2),
+                    name: str(3),
+                    scope: str(4, { ptr: true }),
+                    namespace: str(5, { ptr: true }),
+                  },
+                  { go: "v1.IngressClassParametersReference" },
                 ),
-              },
-              { go: "v1.IngressClassSpec" },
-            ),
+                { ptr: true },
+              ),
+            },
+            { go: "v1.IngressClassSpec" },
           ),
-        },
-        { go: "v1.IngressClass" },
-      ),
+        ),
+      }),
     },
   ],
   namespaced: false,
@@ -452,38 +443,32 @@ export const networkPolicy: KindDefinition<"NetworkPolicy"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct(
-        {
-          apiVersion: str(),
-          kind: str(),
-          metadata: OBJECT_META,
-          spec: pb(
-            2,
-            struct(
-              {
-                podSelector: pb(1, LABEL_SELECTOR),
-                ingress: atomicOf(
-                  struct(
-                    { ports: atomicOf(NP_PORT, 1), from: atomicOf(NP_PEER, 2) },
-                    { go: "v1.NetworkPolicyIngressRule" },
-                  ),
-                  2,
+      schema: topLevel("v1.NetworkPolicy", {
+        spec: pb(
+          2,
+          struct(
+            {
+              podSelector: pb(1, LABEL_SELECTOR),
+              ingress: atomicOf(
+                struct(
+                  { ports: atomicOf(NP_PORT, 1), from: atomicOf(NP_PEER, 2) },
+                  { go: "v1.NetworkPolicyIngressRule" },
                 ),
-                egress: atomicOf(
-                  struct(
-                    { ports: atomicOf(NP_PORT, 1), to: atomicOf(NP_PEER, 2) },
-                    { go: "v1.NetworkPolicyEgressRule" },
-                  ),
-                  3,
+                2,
+              ),
+              egress: atomicOf(
+                struct(
+                  { ports: atomicOf(NP_PORT, 1), to: atomicOf(NP_PEER, 2) },
+                  { go: "v1.NetworkPolicyEgressRule" },
                 ),
-                policyTypes: atomicOf(str(undefined, { go: "v1.PolicyType" }), 4),
-              },
-              { go: "v1.NetworkPolicySpec" },
-            ),
+                3,
+              ),
+              policyTypes: atomicOf(str(undefined, { go: "v1.PolicyType" }), 4),
+            },
+            { go: "v1.NetworkPolicySpec" },
           ),
-        },
-        { go: "v1.NetworkPolicy" },
-      ),
+        ),
+      }),
     },
   ],
   namespaced: true,

@@ -18,7 +18,7 @@ import {
   struct,
   time,
 } from "./schema.js";
-import { type KindDefinition, type KindStrategy, type Prepared, READ_WRITE } from "./types.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
 
 const CONTAINER_STATUSES = atomicOf(CONTAINER_STATUS);
 
@@ -26,9 +26,6 @@ const CONTAINER_STATUSES = atomicOf(CONTAINER_STATUS);
 function withPodDefaults(object: KubeObject): KubeObject {
   return { ...object, spec: defaultPodSpecOfPod(object.spec) };
 }
-
-const checked = (object: KubeObject, errors: ReturnType<typeof validatePodSpec>): Prepared =>
-  errors.length > 0 ? { ok: false, errors } : { ok: true, value: object };
 
 // Defaulting first, then validation, as the decoder runs before the strategy upstream.
 const POD_STRATEGY: KindStrategy = {

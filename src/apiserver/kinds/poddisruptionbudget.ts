@@ -7,7 +7,7 @@ import { type FieldError, invalid, notSupported } from "../../api/validation.js"
 import { LABEL_SELECTOR, root } from "./meta.js";
 import { AGE, asRecord, col, int, NAME, since } from "./printing.js";
 import { DEDUCED, intstr, pb, str, struct } from "./schema.js";
-import { type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
 import { validateLabelSelector } from "./workloadvalidation.js";
 
 const PERCENT_FMT = "[0-9]+%";
@@ -51,9 +51,6 @@ function validatePdb(object: KubeObject): FieldError[] {
   }
   return errs;
 }
-
-const checked = (value: KubeObject, errors: FieldError[]) =>
-  errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, value };
 
 const PDB_STRATEGY: KindStrategy = {
   prepareForCreate(object) {

@@ -13,10 +13,11 @@ import {
   notSupported,
   required,
 } from "../../api/validation.js";
-import { LABEL_SELECTOR, OBJECT_META } from "./meta.js";
+import { LABEL_SELECTOR, topLevel } from "./meta.js";
 import { AGE, asRecord, col, DOC, NAME, since, text } from "./printing.js";
 import { atomicOf, pb, str, strs, struct } from "./schema.js";
 import {
+  checked,
   type KindDefinition,
   type KindStrategy,
   READ_WRITE,
@@ -45,8 +46,6 @@ const ROLE_REF = struct(
   { apiGroup: str(1), kind: str(2), name: str(3) },
   { go: "v1.RoleRef", atomic: true, zero: true },
 );
-
-const TOP = { apiVersion: str(), kind: str(), metadata: OBJECT_META };
 
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
@@ -144,9 +143,6 @@ function validateBinding(object: KubeObject, namespaced: boolean): FieldError[] 
   return errs;
 }
 
-const checked = (value: KubeObject, errors: FieldError[]) =>
-  errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, value };
-
 function roleStrategy(namespaced: boolean): KindStrategy {
   return {
     prepareForCreate: (object) => checked(object, validateRules(object, namespaced)),
@@ -232,7 +228,7 @@ export const role: KindDefinition<"Role"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct({ ...TOP, rules: atomicOf(POLICY_RULE, 2) }, { go: "v1.Role" }),
+      schema: topLevel("v1.Role", { rules: atomicOf(POLICY_RULE, 2) }),
     },
   ],
   namespaced: true,
@@ -251,20 +247,16 @@ export const clusterRole: KindDefinition<"ClusterRole"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct(
-        {
-          ...TOP,
-          rules: atomicOf(POLICY_RULE, 2),
-          aggregationRule: pb(
-            3,
-            struct(
-              { clusterRoleSelectors: atomicOf(LABEL_SELECTOR, 1) },
-              { go: "v1.AggregationRule", ptr: true },
-            ),
+      schema: topLevel("v1.ClusterRole", {
+        rules: atomicOf(POLICY_RULE, 2),
+        aggregationRule: pb(
+          3,
+          struct(
+            { clusterRoleSelectors: atomicOf(LABEL_SELECTOR, 1) },
+            { go: "v1.AggregationRule", ptr: true },
           ),
-        },
-        { go: "v1.ClusterRole" },
-      ),
+        ),
+      }),
     },
   ],
   namespaced: false,
@@ -273,7 +265,7 @@ export const clusterRole: KindDefinition<"ClusterRole"> = {
 };
 
 const bindingSchema = (go: string) =>
-  struct({ ...TOP, subjects: atomicOf(SUBJECT, 2), roleRef: pb(3, ROLE_REF) }, { go });
+  topLevel(go, { subjects: atomicOf(SUBJECT, 2), roleRef: pb(3, ROLE_REF) });
 
 export const roleBinding: KindDefinition<"RoleBinding"> = {
   ...common,

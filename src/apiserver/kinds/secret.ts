@@ -8,10 +8,10 @@ import {
   validateObjectMetaUpdate,
 } from "../../api/validation.js";
 import { entries, validateImmutableData, validateKeys, validateSize } from "./datavalidation.js";
-import { OBJECT_META } from "./meta.js";
+import { topLevel } from "./meta.js";
 import { AGE, col, NAME, since, text } from "./printing.js";
-import { bool, mapOf, pb, str, stringMap, struct } from "./schema.js";
-import { type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
+import { bool, mapOf, pb, str, stringMap } from "./schema.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
 
 const bytes = { kind: "scalar", type: "bytes" } as const;
 
@@ -51,9 +51,6 @@ function validateSecret(object: KubeObject): FieldError[] {
   return errs;
 }
 
-const checked = (value: KubeObject, errors: FieldError[]) =>
-  errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, value };
-
 const SECRET_STRATEGY: KindStrategy = {
   prepareForCreate(object) {
     const secret = normalize(object);
@@ -79,18 +76,12 @@ export const secret: KindDefinition<"Secret"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct(
-        {
-          apiVersion: str(),
-          kind: str(),
-          metadata: OBJECT_META,
-          immutable: bool(5, { ptr: true }),
-          data: mapOf(bytes, 2),
-          stringData: pb(4, stringMap),
-          type: str(3, { go: "v1.SecretType" }),
-        },
-        { go: "v1.Secret" },
-      ),
+      schema: topLevel("v1.Secret", {
+        immutable: bool(5, { ptr: true }),
+        data: mapOf(bytes, 2),
+        stringData: pb(4, stringMap),
+        type: str(3, { go: "v1.SecretType" }),
+      }),
     },
   ],
   namespaced: true,

@@ -1,5 +1,5 @@
 // core/v1 ServiceAccount: what a pod runs as (Horizon issues no tokens for it yet).
-import { OBJECT_META } from "./meta.js";
+import { topLevel } from "./meta.js";
 import { AGE, col, NAME, since } from "./printing.js";
 import { atomicOf, bool, mapList, patchMerge, pb, ptr, str, struct } from "./schema.js";
 import { type KindDefinition, PLAIN_STRATEGY, READ_WRITE } from "./types.js";
@@ -28,20 +28,11 @@ export const serviceAccount: KindDefinition<"ServiceAccount"> = {
     {
       version: "v1",
       protobuf: true,
-      schema: struct(
-        {
-          apiVersion: str(),
-          kind: str(),
-          metadata: OBJECT_META,
-          secrets: pb(2, patchMerge(mapList(["name"], OBJECT_REFERENCE), "name")),
-          imagePullSecrets: atomicOf(
-            struct({ name: str(1) }, { go: "v1.LocalObjectReference" }),
-            3,
-          ),
-          automountServiceAccountToken: bool(4, ptr),
-        },
-        { go: "v1.ServiceAccount" },
-      ),
+      schema: topLevel("v1.ServiceAccount", {
+        secrets: pb(2, patchMerge(mapList(["name"], OBJECT_REFERENCE), "name")),
+        imagePullSecrets: atomicOf(struct({ name: str(1) }, { go: "v1.LocalObjectReference" }), 3),
+        automountServiceAccountToken: bool(4, ptr),
+      }),
     },
   ],
   namespaced: true,

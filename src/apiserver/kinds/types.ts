@@ -111,6 +111,11 @@ export interface KindStrategy {
   validateStatusUpdate?(next: KubeObject, current: KubeObject): FieldError[];
 }
 
+/** The object to store, or its field errors (a 422) when there are any. */
+export function checked(value: KubeObject, errors: readonly FieldError[]): Prepared {
+  return errors.length > 0 ? { ok: false, errors: [...errors] } : { ok: true, value };
+}
+
 /** No rules of its own: the object is stored as sent. */
 export const PLAIN_STRATEGY: KindStrategy = {
   prepareForCreate: (object) => ({ ok: true, value: object }),

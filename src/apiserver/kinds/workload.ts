@@ -2,18 +2,18 @@
 // defaulting on every write, and a create never carries a status (only controllers write it).
 import type { KubeObject } from "../../api/types.js";
 import { applyWorkloadDefaults } from "../../api/workload-defaults.js";
-import type { KindStrategy } from "./types.js";
+import { checked, type KindStrategy } from "./types.js";
 import { validateWorkload } from "./workloadvalidation.js";
 
 export const WORKLOAD_STRATEGY: KindStrategy = {
   prepareForCreate(object) {
     const { status: _status, ...rest } = applyWorkloadDefaults(object);
     const errors = validateWorkload(rest as KubeObject);
-    return errors.length > 0 ? { ok: false, errors } : { ok: true, value: rest as KubeObject };
+    return checked(rest as KubeObject, errors);
   },
   prepareForUpdate(next, current) {
     const value = applyWorkloadDefaults(next);
     const errors = validateWorkload(value, current);
-    return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+    return checked(value, errors);
   },
 };
