@@ -198,6 +198,8 @@ export const ingress: KindDefinition<"Ingress"> = {
   kind: "Ingress",
   resource: "ingresses",
   singular: "ingress",
+  description:
+    "An Ingress routes HTTP(S) traffic from outside the cluster to Services, by host and path, for the ingress controller its class names.",
   group: GROUP,
   versions: [
     {
@@ -270,6 +272,8 @@ export const ingressClass: KindDefinition<"IngressClass"> = {
   kind: "IngressClass",
   resource: "ingressclasses",
   singular: "ingressclass",
+  description:
+    "An IngressClass names the controller that serves the Ingresses of this class, with optional parameters for it.",
   group: GROUP,
   versions: [
     {
@@ -438,6 +442,8 @@ export const networkPolicy: KindDefinition<"NetworkPolicy"> = {
   kind: "NetworkPolicy",
   resource: "networkpolicies",
   singular: "networkpolicy",
+  description:
+    "A NetworkPolicy says which traffic may reach (ingress) or leave (egress) the pods its podSelector picks, by peer and port.",
   group: GROUP,
   versions: [
     {

@@ -68,6 +68,8 @@ export const podDisruptionBudget: KindDefinition<"PodDisruptionBudget"> = {
   kind: "PodDisruptionBudget",
   resource: "poddisruptionbudgets",
   singular: "poddisruptionbudget",
+  description:
+    "A PodDisruptionBudget limits how many of the pods its selector picks may be down at once through voluntary disruptions (evictions, drains): at least minAvailable stay, or at most maxUnavailable go.",
   group: "policy",
   versions: [
     {
