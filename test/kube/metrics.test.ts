@@ -344,11 +344,12 @@ describe("Object (custom.metrics.k8s.io)", () => {
         "unable to fetch metrics from custom metrics API: the server could not find the metric requests-per-second for namespaces default",
     },
     {
+      // Gateway API kinds are not served (Ingress is).
       name: "a kind discovery does not know",
-      spec: object("Ingress", "main-route", "networking.k8s.io/v1"),
+      spec: object("Gateway", "main-route", "gateway.networking.k8s.io/v1"),
       path: undefined,
       error:
-        'unable to fetch metrics from custom metrics API: unable to map kind Ingress.networking.k8s.io to resource: no matches for kind "Ingress" in group "networking.k8s.io"',
+        'unable to fetch metrics from custom metrics API: unable to map kind Gateway.gateway.networking.k8s.io to resource: no matches for kind "Gateway" in group "gateway.networking.k8s.io"',
     },
   ];
   for (const c of cases) {
@@ -357,7 +358,10 @@ describe("Object (custom.metrics.k8s.io)", () => {
       const client = intercept(inner, () => undefined);
       const observed = await new KubeMetricsPort({ client }).observe("default", c.spec, WEB);
       if (c.path) assert.equal(client.seen.at(-1)!.path, c.path);
-      else assert.ok(!client.seen.some((r) => r.path.includes("/namespaces/default/ingresses")));
+      else {
+        const asked = client.seen.filter((r) => r.path.includes("/namespaces/default/gateways"));
+        assert.deepEqual(asked, [], "no request for the unmapped kind");
+      }
       if (c.error) {
         assert.deepEqual(observed, { kind: "error", error: c.error });
         return;
