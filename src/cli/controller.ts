@@ -64,6 +64,11 @@ export interface ControllerDeps {
   onSync?: (report: RuntimeSyncReport) => void;
   /** The dashboard's bearer token (`horizon up`: the API's); else --dashboard-token-file. */
   dashboardToken?: string;
+  /**
+   * Requests/s offered to an HPA's scale target now, where known (`horizon up`: its cluster
+   * model's traffic and Service loads); recorded with each sync for the dashboard's load chart.
+   */
+  loadOf?: (hpa: HorizontalPodAutoscaler) => number | null;
 }
 
 /** The dashboard's history journal inside --data-dir. */
@@ -204,6 +209,7 @@ export async function startController(
           statusError: report.statusError,
           durationMs: report.durationMs,
         }),
+        deps.loadOf?.(report.hpa) ?? null,
       );
     }
     deps.onSync?.(report);

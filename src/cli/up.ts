@@ -461,6 +461,16 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
         },
         // The same bearer token as the API (over plain HTTP, where the API has none: a random one).
         dashboardToken: token ?? randomBytes(32).toString("base64url"),
+        // The dashboard charts the load its cluster model offers each HPA's target.
+        loadOf: (hpa) => {
+          const ref = hpa.spec.scaleTargetRef;
+          const workload = cluster.workload(
+            hpa.metadata.namespace ?? "default",
+            ref.kind,
+            ref.name,
+          );
+          return workload ? cluster.metrics.demandRps(workload) : null;
+        },
       },
     );
     if (!started.ok) {

@@ -162,6 +162,16 @@ export class MetricsPipeline {
     this.nextScrapeAt = t + this.resolution;
   }
 
+  /**
+   * Requests/s offered to the workload at the latest scrape (its traffic models plus what its
+   * pods really answered), or null before its first scrape.
+   */
+  demandRps(workload: Workload): number | null {
+    const k = this.scrapeIndex;
+    if (workload.ring.first < 0 || workload.lastScrape !== k) return null;
+    return workload.ring.demand[k % this.ringSize]!;
+  }
+
   /** The per-pod share the workload served at scrape `k`, or null when it has no record of it. */
   #served(workload: Workload, k: number): number | null {
     const slot = k % this.ringSize;

@@ -29,6 +29,11 @@ export interface SyncSample {
   /** Pods of the selector and the ready ones, from the first metric that counted pods. */
   pods: number | null;
   readyPods: number | null;
+  /**
+   * Requests/s offered to the scale target at the sync, where Horizon knows it (a simulation's
+   * traffic, `horizon up`'s Service loads); null elsewhere (a real cluster).
+   */
+  loadRps: number | null;
   /** Each metric's current value against its target, on one scale (percent for Utilization). */
   metrics: { name: string; current: number | null; target: number | null; unit: string }[];
   outcome: DecisionRecord["trace"]["outcome"];
@@ -82,7 +87,11 @@ export interface HpaHistoryOptions {
 /** 240 syncs: the last hour at the default 15 s sync period. */
 export const DEFAULT_HISTORY_CAPACITY = 240;
 
-export function sampleOf(decision: DecisionRecord, at: number): SyncSample {
+export function sampleOf(
+  decision: DecisionRecord,
+  at: number,
+  loadRps: number | null = null,
+): SyncSample {
   const trace = decision.trace;
   const counted = trace.metrics.find((m) => m.calculation?.podCount !== undefined)?.calculation;
   return {
@@ -93,6 +102,7 @@ export function sampleOf(decision: DecisionRecord, at: number): SyncSample {
     maxReplicas: trace.maxReplicas,
     pods: counted?.podCount ?? null,
     readyPods: counted?.readyPodCount ?? null,
+    loadRps,
     metrics: trace.metrics.map((m) => ({
       name: m.description ?? `${m.type} metric #${m.index}`,
       ...metricPoint(m),
@@ -136,11 +146,14 @@ class Ring<T> {
   }
 }
 
-/** A journal line: a sync, or an HPA forgotten. */
-type JournalLine = { k: string; at: number; d: DecisionRecord } | { k: string; forget: true };
+/** A journal line: a sync (with its load, where known), or an HPA forgotten. */
+type JournalLine =
+  | { k: string; at: number; d: DecisionRecord; l?: number }
+  | { k: string; forget: true };
 
-function syncLine(key: string, at: number, json: string): string {
-  return `{"k":${JSON.stringify(key)},"at":${at},"d":${json}}\n`;
+function syncLine(key: string, record: HistoryRecord): string {
+  const load = record.sample.loadRps === null ? "" : `,"l":${record.sample.loadRps}`;
+  return `{"k":${JSON.stringify(key)},"at":${record.sample.at}${load},"d":${record.json}}\n`;
 }
 
 export class HpaHistory {
@@ -170,12 +183,12 @@ export class HpaHistory {
     }
   }
 
-  /** Records a sync at the clock's now. */
-  record(decision: DecisionRecord): HistoryRecord {
+  /** Records a sync at the clock's now, with the load offered to its target where known. */
+  record(decision: DecisionRecord, loadRps: number | null = null): HistoryRecord {
     const key = `${decision.trace.hpa.namespace}/${decision.trace.hpa.name}`;
     const at = this.clock.now();
-    const record = this.add(key, decision, at, JSON.stringify(decision));
-    this.append(syncLine(key, at, record.json));
+    const record = this.add(key, decision, at, JSON.stringify(decision), loadRps);
+    this.append(syncLine(key, record));
     for (const listener of this.listeners) listener({ type: "sync", key, record });
     return record;
   }
@@ -227,7 +240,13 @@ export class HpaHistory {
     this.fd = null;
   }
 
-  private add(key: string, decision: DecisionRecord, at: number, json: string): HistoryRecord {
+  private add(
+    key: string,
+    decision: DecisionRecord,
+    at: number,
+    json: string,
+    loadRps: number | null,
+  ): HistoryRecord {
     let ring = this.rings.get(key);
     if (!ring) {
       ring = new Ring<HistoryRecord>(this.capacity);
@@ -235,7 +254,7 @@ export class HpaHistory {
     }
     const record: HistoryRecord = {
       seq: ++this.seq,
-      sample: sampleOf(decision, at),
+      sample: sampleOf(decision, at, loadRps),
       reason: reasonOf(decision),
       events: decision.events,
       json,
@@ -262,7 +281,8 @@ export class HpaHistory {
         if (ring) this.live -= ring.length;
         this.rings.delete(line.k);
       } else if (typeof line.k === "string" && typeof line.at === "number" && line.d?.trace) {
-        this.add(line.k, line.d, line.at, JSON.stringify(line.d));
+        const load = typeof line.l === "number" && Number.isFinite(line.l) ? line.l : null;
+        this.add(line.k, line.d, line.at, JSON.stringify(line.d), load);
       } else skipped++;
     }
     return skipped;
@@ -290,7 +310,7 @@ export class HpaHistory {
     let lines = 0;
     for (const [key, ring] of this.rings) {
       for (const record of ring.toArray()) {
-        writeSync(fd, syncLine(key, record.sample.at, record.json));
+        writeSync(fd, syncLine(key, record));
         lines++;
       }
     }

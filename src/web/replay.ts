@@ -99,6 +99,8 @@ export function replay(
       sampleOf(
         { trace: result.trace, conditions: [], events: result.events, error: result.error },
         at,
+        // Open loop: the load is what it was.
+        record.sample.loadRps,
       ),
     );
     needed.push(Math.ceil(Math.max(0, ...valid.map((d) => d.demand)) - 1e-9));

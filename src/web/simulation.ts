@@ -47,6 +47,9 @@ export class RunRecorder {
   private readonly history: HpaHistory;
   private readonly hpas: Map<string, HorizontalPodAutoscaler>;
   private summary: SummaryRecord | null = null;
+  /** Each HPA's scale target (`namespace/Kind/name`), and each workload's last offered load. */
+  private readonly targets = new Map<string, string>();
+  private readonly demand = new Map<string, number>();
 
   constructor(
     private readonly scenario: Scenario,
@@ -64,15 +67,29 @@ export class RunRecorder {
       this.summary = record;
       return;
     }
+    if (record.type === "start") {
+      for (const h of record.hpas) this.targets.set(h.hpa, h.target);
+      return;
+    }
+    if (record.type === "sample") {
+      this.demand.set(record.workload, record.demandRps);
+      return;
+    }
     if (record.type !== "sync") return;
     this.now = DEFAULT_START_TIME + record.t * 1000;
-    this.history.record({
-      trace: record.trace,
-      conditions: record.conditions,
-      events: record.events,
-      error: record.error,
-      t: record.t,
-    });
+    // The load of the latest sample: samples of a time follow its syncs, so up to one
+    // metrics resolution before the sync.
+    const target = this.targets.get(record.hpa);
+    this.history.record(
+      {
+        trace: record.trace,
+        conditions: record.conditions,
+        events: record.events,
+        error: record.error,
+        t: record.t,
+      },
+      target === undefined ? null : (this.demand.get(target) ?? null),
+    );
     const hpa = this.hpas.get(record.hpa);
     if (hpa) {
       hpa.status = {

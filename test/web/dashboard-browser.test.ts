@@ -221,6 +221,31 @@ describe("the dashboard over horizon up, in a browser", { skip: skipKubectl }, (
       await explanation.innerText(),
       /cpu resource utilization \(percentage of request\)/,
     );
+
+    // The load the cluster model offers the target is charted, and follows a new load live.
+    const loadChart = page.locator("figure.chart", { hasText: "Load" });
+    const loadText = async () =>
+      (await loadChart.count()) > 0 ? await loadChart.locator("figcaption").innerText() : "";
+    await pollUntil(
+      "the load chart at 300 requests/s",
+      async () => (/^Load now 300 requests\/s$/.test(await loadText()) ? true : undefined),
+      { timeoutMs: 15_000 },
+    );
+    assert.equal(await loadChart.locator("canvas").count(), 1, "the load chart is drawn");
+    const reloaded = await kubectl(context, [
+      "annotate",
+      "--overwrite",
+      "service",
+      "php-apache",
+      'horizon.dev/load={"rps":120}',
+    ]);
+    assert.equal(reloaded.code, 0, reloaded.stderr);
+    await pollUntil(
+      "the load chart to follow the new load",
+      async () => (/^Load now 120 requests\/s$/.test(await loadText()) ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(await page.evaluate("window.marker"), 1, "the page was not reloaded");
     await assertNoHorizontalScroll(page);
     await shot(page, "hpa-light");
 

@@ -135,6 +135,34 @@ describe("HpaHistory", () => {
     third.close();
   });
 
+  it("samples the load offered where known, and keeps it across a restart", () => {
+    const file = scratchFile();
+    const clock = fakeClock();
+    const first = new HpaHistory({ capacity: 5, clock, file });
+    first.record(decision({ name: "web" }), 40);
+    clock.advance(15_000);
+    first.record(decision({ name: "web" }), 212.5);
+    clock.advance(15_000);
+    // Unknown (a real cluster): no load, and no "l" in the journal line.
+    first.record(decision({ name: "web" }));
+    assert.deepEqual(
+      first.get("default", "web").map((r) => r.sample.loadRps),
+      [40, 212.5, null],
+    );
+    first.close();
+    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { l?: number }).l),
+      [40, 212.5, undefined],
+    );
+    const second = new HpaHistory({ capacity: 5, clock, file });
+    assert.deepEqual(
+      second.get("default", "web").map((r) => r.sample.loadRps),
+      [40, 212.5, null],
+    );
+    second.close();
+  });
+
   it("skips a journal line cut short by a crash and keeps the rest", () => {
     const file = scratchFile();
     const clock = fakeClock();

@@ -96,6 +96,7 @@ describe("replaying recorded syncs", () => {
       maxReplicas: 10,
       pods: null,
       readyPods: null,
+      loadRps: null,
       metrics: [],
       outcome: "scaled" as const,
       error: null,

@@ -13,7 +13,8 @@ import { DashboardAuth, startDashboardServer } from "../../src/web/server.js";
 import { type RecordedRun, recordRun, simulationData, whatIf } from "../../src/web/simulation.js";
 import type { HpaDetail, OverviewDocument, WhatIfResult } from "../../src/web/types.js";
 
-const QUEUE = join(import.meta.dirname, "..", "..", "examples", "external-queue.yaml");
+const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
+const QUEUE = join(EXAMPLES, "external-queue.yaml");
 /** The example's own suggestion for fewer flaps: a slower, gentler scale-down. */
 const SLOWER_SCALE_DOWN = {
   scaleDown: {
@@ -44,6 +45,22 @@ describe("the dashboard over a simulation", () => {
     const detail = data.detail("default", "worker")!;
     assert.equal(detail.whatIf, "simulation");
     assert.deepEqual(detail.measures, measures);
+  });
+
+  it("records the load the scenario offered at each sync", async () => {
+    // cpu-step: 20 requests/s, 200 from 5m, 40 from 18m (samples every metrics resolution).
+    const loaded = await loadScenarioFile(join(EXAMPLES, "cpu-step.yaml"));
+    assert.ok(loaded.ok);
+    const stepped = await recordRun(loaded.scenario, "cpu-step");
+    const load = (minutes: number) =>
+      stepped.history
+        .get("default", "web")
+        .find((r) => r.sample.at >= DEFAULT_START_TIME + minutes * 60_000)?.sample.loadRps;
+    assert.equal(load(2), 20);
+    assert.equal(load(10), 200);
+    assert.equal(load(25), 40);
+    const detail = simulationData(stepped, null).detail("default", "web")!;
+    assert.ok(detail.samples.every((s) => s.loadRps !== null));
   });
 
   it("replays a slower scale-down through the same core: fewer flaps", async () => {

@@ -1,7 +1,7 @@
 // One HPA: replicas (current, desired, the min–max band), each metric against its target,
-// pods and ready pods over the recorded syncs; the conditions with their messages; the Events;
-// and the timeline of syncs, each opening its decision explained in words by src/explain (the
-// lines `horizon explain` prints).
+// pods and ready pods and (where known) the offered load over the recorded syncs; the
+// conditions with their messages; the Events; and the timeline of syncs, each opening its
+// decision explained in words by src/explain (the lines `horizon explain` prints).
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { HpaDetail, StreamEvents, SyncDetail, SyncEntry, SyncSample } from "../types.js";
 import { api } from "./api.js";
@@ -94,6 +94,21 @@ function podsChart(samples: SyncSample[]) {
   };
 }
 
+/** The load offered to the scale target, where Horizon knows it (simulations, `horizon up`). */
+function loadChart(samples: SyncSample[]) {
+  if (!samples.some((s) => s.loadRps !== null)) return null;
+  const data: [number[], ...(number | null)[][]] = [
+    seconds(samples),
+    samples.map((s) => s.loadRps),
+  ];
+  const rps = last(samples)?.loadRps;
+  return {
+    series: [{ label: "requests/s", color: "--c-target", stepped: true }] as ChartSeries[],
+    data,
+    summary: rps == null ? "" : `now ${Math.round(rps * 10) / 10} requests/s`,
+  };
+}
+
 function SyncItem(props: { namespace: string; name: string; entry: SyncEntry }) {
   const [open, setOpen] = useState(false);
   const [detail, setDetail] = useState<SyncDetail | null>(null);
@@ -179,6 +194,7 @@ export function HpaView(props: HpaViewProps) {
   const replicas = useMemo(() => replicasChart(samples), [samples]);
   const metrics = useMemo(() => metricCharts(samples), [samples]);
   const pods = useMemo(() => podsChart(samples), [samples]);
+  const load = useMemo(() => loadChart(samples), [samples]);
 
   if (error) {
     return (
@@ -237,6 +253,7 @@ export function HpaView(props: HpaViewProps) {
           />
         ))}
         {pods && <TimeChart title="Pods" {...pods} height={160} />}
+        {load && <TimeChart title="Load" {...load} height={160} />}
       </div>
 
       {detail.compare && (
