@@ -5,8 +5,9 @@
 //
 // The per-version view of the handler's resource catalogue (resources.ts) is built here.
 import { createHash } from "node:crypto";
+import { customGeneration } from "./kinds/custom.js";
 import { openapiSchemas } from "./openapi.js";
-import { RESOURCES as SERVED } from "./resources.js";
+import { RESOURCES as SERVED, type ResourceInfo as Served, servedResources } from "./resources.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
 export interface ResourceInfo {
@@ -50,26 +51,38 @@ const METRICS_RESOURCES: ResourceInfo[] = [
   },
 ];
 
-/** One entry per served group-version-resource, from the handler's catalogue (preferred version first). */
-export const RESOURCES: ResourceInfo[] = [
-  ...SERVED.flatMap((r) =>
-    r.versions.map(
-      (version): ResourceInfo => ({
-        group: r.group,
-        version,
-        resource: r.resource,
-        kind: r.kind,
-        namespaced: r.namespaced,
-        verbs: [...r.verbs],
-        ...(r.shortNames ? { shortNames: [...r.shortNames] } : {}),
-        ...(r.subresources.length > 0 ? { subresources: [...r.subresources] } : {}),
-        singular: r.singular,
-        ...(r.categories ? { categories: [...r.categories] } : {}),
-      }),
-    ),
-  ),
-  ...METRICS_RESOURCES,
-];
+function perVersion(r: Served): ResourceInfo[] {
+  return r.versions.map(
+    (version): ResourceInfo => ({
+      group: r.group,
+      version,
+      resource: r.resource,
+      kind: r.kind,
+      namespaced: r.namespaced,
+      verbs: [...r.verbs],
+      ...(r.shortNames ? { shortNames: [...r.shortNames] } : {}),
+      ...(r.subresources.length > 0 ? { subresources: [...r.subresources] } : {}),
+      singular: r.singular,
+      ...(r.categories ? { categories: [...r.categories] } : {}),
+    }),
+  );
+}
+
+/** One entry per built-in group-version-resource, from the handler's catalogue (preferred version first). */
+export const RESOURCES: ResourceInfo[] = [...SERVED.flatMap(perVersion), ...METRICS_RESOURCES];
+
+let current = { generation: 0, resources: RESOURCES, groups: [] as GroupInfo[] };
+
+/** The built-in entries, then the established custom resources' (CRDs come and go). */
+function served(): { resources: ResourceInfo[]; groups: GroupInfo[] } {
+  const generation = customGeneration();
+  if (current.generation !== generation || current.groups.length === 0) {
+    const custom = servedResources().slice(SERVED.length).flatMap(perVersion);
+    const resources = [...RESOURCES, ...custom];
+    current = { generation, resources, groups: servedGroups(resources) };
+  }
+  return current;
+}
 
 /**
  * Group-versions whose resource lists are dynamic (one entry per metric, like a Prometheus
@@ -86,7 +99,7 @@ export function findResource(
   version: string,
   resource: string,
 ): ResourceInfo | undefined {
-  return RESOURCES.find(
+  return served().resources.find(
     (r) => r.group === group && r.version === version && r.resource === resource,
   );
 }
@@ -124,9 +137,9 @@ interface GroupInfo {
   versions: string[];
 }
 
-function servedGroups(): GroupInfo[] {
+function servedGroups(resources: readonly ResourceInfo[]): GroupInfo[] {
   const groups: GroupInfo[] = [];
-  for (const r of RESOURCES) {
+  for (const r of resources) {
     if (r.group === "") continue;
     let g = groups.find((x) => x.name === r.group);
     if (!g) {
@@ -139,8 +152,6 @@ function servedGroups(): GroupInfo[] {
     groups.push({ name: m.group, versions: m.versions });
   return groups;
 }
-
-const GROUPS = servedGroups();
 
 function groupVersion(group: string, version: string): string {
   return group === "" ? version : `${group}/${version}`;
@@ -157,7 +168,7 @@ function apiGroup(g: GroupInfo): object {
 /** APIResource entries of one group-version: each resource, then its subresources. */
 function apiResources(group: string, version: string): object[] {
   const out: object[] = [];
-  for (const r of RESOURCES) {
+  for (const r of served().resources) {
     if (r.group !== group || r.version !== version) continue;
     const entry: Record<string, unknown> = {
       name: r.resource,
@@ -222,7 +233,7 @@ export function aggregatedDiscoveryVersion(accept: string | undefined): Aggregat
 
 function discoveryResources(group: string, version: string): object[] {
   const out: object[] = [];
-  for (const r of RESOURCES) {
+  for (const r of served().resources) {
     if (r.group !== group || r.version !== version) continue;
     // responseKind's group/version are empty unless they differ from the group-version's
     // (as kube-apiserver converts its APIResource list).
@@ -418,15 +429,16 @@ export function handleDiscovery(req: ApiRequest): ApiResponse | null {
     });
   }
 
+  const groups = served().groups;
   if (path === "/apis") {
     const aggregated = aggregatedDiscoveryVersion(accept);
     if (aggregated) {
       return aggregatedList(
         aggregated,
-        GROUPS.map((g) => discoveryGroup(g.name, g.versions)),
+        groups.map((g) => discoveryGroup(g.name, g.versions)),
       );
     }
-    return json({ kind: "APIGroupList", apiVersion: "v1", groups: GROUPS.map(apiGroup) });
+    return json({ kind: "APIGroupList", apiVersion: "v1", groups: groups.map(apiGroup) });
   }
 
   if (path === "/api/v1") {
@@ -435,7 +447,7 @@ export function handleDiscovery(req: ApiRequest): ApiResponse | null {
 
   if (path.startsWith("/apis/")) {
     const parts = path.slice("/apis/".length).split("/");
-    const group = GROUPS.find((g) => g.name === parts[0]);
+    const group = groups.find((g) => g.name === parts[0]);
     if (!group) return null;
     if (parts.length === 1) return json({ kind: "APIGroup", apiVersion: "v1", ...apiGroup(group) });
     if (parts.length !== 2 || !group.versions.includes(parts[1]!)) return null;

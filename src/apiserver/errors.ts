@@ -170,6 +170,15 @@ export function unsupportedPatchType(contentType: string): ApiError {
   );
 }
 
+/** A patch type a custom resource does not take (strategic merge: CRDs have no merge keys). */
+export function unsupportedCustomPatchType(): ApiError {
+  return failure(
+    415,
+    "UnsupportedMediaType",
+    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+  );
+}
+
 /**
  * The watch cache's answer to a resourceVersion it has not reached after waiting (504 with the
  * ResourceVersionTooLarge cause; clients retry after a second).

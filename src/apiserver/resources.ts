@@ -1,8 +1,9 @@
 // The resources the API server serves, and the parsing of a request path into
 // group/version/resource/namespace/name/subresource (k8s.io/apiserver RequestInfoFactory).
 import type { ResourceNames } from "./errors.js";
-import { KIND_LIST } from "./kinds/registry.js";
-import type { Subresource } from "./kinds/types.js";
+import { customGeneration } from "./kinds/custom.js";
+import { KIND_LIST, servedDefinitions } from "./kinds/registry.js";
+import type { KindDefinition, Subresource } from "./kinds/types.js";
 
 export type { Subresource } from "./kinds/types.js";
 
@@ -22,8 +23,7 @@ export interface ResourceInfo extends ResourceNames {
   categories?: readonly string[];
 }
 
-/** The catalogue: a view of the kinds registry, in its order. */
-export const RESOURCES: readonly ResourceInfo[] = KIND_LIST.map((d) => {
+function resourceInfoOf(d: KindDefinition): ResourceInfo {
   const info: ResourceInfo = {
     resource: d.resource,
     singular: d.singular,
@@ -39,17 +39,35 @@ export const RESOURCES: readonly ResourceInfo[] = KIND_LIST.map((d) => {
   if (d.readOnly) info.readOnly = true;
   if (d.returnsDeletedObject) info.returnsDeletedObject = true;
   return info;
-});
+}
 
-const BY_GROUP_RESOURCE = new Map(RESOURCES.map((r) => [`${r.group}/${r.resource}`, r]));
+/** The built-in catalogue: a view of the kinds registry, in its order. */
+export const RESOURCES: readonly ResourceInfo[] = KIND_LIST.map(resourceInfoOf);
+
+let served = { generation: 0, list: RESOURCES, byGroupResource: byGroupResource(RESOURCES) };
+
+function byGroupResource(list: readonly ResourceInfo[]): Map<string, ResourceInfo> {
+  return new Map(list.map((r) => [`${r.group}/${r.resource}`, r]));
+}
+
+/** Every served resource: the built-in ones, then the established custom resources. */
+export function servedResources(): readonly ResourceInfo[] {
+  const generation = customGeneration();
+  if (served.generation !== generation) {
+    const list = servedDefinitions().map(resourceInfoOf);
+    served = { generation, list, byGroupResource: byGroupResource(list) };
+  }
+  return served.list;
+}
 
 export function findResource(group: string, version: string, resource: string) {
-  const info = BY_GROUP_RESOURCE.get(`${group}/${resource}`);
+  servedResources();
+  const info = served.byGroupResource.get(`${group}/${resource}`);
   return info?.versions.includes(version) ? info : undefined;
 }
 
 export function resourceOfKind(kind: string): ResourceInfo | undefined {
-  return RESOURCES.find((r) => r.kind === kind);
+  return servedResources().find((r) => r.kind === kind);
 }
 
 /** `apps/v1`, `v1`. */

@@ -34,7 +34,6 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
-import { isClusterScoped } from "./kinds.js";
 import type { StoreChange, StoreState } from "./store.js";
 
 export const LOCK_FILE = "LOCK";
@@ -64,9 +63,13 @@ export interface DataDirOptions {
 
 export type DataDirResult = { ok: true; value: DataDir } | { ok: false; error: string };
 
-/** `kind/namespace/name` ("" namespace for cluster-scoped kinds), as the store names objects. */
+/**
+ * `kind/namespace/name`, as the store names objects: stored objects of namespaced kinds carry
+ * their namespace and others none, so no scope lookup is needed (a custom kind's scope is
+ * known only once its CRD is loaded).
+ */
 export function objectKey(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}/${isClusterScoped(kind) ? "" : (namespace ?? "default")}/${name}`;
+  return `${kind}/${namespace ?? ""}/${name}`;
 }
 
 /**
@@ -174,7 +177,7 @@ export class DataDir {
             rv: change.rv,
             type: "delete",
             kind: object.kind,
-            namespace: isClusterScoped(object.kind) ? "" : (object.metadata.namespace ?? "default"),
+            namespace: object.metadata.namespace ?? "",
             name: object.metadata.name,
           }
         : change.incarnation !== undefined

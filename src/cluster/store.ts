@@ -5,6 +5,7 @@
 
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
+import { establish, withdraw } from "../apiserver/kinds/custom.js";
 import { jsonEqual } from "../core/json.js";
 import { isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
@@ -85,6 +86,8 @@ interface KindTable {
   lists: Map<string, readonly KubeObject[]>;
 }
 
+const CRD = "CustomResourceDefinition";
+
 /** How many recent changes `changesSince` can replay (older: Expired, as etcd compaction). */
 const HISTORY = 4096;
 
@@ -112,7 +115,11 @@ export class ObjectStore {
     this.#journal = options.journal;
     const initial = options.initial;
     if (initial) {
-      for (const object of initial.objects) {
+      // CRDs first: a custom kind's scope decides where its objects are kept.
+      const objects = [...initial.objects].sort(
+        (a, b) => Number(b.kind === CRD) - Number(a.kind === CRD),
+      );
+      for (const object of objects) {
         const namespace = isClusterScoped(object.kind)
           ? ""
           : (object.metadata.namespace ?? "default");
@@ -291,6 +298,7 @@ export class ObjectStore {
       metadata: { ...current.metadata, resourceVersion: String(rv) },
     };
     this.#commit(rv, "DELETED", final);
+    if (kind === CRD) withdraw(name);
     table.byNamespace.get(ns)!.delete(name);
     table.all = null;
     table.lists.delete(ns);
@@ -352,6 +360,8 @@ export class ObjectStore {
   }
 
   #put(kind: string, namespace: string, name: string, object: KubeObject): void {
+    // A stored CRD serves its kind from now on (apiextensions-apiserver's CRD handler).
+    if (kind === CRD) establish(object);
     let table = this.#kinds.get(kind);
     if (!table) {
       table = { byNamespace: new Map(), all: null, lists: new Map() };

@@ -7,13 +7,20 @@ import { mergePatch } from "../../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../../api/patch/strategic-merge-patch.js";
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
-import { badRequest, invalid, notFound, unsupportedPatchType } from "../errors.js";
+import {
+  badRequest,
+  invalid,
+  notFound,
+  unsupportedCustomPatchType,
+  unsupportedPatchType,
+} from "../errors.js";
 import {
   conflictStatus,
   decodeManagedFields,
   encodeManagedFields,
   serverSideApply,
 } from "../fieldmanager/index.js";
+import { isCustomKind } from "../kinds/custom.js";
 import { patchMetaOf } from "../kinds/patchmeta.js";
 import { jsonPatch, type PatchResult } from "../patch.js";
 import { fail, managerName, ok, present, type Result } from "../request.js";
@@ -54,6 +61,9 @@ export function applyPatch(
   current: unknown,
 ): Result<{ patched: unknown; apply: boolean }> {
   const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (contentType === "application/strategic-merge-patch+json" && isCustomKind(ctx.info.kind)) {
+    return fail(unsupportedCustomPatchType());
+  }
   const body = decodeBody(ctx, [contentType]);
   let result: PatchResult;
   // The merge keys of the object the request's version sees (a Scale has no lists).

@@ -1,19 +1,18 @@
-// apiextensions.k8s.io/v1 CustomResourceDefinition: accepted so that the Prometheus Operator's
-// CRDs apply (`kubectl apply --server-side -f` its bundle). Horizon serves the kinds it has a
-// definition for (ServiceMonitor is built in); a CRD for any other kind is stored with a warning
-// that its resources are not served. Names are checked as kube-apiserver checks them.
+// apiextensions.k8s.io/v1 CustomResourceDefinition: once stored, its resources are served
+// generically (./custom.ts); ServiceMonitor keeps its built-in definition. The strategy plays
+// the part of apiextensions' naming and establishing controllers: it writes the status
+// (acceptedNames, storedVersions, NamesAccepted and Established) as they would, at once.
+import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
+import { crdNames, namesConflict } from "./custom.js";
 import { root } from "./meta.js";
 import { col, NAME, text } from "./printing.js";
 import { DEDUCED } from "./schema.js";
-import { type KindDefinition, type Prepared, READ_WRITE } from "./types.js";
+import { type KindDefinition, type Prepared, READ_WRITE, type StrategyContext } from "./types.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Kinds served by a built-in definition, by `plural.group` (kept here: the registry imports us). */
-const BUILT_IN: readonly string[] = ["servicemonitors.monitoring.coreos.com"];
 
 function validate(crd: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
@@ -57,20 +56,83 @@ function validate(crd: KubeObject): FieldError[] {
   return errors;
 }
 
-function prepare(crd: KubeObject): Prepared {
+function prepare(
+  crd: KubeObject,
+  current: KubeObject | undefined,
+  context: StrategyContext,
+): Prepared {
   const errors = validate(crd);
   if (errors.length > 0) return { ok: false, errors };
-  const served = BUILT_IN.includes(crd.metadata.name);
-  return {
-    ok: true,
-    value: crd,
-    ...(served
-      ? {}
-      : {
-          warnings: [
-            `Horizon serves only its built-in kinds: ${crd.metadata.name} is stored, its resources are not served`,
-          ],
+  return { ok: true, value: { ...crd, status: statusOf(crd, current, context) } as KubeObject };
+}
+
+interface Condition {
+  type: string;
+  status: "True" | "False";
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+/** What the naming and establishing controllers would write; transitions keep their time. */
+function statusOf(crd: KubeObject, current: KubeObject | undefined, context: StrategyContext) {
+  const spec = (crd as Obj).spec as Obj;
+  const names = crdNames(spec);
+  const conflict = namesConflict(crd.metadata.name, spec.group as string, names);
+  const now = rfc3339(context.now ?? Date.now());
+  const previous = (current as Obj | undefined)?.status;
+  const before = isObj(previous) && Array.isArray(previous.conditions) ? previous.conditions : [];
+  const condition = (c: Omit<Condition, "lastTransitionTime">): Condition => {
+    const old = before.find((o): o is Obj => isObj(o) && o.type === c.type);
+    const since =
+      old && old.status === c.status && typeof old.lastTransitionTime === "string"
+        ? old.lastTransitionTime
+        : now;
+    return {
+      type: c.type,
+      status: c.status,
+      lastTransitionTime: since,
+      reason: c.reason,
+      message: c.message,
+    };
+  };
+  const conditions = conflict
+    ? [
+        condition({ type: "NamesAccepted", status: "False", ...conflict }),
+        condition({
+          type: "Established",
+          status: "False",
+          reason: "NotAccepted",
+          message: "not all names are accepted",
         }),
+      ]
+    : [
+        condition({
+          type: "NamesAccepted",
+          status: "True",
+          reason: "NoConflicts",
+          message: "no conflicts found",
+        }),
+        condition({
+          type: "Established",
+          status: "True",
+          reason: "InitialNamesAccepted",
+          message: "the initial names have been accepted",
+        }),
+      ];
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObj) : [];
+  const storage = versions.find((v) => v.storage === true)?.name;
+  const stored =
+    isObj(previous) && Array.isArray(previous.storedVersions)
+      ? (previous.storedVersions as unknown[])
+      : [];
+  const storedVersions = [...stored.filter((v) => typeof v === "string")];
+  if (typeof storage === "string" && !storedVersions.includes(storage))
+    storedVersions.push(storage);
+  return {
+    acceptedNames: conflict ? { plural: "", kind: "" } : names,
+    conditions,
+    storedVersions,
   };
 }
 
@@ -79,7 +141,7 @@ export const customResourceDefinition: KindDefinition<"CustomResourceDefinition"
   resource: "customresourcedefinitions",
   singular: "customresourcedefinition",
   description:
-    "A CustomResourceDefinition adds a resource kind to the API: its group, names, versions and their schemas. Horizon serves the custom resources it defines.",
+    "A CustomResourceDefinition adds a resource kind to the API: its group, names, versions and their schemas. Once established, the API server serves its custom resources.",
   group: "apiextensions.k8s.io",
   versions: [{ version: "v1", schema: root("v1.CustomResourceDefinition", DEDUCED, DEDUCED) }],
   namespaced: false,
@@ -90,8 +152,8 @@ export const customResourceDefinition: KindDefinition<"CustomResourceDefinition"
   gcPolicy: "None",
   fieldSelectors: [],
   strategy: {
-    prepareForCreate: prepare,
-    prepareForUpdate: (next) => prepare(next),
+    prepareForCreate: (crd, context) => prepare(crd, undefined, context),
+    prepareForUpdate: (next, current, context) => prepare(next, current, context),
   },
   printer: {
     columns: [NAME, col("Created At", "date", "CreationTimestamp of the object")],

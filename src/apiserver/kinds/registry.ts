@@ -1,6 +1,7 @@
 // Every served kind maps to its definition; the compiler checks that none is missing and that
 // each module defines the kind it is listed under. Discovery lists them in this order.
 import { configMap } from "./configmap.js";
+import { customDefinition, customDefinitions, reserveBuiltIn } from "./custom.js";
 import { customResourceDefinition } from "./customresourcedefinition.js";
 import { deployment } from "./deployment.js";
 import { endpoints } from "./endpoints.js";
@@ -52,14 +53,20 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ServiceMonitor: serviceMonitor,
 };
 
-/** The definitions in registry order. */
+/** The built-in definitions in registry order. */
 export const KIND_LIST: readonly KindDefinition[] = Object.values(KINDS);
+reserveBuiltIn(KIND_LIST);
+
+/** Every served definition: the built-in ones, then the established custom resources. */
+export function servedDefinitions(): readonly KindDefinition[] {
+  return [...KIND_LIST, ...customDefinitions()];
+}
 
 export function isServedKind(kind: string): kind is ServedKind {
   return Object.hasOwn(KINDS, kind);
 }
 
-/** The definition of a served kind, or undefined. */
+/** The definition of a served kind (built in or custom), or undefined. */
 export function kindDefinition(kind: string): KindDefinition | undefined {
-  return isServedKind(kind) ? KINDS[kind] : undefined;
+  return isServedKind(kind) ? KINDS[kind] : customDefinition(kind);
 }

@@ -94,6 +94,8 @@ export interface Printer {
 
 export interface StrategyContext {
   featureGates: FeatureGates;
+  /** The cluster's clock (ms), for the times a strategy writes (condition transitions). */
+  now?: number;
 }
 
 /** The object to store (with `Warning:` header texts), or the field errors of a 422 Invalid. */

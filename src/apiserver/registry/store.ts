@@ -36,11 +36,12 @@ import {
   trackUpdate,
   type Versions,
 } from "../fieldmanager/index.js";
+import { customKindOfCrd } from "../kinds/custom.js";
 import { kindDefinition } from "../kinds/registry.js";
 import { type KindStrategy, PLAIN_STRATEGY } from "../kinds/types.js";
 import { storageError } from "../limits.js";
 import { fail, managerName, ok, present, type RequestScope, type Result } from "../request.js";
-import { RESOURCES, type ResourceInfo } from "../resources.js";
+import { type ResourceInfo, resourceOfKind } from "../resources.js";
 import { defaultGcPolicy, deleteFromStore, shouldDeleteDuringUpdate } from "./delete.js";
 import type { DeleteOptions } from "./deleteoptions.js";
 import { carryDeletionFields, deletionUpdateErrors } from "./metadata.js";
@@ -148,7 +149,7 @@ export class RegistryStore {
   create(ctx: RequestScope, placed: KubeObject): Result<KubeObject> {
     let object = placed;
     if (ctx.info.namespaced && !this.cluster.store.get("Namespace", "", ctx.namespace)) {
-      const namespaces = RESOURCES.find((r) => r.kind === "Namespace")!;
+      const namespaces = resourceOfKind("Namespace")!;
       return fail(notFound(namespaces, ctx.namespace));
     }
     if (ctx.info.namespaced && namespaceTerminating(this.cluster.store, ctx.namespace)) {
@@ -241,7 +242,10 @@ export class RegistryStore {
       const errors = metaErrors(ctx, object);
       if (errors.length > 0) return fail(invalid(ctx.info, name, errors));
     }
-    const prepared = strategy.prepareForCreate(object, { featureGates: this.gates });
+    const prepared = strategy.prepareForCreate(object, {
+      featureGates: this.gates,
+      now: this.cluster.now,
+    });
     if (!prepared.ok) return fail(invalid(ctx.info, name, prepared.errors));
     if (prepared.warnings) ctx.warnings.push(...prepared.warnings);
     return ok(prepared.value);
@@ -297,7 +301,10 @@ export class RegistryStore {
     if (ctx.target.subresource !== "status" && shouldDeleteDuringUpdate(next, current)) {
       // The update emptied the finalizers of a terminating object: it is deleted, and the
       // answer is the object as the request left it.
-      if (!ctx.dryRun) this.cluster.store.delete(ctx.info.kind, ctx.namespace, name);
+      if (!ctx.dryRun) {
+        if (ctx.info.kind === "CustomResourceDefinition") this.deleteCustomResources(current);
+        this.cluster.store.delete(ctx.info.kind, ctx.namespace, name);
+      }
       return ok(next);
     }
     if (ctx.dryRun) return ok(next);
@@ -328,7 +335,10 @@ export class RegistryStore {
       next = { ...next, status: current.status };
       if (current.status === undefined) delete next.status;
     }
-    const prepared = strategyOf(ctx).prepareForUpdate(next, current, { featureGates: this.gates });
+    const prepared = strategyOf(ctx).prepareForUpdate(next, current, {
+      featureGates: this.gates,
+      now: this.cluster.now,
+    });
     if (!prepared.ok) return fail(invalid(ctx.info, current.metadata.name, prepared.errors));
     if (prepared.warnings) ctx.warnings.push(...prepared.warnings);
     return ok(prepared.value);
@@ -422,6 +432,11 @@ export class RegistryStore {
         return fail(conflict(byKind, name, why));
       }
     }
+    const finalizers = current.metadata.finalizers;
+    const unfinalized = !Array.isArray(finalizers) || finalizers.length === 0;
+    if (kind === "CustomResourceDefinition" && !ctx.dryRun && unfinalized) {
+      this.deleteCustomResources(current);
+    }
     const outcome = deleteFromStore(
       this.cluster.store,
       current,
@@ -437,6 +452,15 @@ export class RegistryStore {
         : deleteSuccess(ctx.info, name, outcome.object.metadata.uid);
     const status = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
     return ok({ status, body });
+  }
+
+  /** A CRD goes: its custom resources go first, as apiextensions' finalizer controller does. */
+  deleteCustomResources(crd: KubeObject): void {
+    const kind = customKindOfCrd(crd.metadata.name);
+    if (kind === undefined) return;
+    for (const object of this.cluster.store.list(kind)) {
+      this.cluster.store.delete(kind, object.metadata.namespace ?? "", object.metadata.name);
+    }
   }
 
   // -------------------------------------------------------------------------------------------

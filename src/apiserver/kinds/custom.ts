@@ -1,0 +1,250 @@
+// Custom resources (apiextensions-apiserver): each established CustomResourceDefinition becomes a
+// KindDefinition, so discovery, the registry store, Tables and the cluster's store serve its
+// resources as they serve a built-in kind. The object store establishes a CRD when it stores
+// one and withdraws it when the CRD is deleted. Kinds are keyed by name everywhere in Horizon
+// (the store, scope, error messages), so a kind is served by one definition at a time, and the
+// definitions are process-wide: embedded clusters in one process share them.
+import type { KubeObject } from "../../api/types.js";
+import { root } from "./meta.js";
+import { AGE, NAME, since } from "./printing.js";
+import { DEDUCED } from "./schema.js";
+import {
+  type KindDefinition,
+  type KindVersion,
+  type Prepared,
+  READ_WRITE,
+  type ServedKind,
+  type Subresource,
+} from "./types.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The names a CRD asks for (spec.names), as its status' acceptedNames echo them. */
+export interface CrdNames {
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+interface CustomKind {
+  /** The CRD's name, `plural.group`. */
+  crd: string;
+  names: CrdNames;
+  definition: KindDefinition;
+}
+
+const BY_KIND = new Map<string, CustomKind>();
+/** Kinds and `plural.group` names served by built-in definitions (the registry lists them). */
+const RESERVED = { kinds: new Set<string>(), resources: new Set<string>() };
+let generation = 0;
+
+/** Called once by the registry: a CRD cannot take over a built-in kind. */
+export function reserveBuiltIn(definitions: readonly KindDefinition[]): void {
+  for (const d of definitions) {
+    RESERVED.kinds.add(d.kind);
+    RESERVED.resources.add(d.group ? `${d.resource}.${d.group}` : d.resource);
+  }
+}
+
+/** Bumped whenever the set of custom kinds changes (discovery and the catalogue rebuild). */
+export function customGeneration(): number {
+  return generation;
+}
+
+export function customDefinition(kind: string): KindDefinition | undefined {
+  return BY_KIND.get(kind)?.definition;
+}
+
+export function isCustomKind(kind: string): boolean {
+  return BY_KIND.has(kind);
+}
+
+export function customDefinitions(): KindDefinition[] {
+  return [...BY_KIND.values()].map((c) => c.definition);
+}
+
+/** The kind a CRD serves while it is established. */
+export function customKindOfCrd(crdName: string): string | undefined {
+  for (const [kind, custom] of BY_KIND) if (custom.crd === crdName) return kind;
+  return undefined;
+}
+
+/** spec.names with listKind and singular defaulted as upstream does. */
+export function crdNames(spec: Obj): CrdNames {
+  const names = isObj(spec.names) ? spec.names : {};
+  const kind = typeof names.kind === "string" ? names.kind : "";
+  const plural = typeof names.plural === "string" ? names.plural : "";
+  const out: CrdNames = {
+    kind,
+    listKind: typeof names.listKind === "string" && names.listKind ? names.listKind : `${kind}List`,
+    plural,
+    singular:
+      typeof names.singular === "string" && names.singular ? names.singular : kind.toLowerCase(),
+  };
+  const strings = (v: unknown) =>
+    Array.isArray(v) && v.every((s) => typeof s === "string") && v.length > 0
+      ? (v as string[])
+      : undefined;
+  const shortNames = strings(names.shortNames);
+  if (shortNames) out.shortNames = shortNames;
+  const categories = strings(names.categories);
+  if (categories) out.categories = categories;
+  return out;
+}
+
+/**
+ * Why the CRD's names cannot be accepted (upstream's NamesAccepted=False reasons), or null.
+ * Upstream compares names within the group; Horizon also keys stored objects by kind, so a
+ * kind served by a built-in definition or another CRD is a conflict too.
+ */
+export function namesConflict(
+  crdName: string,
+  group: string,
+  names: CrdNames,
+): { reason: string; message: string } | null {
+  if (RESERVED.resources.has(crdName)) return null;
+  const inUse = (what: string) => `${JSON.stringify(what)} is already in use`;
+  if (RESERVED.kinds.has(names.kind)) return { reason: "KindConflict", message: inUse(names.kind) };
+  for (const other of BY_KIND.values()) {
+    if (other.crd === crdName) continue;
+    if (other.names.kind === names.kind)
+      return { reason: "KindConflict", message: inUse(names.kind) };
+    if (other.definition.group !== group) continue;
+    if (other.names.plural === names.plural || other.names.singular === names.plural)
+      return { reason: "PluralConflict", message: inUse(names.plural) };
+    if (other.names.singular === names.singular || other.names.plural === names.singular)
+      return { reason: "SingularConflict", message: inUse(names.singular) };
+    const shortNames = new Set(other.names.shortNames ?? []);
+    const taken = (names.shortNames ?? []).find((s) => shortNames.has(s));
+    if (taken !== undefined) return { reason: "ShortNamesConflict", message: inUse(taken) };
+  }
+  return null;
+}
+
+/** Whether the CRD is served by one of Horizon's built-in definitions (ServiceMonitor). */
+export function isBuiltInCrd(crdName: string): boolean {
+  return RESERVED.resources.has(crdName);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Establishing
+
+/** A stored CRD: served when its status says Established, withdrawn otherwise. */
+export function establish(crd: KubeObject): void {
+  const name = crd.metadata.name;
+  const previous = customKindOfCrd(name);
+  const custom = isEstablished(crd) ? customKindFrom(crd) : undefined;
+  if (previous !== undefined && previous !== custom?.names.kind) BY_KIND.delete(previous);
+  if (custom) BY_KIND.set(custom.names.kind, custom);
+  if (previous !== undefined || custom) generation++;
+}
+
+/** The CRD was deleted: its kind is no longer served. */
+export function withdraw(crdName: string): void {
+  const kind = customKindOfCrd(crdName);
+  if (kind === undefined) return;
+  BY_KIND.delete(kind);
+  generation++;
+}
+
+function isEstablished(crd: KubeObject): boolean {
+  if (isBuiltInCrd(crd.metadata.name)) return false;
+  const status = (crd as Obj).status;
+  const conditions = isObj(status) && Array.isArray(status.conditions) ? status.conditions : [];
+  return conditions.some((c) => isObj(c) && c.type === "Established" && c.status === "True");
+}
+
+/** A version of a CRD as written in spec.versions[]. */
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  subresources: Subresource[];
+}
+
+function crdVersions(spec: Obj): CrdVersion[] {
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObj) : [];
+  return versions
+    .filter((v) => typeof v.name === "string" && v.served !== false)
+    .map((v) => {
+      const sub = isObj(v.subresources) ? v.subresources : {};
+      const subresources: Subresource[] = [];
+      if (isObj(sub.status)) subresources.push("status");
+      if (isObj(sub.scale)) subresources.push("scale");
+      return { name: v.name as string, served: true, subresources };
+    })
+    .sort((a, b) => compareVersions(a.name, b.name));
+}
+
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * Kubernetes version priority (upstream's version.CompareKubeAwareVersionStrings): GA before
+ * beta before alpha, higher numbers first, then other names alphabetically.
+ */
+export function compareVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] | null => {
+    const m = KUBE_VERSION.exec(v);
+    if (!m) return null;
+    const level = m[2] === undefined ? 2 : m[2] === "beta" ? 1 : 0;
+    return [level, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra && rb) {
+    if (ra[0] !== rb[0]) return rb[0] - ra[0];
+    if (ra[1] !== rb[1]) return rb[1] - ra[1];
+    return rb[2] - ra[2];
+  }
+  if (ra) return -1;
+  if (rb) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function customKindFrom(crd: KubeObject): CustomKind | undefined {
+  const spec = (crd as Obj).spec;
+  if (!isObj(spec) || typeof spec.group !== "string") return undefined;
+  const names = crdNames(spec);
+  const versions = crdVersions(spec);
+  const preferred = versions[0];
+  if (!preferred || names.kind === "" || names.plural === "") return undefined;
+  const subresources = preferred.subresources;
+  const kindVersions: KindVersion[] = versions.map((v) => ({
+    version: v.name,
+    schema: root(names.kind, DEDUCED, DEDUCED),
+  }));
+  const definition: KindDefinition = {
+    // A custom kind is not one of the built-in ServedKinds; the registry's views read it by name.
+    kind: names.kind as ServedKind,
+    resource: names.plural,
+    singular: names.singular,
+    group: spec.group,
+    versions: kindVersions,
+    namespaced: spec.scope !== "Cluster",
+    verbs: READ_WRITE,
+    subresources,
+    ...(names.shortNames ? { shortNames: names.shortNames } : {}),
+    ...(names.categories ? { categories: names.categories } : {}),
+    gcPolicy: "None",
+    fieldSelectors: [],
+    strategy: {
+      prepareForCreate: (object) => withoutStatus(object, subresources),
+      prepareForUpdate: (next) => ({ ok: true, value: next }),
+    },
+    printer: {
+      columns: [NAME, { ...AGE, type: "date" }],
+      cells: (obj, now) => [obj.metadata.name, since(obj.metadata.creationTimestamp, now)],
+    },
+  };
+  return { crd: crd.metadata.name, names, definition };
+}
+
+/** With the status subresource, a create's status is dropped (upstream's PrepareForCreate). */
+function withoutStatus(object: KubeObject, subresources: readonly Subresource[]): Prepared {
+  if (!subresources.includes("status") || !("status" in object)) return { ok: true, value: object };
+  const { status: _status, ...rest } = object as Obj;
+  return { ok: true, value: rest as KubeObject };
+}

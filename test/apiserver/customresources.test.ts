@@ -1,0 +1,296 @@
+// Custom resources served from their CustomResourceDefinition, in process: the CRD's status,
+// discovery, every verb at both scopes, the patch types, and the CRD's deletion. Custom kinds
+// are process-wide (src/apiserver/kinds/custom.ts): each test uses its own group and kinds.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createApiHandler } from "../../src/apiserver/handler.js";
+import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
+import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { ObjectStore } from "../../src/cluster/store.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
+import { scenario, T0 } from "../cluster/builders.js";
+
+type Json = ReturnType<typeof JSON.parse>;
+
+function setup(store?: ObjectStore) {
+  const cluster = new EmbeddedCluster({
+    model: clusterModelOf(scenario()),
+    startTime: T0,
+    ...(store ? { store } : {}),
+  });
+  const handler = createApiHandler({ cluster });
+  const call = async (
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: Json; headers: Record<string, string> }> => {
+    const parsed = new URL(url, "http://x");
+    const req: ApiRequest = { method, path: parsed.pathname, query: parsed.searchParams, headers };
+    if (body !== undefined)
+      req.body = Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
+    const res: ApiResponse = await handler(req);
+    return {
+      status: res.status,
+      body: "body" in res ? res.body : undefined,
+      headers: (res.headers ?? {}) as Record<string, string>,
+    };
+  };
+  return { cluster, call, handler };
+}
+
+const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+function crd(
+  plural: string,
+  kind: string,
+  scope: "Namespaced" | "Cluster" = "Namespaced",
+  group = "example.com",
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope,
+      names: {
+        plural,
+        singular: kind.toLowerCase(),
+        kind,
+        shortNames: [`${plural.slice(0, 2)}x`],
+        categories: ["all"],
+      },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+          },
+          ...extra,
+        },
+      ],
+    },
+  };
+}
+
+describe("a CustomResourceDefinition", () => {
+  it("is established: NamesAccepted and Established True, acceptedNames and storedVersions", async () => {
+    const { call } = setup();
+    const created = await call(
+      "POST",
+      CRDS,
+      crd("gadgets", "Gadget", "Namespaced", "gadgets.example.com"),
+    );
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const status = created.body.status;
+    assert.deepEqual(
+      status.conditions.map((c: Json) => [c.type, c.status, c.reason]),
+      [
+        ["NamesAccepted", "True", "NoConflicts"],
+        ["Established", "True", "InitialNamesAccepted"],
+      ],
+    );
+    assert.equal(status.conditions[0].lastTransitionTime, "2026-01-01T12:00:00Z");
+    assert.equal(status.acceptedNames.kind, "Gadget");
+    assert.equal(status.acceptedNames.listKind, "GadgetList");
+    assert.deepEqual(status.storedVersions, ["v1"]);
+    assert.equal(created.headers.warning, undefined, "no warning: the resources are served");
+  });
+
+  it("whose kind is already served is not established (KindConflict)", async () => {
+    const { call } = setup();
+    const res = await call(
+      "POST",
+      CRDS,
+      crd("deployments", "Deployment", "Namespaced", "apps.example.com"),
+    );
+    assert.equal(res.status, 201);
+    const [names, established] = res.body.status.conditions;
+    assert.deepEqual(
+      [names.type, names.status, names.reason],
+      ["NamesAccepted", "False", "KindConflict"],
+    );
+    assert.equal(names.message, '"Deployment" is already in use');
+    assert.deepEqual([established.status, established.reason], ["False", "NotAccepted"]);
+    const list = await call("GET", "/apis/apps.example.com/v1/namespaces/default/deployments");
+    assert.equal(list.status, 404);
+  });
+});
+
+describe("custom resources", () => {
+  const WIDGETS = "/apis/example.com/v1/namespaces/default/widgets";
+  const widget = (name: string, size: number) => ({
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { name },
+    spec: { size, tags: ["a", "b"] },
+  });
+
+  it("are served in discovery: legacy, per group-version and aggregated", async () => {
+    const { call } = setup();
+    assert.equal((await call("POST", CRDS, crd("widgets", "Widget"))).status, 201);
+    const groups = await call("GET", "/apis");
+    const group = groups.body.groups.find((g: Json) => g.name === "example.com");
+    assert.deepEqual(group.preferredVersion, { groupVersion: "example.com/v1", version: "v1" });
+    const resources = await call("GET", "/apis/example.com/v1");
+    assert.equal(resources.status, 200);
+    assert.deepEqual(resources.body.resources, [
+      {
+        name: "widgets",
+        singularName: "widget",
+        namespaced: true,
+        kind: "Widget",
+        verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+        shortNames: ["wix"],
+        categories: ["all"],
+      },
+    ]);
+    const aggregated = await call("GET", "/apis", undefined, {
+      accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+    });
+    const item = aggregated.body.items.find((i: Json) => i.metadata.name === "example.com");
+    assert.equal(item.versions[0].resources[0].resource, "widgets");
+    assert.equal(item.versions[0].resources[0].scope, "Namespaced");
+  });
+
+  it("take every verb: create, get, list, update, merge and JSON patch, delete, deletecollection", async () => {
+    const { call } = setup();
+    await call("POST", CRDS, crd("widgets", "Widget"));
+    const created = await call("POST", WIDGETS, widget("w1", 1));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.metadata.namespace, "default");
+    assert.equal(created.body.metadata.generation, 1);
+    assert.deepEqual(created.body.spec, { size: 1, tags: ["a", "b"] });
+    assert.equal((await call("POST", WIDGETS, widget("w2", 2))).status, 201);
+    assert.equal((await call("POST", WIDGETS, widget("w1", 1))).status, 409);
+
+    const got = await call("GET", `${WIDGETS}/w1`);
+    assert.equal(got.body.apiVersion, "example.com/v1");
+    assert.equal(got.body.kind, "Widget");
+    const list = await call("GET", WIDGETS);
+    assert.equal(list.body.kind, "WidgetList");
+    assert.deepEqual(
+      list.body.items.map((i: Json) => i.metadata.name),
+      ["w1", "w2"],
+    );
+    const everywhere = await call("GET", "/apis/example.com/v1/widgets");
+    assert.equal(everywhere.body.items.length, 2);
+
+    const updated = await call("PUT", `${WIDGETS}/w1`, { ...got.body, spec: { size: 5 } });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.equal(updated.body.metadata.generation, 2);
+
+    const merged = await call(
+      "PATCH",
+      `${WIDGETS}/w1`,
+      { spec: { color: "red" } },
+      {
+        "content-type": "application/merge-patch+json",
+      },
+    );
+    assert.deepEqual(merged.body.spec, { size: 5, color: "red" });
+    const patched = await call(
+      "PATCH",
+      `${WIDGETS}/w1`,
+      [{ op: "replace", path: "/spec/size", value: 7 }],
+      { "content-type": "application/json-patch+json" },
+    );
+    assert.equal(patched.body.spec.size, 7);
+    const strategic = await call(
+      "PATCH",
+      `${WIDGETS}/w1`,
+      { spec: { size: 8 } },
+      {
+        "content-type": "application/strategic-merge-patch+json",
+      },
+    );
+    assert.equal(strategic.status, 415);
+    assert.equal(strategic.body.reason, "UnsupportedMediaType");
+    assert.match(
+      strategic.body.message,
+      /application\/merge-patch\+json, application\/apply-patch\+yaml$/,
+    );
+    const applied = await call(
+      "PATCH",
+      `${WIDGETS}/w3?fieldManager=test`,
+      { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w3" }, spec: { size: 3 } },
+      { "content-type": "application/apply-patch+yaml" },
+    );
+    assert.equal(applied.status, 201, JSON.stringify(applied.body));
+    assert.equal(applied.body.metadata.managedFields[0].manager, "test");
+
+    const deleted = await call("DELETE", `${WIDGETS}/w1`);
+    assert.equal(deleted.status, 200);
+    assert.equal((await call("GET", `${WIDGETS}/w1`)).status, 404);
+    const missing = await call("GET", `${WIDGETS}/nosuch`);
+    assert.equal(missing.body.message, 'widgets.example.com "nosuch" not found');
+    assert.equal((await call("DELETE", WIDGETS)).status, 200);
+    assert.equal((await call("GET", WIDGETS)).body.items.length, 0);
+  });
+
+  it("of a cluster-scoped CRD have no namespace", async () => {
+    const { call, cluster } = setup();
+    await call("POST", CRDS, crd("realms", "Realm", "Cluster", "realms.example.com"));
+    const created = await call("POST", "/apis/realms.example.com/v1/realms", {
+      apiVersion: "realms.example.com/v1",
+      kind: "Realm",
+      metadata: { name: "r1" },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.metadata.namespace, undefined);
+    assert.equal((await call("GET", "/apis/realms.example.com/v1/realms/r1")).status, 200);
+    assert.equal(
+      (await call("GET", "/apis/realms.example.com/v1/namespaces/default/realms")).status,
+      404,
+    );
+    // A restart loads the CRD first, so the realm is kept cluster-wide again.
+    const reloaded = new ObjectStore({
+      initial: {
+        resourceVersion: Number(cluster.store.resourceVersion()),
+        objects: [...cluster.store.objects()].reverse(),
+      },
+    });
+    assert.equal(reloaded.get("Realm", "", "r1")?.metadata.name, "r1");
+  });
+
+  it("are watched", async () => {
+    const { call, handler } = setup();
+    await call("POST", CRDS, crd("widgets", "Widget"));
+    const res = await handler({
+      method: "GET",
+      path: WIDGETS,
+      query: new URLSearchParams("watch=true&timeoutSeconds=2"),
+      headers: {},
+    });
+    assert.ok("stream" in res, "expected a watch stream");
+    const iterator = res.stream[Symbol.asyncIterator]();
+    await call("POST", WIDGETS, widget("w1", 1));
+    const first = JSON.parse((await iterator.next()).value);
+    assert.equal(first.type, "ADDED");
+    assert.equal(first.object.kind, "Widget");
+    assert.equal(first.object.apiVersion, "example.com/v1");
+    await iterator.return?.();
+  });
+
+  it("go with their CRD, which then stops serving them", async () => {
+    const { call } = setup();
+    await call("POST", CRDS, crd("widgets", "Widget"));
+    await call("POST", WIDGETS, widget("w1", 1));
+    const gone = await call("DELETE", `${CRDS}/widgets.example.com`);
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    assert.equal((await call("GET", WIDGETS)).status, 404);
+    assert.equal((await call("GET", "/apis/example.com/v1")).status, 404);
+    const groups = await call("GET", "/apis");
+    assert.equal(
+      groups.body.groups.some((g: Json) => g.name === "example.com"),
+      false,
+    );
+    // Created again, it serves an empty collection: the old objects went with the CRD.
+    await call("POST", CRDS, crd("widgets", "Widget"));
+    assert.deepEqual((await call("GET", WIDGETS)).body.items, []);
+  });
+});
