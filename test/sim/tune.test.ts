@@ -4,12 +4,13 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { parseAllDocuments, parse as parseYaml, stringify } from "yaml";
 import { mergePatch } from "../../src/api/patch/merge-patch.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { type TuneCommandOptions, tuneCommand } from "../../src/cli/tune.js";
+import { TunePool } from "../../src/sim/tune/pool.js";
 import { expandRange, gridPoint, parseSearchSpace, spaceSize } from "../../src/sim/tune/space.js";
 
 const example = (name: string) => join(import.meta.dirname, "../../examples", name);
@@ -308,4 +309,22 @@ describe("bad input is reported before anything runs", () => {
       assert.equal(out, "");
     });
   }
+});
+
+describe("the pool with one job", () => {
+  it("runs candidates in-process one at a time, in the order given", async () => {
+    const file = example("scale-down-policies.yaml");
+    const pool = new TunePool(
+      { text: readFileSync(file, "utf8"), file, baseDir: dirname(file), sets: [] },
+      1,
+    );
+    const finished: number[] = [];
+    // Run together, the 10-second candidate would finish long before the 2-hour one.
+    await Promise.all([
+      pool.run({ id: 1, sets: [], durationMs: 2 * 3600_000 }).then(() => finished.push(1)),
+      pool.run({ id: 2, sets: [], durationMs: 10_000 }).then(() => finished.push(2)),
+    ]);
+    await pool.close();
+    assert.deepEqual(finished, [1, 2]);
+  });
 });

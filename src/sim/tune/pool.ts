@@ -1,5 +1,7 @@
 // `horizon tune`'s worker pool: N worker threads (`--jobs`), each running one candidate at a
-// time. With one job the candidates run in-process (no thread to start).
+// time. With one job the candidates run in-process (no thread to start), also one at a time: run
+// together, hundreds of interleaved simulations would fight over memory and make one job far
+// slower per candidate than a worker.
 import { Worker } from "node:worker_threads";
 import { evaluateTask, type TaskOutcome, type TuneBase, type TuneTask } from "./evaluate.js";
 
@@ -26,6 +28,8 @@ export class TunePool {
   readonly #all: Worker[] = [];
   readonly #queue: Pending[] = [];
   readonly #running = new Map<Worker, Pending>();
+  /** The in-process path's queue: the previous candidate's run, settled or not. */
+  #serial: Promise<unknown> = Promise.resolve();
 
   constructor(
     base: TuneBase,
@@ -44,7 +48,11 @@ export class TunePool {
   }
 
   run(task: TuneTask): Promise<TaskOutcome> {
-    if (this.jobs <= 1) return evaluateTask(this.#base, task);
+    if (this.jobs <= 1) {
+      const outcome = this.#serial.then(() => evaluateTask(this.#base, task));
+      this.#serial = outcome.catch(() => undefined);
+      return outcome;
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ task, resolve, reject });
       this.#next();
