@@ -113,6 +113,20 @@ describe("strategic merge patch: merge keys come from the kind's schema", () => 
     });
   });
 
+  test("a pod template's topologySpreadConstraints merge by topologyKey (kubectl apply keeps maxSkew)", () => {
+    const spread = (items: unknown[]) => ({ spec: { topologySpreadConstraints: items } });
+    const zone = { topologyKey: "zone", maxSkew: 1, whenUnsatisfiable: "DoNotSchedule" };
+    const host = { topologyKey: "host", maxSkew: 2, whenUnsatisfiable: "ScheduleAnyway" };
+    assert.deepEqual(
+      strategicMergePatch(
+        spread([zone, host]),
+        spread([{ topologyKey: "zone", maxSkew: 3 }]),
+        TEMPLATE,
+      ),
+      { ok: true, value: spread([{ ...zone, maxSkew: 3 }, host]) },
+    );
+  });
+
   test("conditions merge by type, ownerReferences by uid", () => {
     const rs = {
       metadata: { ownerReferences: [{ uid: "1", name: "a" }] },

@@ -459,7 +459,10 @@ export const POD_SPEC = struct(
     enableServiceLinks: bool(undefined, ptr),
     preemptionPolicy: str(undefined, { ptr: true, go: "v1.PreemptionPolicy" }),
     overhead: mapOf(qty(), undefined, RESOURCE_LIST),
-    topologySpreadConstraints: mapList(["topologyKey", "whenUnsatisfiable"], DEDUCED),
+    topologySpreadConstraints: patchMerge(
+      mapList(["topologyKey", "whenUnsatisfiable"], DEDUCED),
+      "topologyKey",
+    ),
     resourceClaims: patchMerge(mapList(["name"], DEDUCED), "name", "merge,retainKeys"),
     // Fields written down after the apply schema: SSA still sees them as undeclared.
     setHostnameAsFQDN: applyUnlisted(bool(undefined, ptr)),
