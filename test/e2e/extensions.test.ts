@@ -10,8 +10,8 @@ import { parseScenario } from "../../src/sim/scenario.js";
 import {
   findKubectls,
   type KubectlContext,
-  type KubectlResult,
   kubectl,
+  kubectlOk,
   kubectlRequired,
   pollUntil,
   startTestServer,
@@ -64,11 +64,6 @@ const search = findKubectls([]);
 const binary = search.binaries[0];
 const TIMEOUT = { timeoutMs: 60_000, intervalMs: 200 };
 
-function ok(result: KubectlResult, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
 describe("horizon.dev extensions with horizon up and kubectl", () => {
   let server: TestServer;
   let ctx: KubectlContext;
@@ -76,13 +71,13 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     kubectl(ctx, args, stdin === undefined ? {} : { stdin });
   const replicas = async () =>
     Number(
-      ok(
+      kubectlOk(
         await run(["get", "deployment", "web", "-o", "jsonpath={.spec.replicas}"]),
         "get deployment",
       ),
     );
   const ableToScale = async () =>
-    ok(
+    kubectlOk(
       await run([
         "get",
         "hpa",
@@ -104,8 +99,8 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     }
     server = await startTestServer();
     ctx = server.context(binary);
-    ok(await run(["apply", "-f", "-"], DEPLOYMENT), "apply deployment");
-    ok(await run(["apply", "-f", "-"], HPA), "apply hpa");
+    kubectlOk(await run(["apply", "-f", "-"], DEPLOYMENT), "apply deployment");
+    kubectlOk(await run(["apply", "-f", "-"], HPA), "apply hpa");
     await pollUntil(
       "the HPA's first sync",
       async () => ((await ableToScale()) !== "" ? true : undefined),
@@ -118,7 +113,7 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
 
   it("paused-replicas holds the Deployment; removing it lets upstream scale back to 1", async (t) => {
     if (!binary) return t.skip("no kubectl");
-    ok(
+    kubectlOk(
       await run(["annotate", "hpa", "web", "horizon.dev/paused-replicas=3"]),
       "annotate paused-replicas",
     );
@@ -128,12 +123,15 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       async () => ((await ableToScale()) === "Paused" ? true : undefined),
       TIMEOUT,
     );
-    const describeOut = ok(await run(["describe", "hpa", "web"]), "describe hpa");
+    const describeOut = kubectlOk(await run(["describe", "hpa", "web"]), "describe hpa");
     assert.match(
       describeOut,
       /AbleToScale\s+False\s+Paused\s+scaling is paused by horizon\.dev\/paused-replicas/,
     );
-    ok(await run(["annotate", "hpa", "web", "horizon.dev/paused-replicas-"]), "remove annotation");
+    kubectlOk(
+      await run(["annotate", "hpa", "web", "horizon.dev/paused-replicas-"]),
+      "remove annotation",
+    );
     await waitReplicas(1, "upstream's scale-down to minReplicas");
     await pollUntil(
       "AbleToScale back to upstream's reasons",
@@ -144,12 +142,15 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
 
   it("dry-run: a DryRun event, the scale untouched; without it upstream acts", async (t) => {
     if (!binary) return t.skip("no kubectl");
-    ok(await run(["annotate", "hpa", "web", "horizon.dev/dry-run=true"]), "annotate dry-run");
-    ok(await run(["scale", "deployment", "web", "--replicas=4"]), "scale to 4");
+    kubectlOk(
+      await run(["annotate", "hpa", "web", "horizon.dev/dry-run=true"]),
+      "annotate dry-run",
+    );
+    kubectlOk(await run(["scale", "deployment", "web", "--replicas=4"]), "scale to 4");
     const events = await pollUntil(
       "a DryRun event",
       async () => {
-        const out = ok(
+        const out = kubectlOk(
           await run(["get", "events", "--field-selector", "reason=DryRun", "-o", "json"]),
           "get events",
         );
@@ -160,12 +161,12 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     );
     assert.match(events[0]!.message, /would scale from 4 to 1; reason: All metrics below target/);
     assert.equal(await replicas(), 4);
-    ok(await run(["annotate", "hpa", "web", "horizon.dev/dry-run-"]), "remove dry-run");
+    kubectlOk(await run(["annotate", "hpa", "web", "horizon.dev/dry-run-"]), "remove dry-run");
     await waitReplicas(1, "upstream's scale-down once the dry run ends");
   });
 
   const eventMessages = async (reason: string) => {
-    const out = ok(
+    const out = kubectlOk(
       await run(["get", "events", "--field-selector", `reason=${reason}`, "-o", "json"]),
       "get events",
     );
@@ -178,7 +179,7 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       TIMEOUT,
     );
   const condition = async (type: string) =>
-    ok(
+    kubectlOk(
       await run([
         "get",
         "hpa",
@@ -193,7 +194,7 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     if (!binary) return t.skip("no kubectl");
     // Opened every minute for an hour: open now, whatever the time.
     const schedule = JSON.stringify([{ cron: "* * * * *", duration: "1h", minReplicas: 3 }]);
-    ok(
+    kubectlOk(
       await run(["annotate", "hpa", "web", `horizon.dev/schedule=${schedule}`]),
       "annotate schedule",
     );
@@ -215,10 +216,10 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       "ScheduleActive",
       /a window of horizon\.dev\/schedule open until .*: minReplicas is 3 \(spec: 1\)/,
     );
-    const describeOut = ok(await run(["describe", "hpa", "web"]), "describe hpa");
+    const describeOut = kubectlOk(await run(["describe", "hpa", "web"]), "describe hpa");
     assert.match(describeOut, /ScalingLimited\s+True\s+ScheduledMinimum/);
     assert.match(describeOut, /ScheduleActive/);
-    ok(await run(["annotate", "hpa", "web", "horizon.dev/schedule-"]), "remove schedule");
+    kubectlOk(await run(["annotate", "hpa", "web", "horizon.dev/schedule-"]), "remove schedule");
     await waitReplicas(1, "upstream's scale-down to minReplicas");
     await waitEvent(
       "ScheduleInactive",
@@ -234,7 +235,10 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
 
   it("a knob: an Override Event and the value in ScalingActive; removed, the flags apply again", async (t) => {
     if (!binary) return t.skip("no kubectl");
-    ok(await run(["annotate", "hpa", "web", "horizon.dev/tolerance=0.2"]), "annotate tolerance");
+    kubectlOk(
+      await run(["annotate", "hpa", "web", "horizon.dev/tolerance=0.2"]),
+      "annotate tolerance",
+    );
     await waitEvent(
       "Override",
       /per-HPA overrides of controller flags: horizon\.dev\/tolerance: --horizontal-pod-autoscaler-tolerance is 0\.2 for this HPA \(controller: 0\.1\)/,
@@ -249,7 +253,7 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
           : undefined,
       TIMEOUT,
     );
-    ok(await run(["annotate", "hpa", "web", "horizon.dev/tolerance-"]), "remove tolerance");
+    kubectlOk(await run(["annotate", "hpa", "web", "horizon.dev/tolerance-"]), "remove tolerance");
     await waitEvent("Override", /no per-HPA overrides any more: the controller's flags apply/);
     await pollUntil(
       "ScalingActive as upstream words it",
@@ -264,7 +268,10 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
     deployment.metadata.name = "batch";
     deployment.spec.selector.matchLabels = { app: "batch" };
     deployment.spec.template.metadata.labels = { app: "batch" };
-    ok(await run(["apply", "-f", "-"], JSON.stringify(deployment)), "apply deployment batch");
+    kubectlOk(
+      await run(["apply", "-f", "-"], JSON.stringify(deployment)),
+      "apply deployment batch",
+    );
     // An External metric with no series: every sync fails it (FailedGetExternalMetric).
     const hpa = {
       apiVersion: "autoscaling/v2",
@@ -294,16 +301,16 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
         ],
       },
     };
-    ok(await run(["apply", "-f", "-"], JSON.stringify(hpa)), "apply hpa batch");
+    kubectlOk(await run(["apply", "-f", "-"], JSON.stringify(hpa)), "apply hpa batch");
     const batchReplicas = async () =>
       Number(
-        ok(
+        kubectlOk(
           await run(["get", "deployment", "batch", "-o", "jsonpath={.spec.replicas}"]),
           "get deployment batch",
         ),
       );
     const scalingActive = async () =>
-      ok(
+      kubectlOk(
         await run([
           "get",
           "hpa",
@@ -327,7 +334,7 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       "FallbackActive",
       /consecutive syncs with failed metrics \(threshold 2\): fallback to 3 replicas/,
     );
-    ok(
+    kubectlOk(
       await run([
         "annotate",
         "hpa",
@@ -344,18 +351,18 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       TIMEOUT,
     );
     assert.equal(await batchReplicas(), 3);
-    ok(await run(["delete", "hpa", "batch"]), "delete hpa batch");
-    ok(await run(["delete", "deployment", "batch"]), "delete deployment batch");
+    kubectlOk(await run(["delete", "hpa", "batch"]), "delete hpa batch");
+    kubectlOk(await run(["delete", "deployment", "batch"]), "delete deployment batch");
   });
 
   it("an unknown horizon.dev key is applied with a warning; a malformed value is refused", async (t) => {
     if (!binary) return t.skip("no kubectl");
-    const warned = ok(
+    const warned = kubectlOk(
       await run(["annotate", "hpa", "web", "horizon.dev/pause=true"]),
       "annotate unknown key",
     );
     const result = await run(["annotate", "hpa", "web", "horizon.dev/colour=blue"]);
-    ok(result, "annotate another unknown key");
+    kubectlOk(result, "annotate another unknown key");
     assert.match(
       result.stderr,
       /Warning: metadata\.annotations\[horizon\.dev\/colour\]: unknown annotation: Horizon ignores it/,
@@ -379,7 +386,7 @@ describe("horizon.dev extensions with horizon up and kubectl", () => {
       contradictory.stderr,
       /metadata\.annotations\[horizon\.dev\/dry-run\]: Invalid value: "true": contradicts horizon\.dev\/paused: a paused HPA decides nothing to try/,
     );
-    const stored = JSON.parse(ok(await run(["get", "hpa", "web", "-o", "json"]), "get hpa"));
+    const stored = JSON.parse(kubectlOk(await run(["get", "hpa", "web", "-o", "json"]), "get hpa"));
     assert.equal(stored.metadata.annotations["horizon.dev/paused"], undefined);
     assert.equal(stored.metadata.annotations["horizon.dev/dry-run"], undefined);
   });
@@ -455,13 +462,13 @@ describe("scale to zero with horizon up and kubectl", () => {
     kubectl(ctx, args, stdin === undefined ? {} : { stdin });
   const replicas = async () =>
     Number(
-      ok(
+      kubectlOk(
         await run(["get", "deployment", "worker", "-o", "jsonpath={.spec.replicas}"]),
         "get deployment",
       ),
     );
   const scalingActive = async () =>
-    ok(
+    kubectlOk(
       await run([
         "get",
         "hpa",
@@ -485,7 +492,7 @@ describe("scale to zero with horizon up and kubectl", () => {
 
   it("an idle worker goes to zero after the cooldown, the first messages wake it; removed, upstream's floor of 1", async (t) => {
     if (!binary) return t.skip("no kubectl");
-    ok(await run(["apply", "-f", "-"], WORKER_HPA), "apply hpa");
+    kubectlOk(await run(["apply", "-f", "-"], WORKER_HPA), "apply hpa");
     await pollUntil(
       "the idle worker scaled to zero",
       async () => ((await replicas()) === 0 ? true : undefined),
@@ -502,12 +509,12 @@ describe("scale to zero with horizon up and kubectl", () => {
       async () => ((await replicas()) >= 1 ? true : undefined),
       { timeoutMs: 90_000, intervalMs: 250 },
     );
-    const describeOut = ok(await run(["describe", "hpa", "worker"]), "describe hpa");
+    const describeOut = kubectlOk(await run(["describe", "hpa", "worker"]), "describe hpa");
     assert.match(
       describeOut,
       /SuccessfulRescale\s+.*New size: 1; reason: activation: queue_messages_ready \d+/,
     );
-    ok(
+    kubectlOk(
       await run([
         "annotate",
         "hpa",

@@ -1,10 +1,12 @@
 // Helpers of the real-kubectl end-to-end tests: finding the kubectl binaries, running them
 // against an in-process `horizon up` (child processes, never spawnSync: the server shares this
 // event loop), watching their output, and polling with deadlines instead of sleeping.
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { describe, it } from "node:test";
 import { emptyScenario, type RunningUp, type StartUpOptions, startUp } from "../../src/cli/up.js";
 import type { Scenario } from "../../src/sim/scenario-types.js";
 
@@ -59,6 +61,38 @@ export function findKubectls(versions: readonly string[] = ["1.27", "1.33"]): Ku
 /** Under CI=true a missing kubectl is a failure, elsewhere a printed skip. */
 export function kubectlRequired(): boolean {
   return process.env.CI === "true";
+}
+
+/**
+ * The kubectl binaries a suite runs over (the PATH one unless `versionedOnly`, then kubectl.1.27
+ * and kubectl.1.33), with a test saying so: a missing one fails it under CI=true, elsewhere it
+ * skips printing why.
+ */
+export function kubectlsUnderTest(
+  suite: string,
+  options: { versionedOnly?: boolean } = {},
+): KubectlBinary[] {
+  const search = findKubectls(["1.27", "1.33"]);
+  const binaries = options.versionedOnly
+    ? search.binaries.filter((b) => b.name !== "kubectl")
+    : search.binaries;
+  const expected = [...(options.versionedOnly ? [] : ["kubectl"]), "kubectl.1.27", "kubectl.1.33"];
+  describe(`kubectl binaries (${suite})`, () => {
+    it(`finds ${expected.join(", ")}`, (t) => {
+      const missing = search.missing.join("; ");
+      if (missing !== "") {
+        if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${missing}`);
+        t.skip(`kubectl missing: ${missing}`);
+        console.log(`# skipping ${suite} tests: ${missing}`);
+        return;
+      }
+      assert.deepEqual(
+        binaries.map((b) => b.name),
+        expected,
+      );
+    });
+  });
+  return binaries;
 }
 
 export interface KubectlResult {
@@ -135,6 +169,20 @@ export function kubectl(
 }
 
 /** A long-running kubectl (`get -w`) whose output is read while it runs. */
+/** A kubectl run's stdout, once it exited 0 (else fails with both outputs). */
+export function kubectlOk(result: KubectlResult, what: string): string {
+  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** `kubectl get` table text as rows of cells (columns are two or more spaces apart). */
+export function tableRows(text: string): string[][] {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s{2,}/));
+}
+
 export interface KubectlWatch {
   output(): string;
   /** Resolves with stdout once `predicate` holds; rejects at the deadline with the output so far. */

@@ -6,12 +6,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
-  findKubectls,
   type KubectlBinary,
   type KubectlContext,
-  type KubectlResult,
   kubectl,
-  kubectlRequired,
+  kubectlOk,
+  kubectlsUnderTest,
   pollUntil,
   startTestServer,
   type TestServer,
@@ -51,32 +50,8 @@ function deployment(o: ManifestOptions): string {
   });
 }
 
-function ok(result: KubectlResult, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
-const search = findKubectls(["1.27", "1.33"]);
-const versioned = search.binaries.filter((b) => b.name !== "kubectl");
-const missingReason = search.missing.length > 0 ? search.missing.join("; ") : null;
-
-describe("kubectl apply: binaries", () => {
-  it("finds kubectl.1.27 and kubectl.1.33", (t) => {
-    if (missingReason !== null || versioned.length < 2) {
-      const why = missingReason ?? "no versioned kubectl";
-      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${why}`);
-      t.skip(`kubectl missing: ${why}`);
-      console.log(`# skipping kubectl apply tests: ${why}`);
-      return;
-    }
-    assert.deepEqual(
-      versioned.map((b) => b.name),
-      ["kubectl.1.27", "kubectl.1.33"],
-    );
-  });
-});
-
-for (const binary of versioned) describeApply(binary);
+for (const binary of kubectlsUnderTest("kubectl-apply", { versionedOnly: true }))
+  describeApply(binary);
 
 function describeApply(binary: KubectlBinary): void {
   describe(`${binary.name}: server-side apply against horizon up`, () => {
@@ -86,7 +61,7 @@ function describeApply(binary: KubectlBinary): void {
       kubectl(ctx, args, stdin === undefined ? {} : { stdin });
     const getJson = async (name: string): Promise<Json> =>
       JSON.parse(
-        ok(
+        kubectlOk(
           await run(["get", "deployment", name, "-o", "json", "--show-managed-fields"]),
           `get ${name}`,
         ),
@@ -105,7 +80,7 @@ function describeApply(binary: KubectlBinary): void {
     });
 
     it("apply --server-side creates the object with an Apply entry for manager kubectl", async () => {
-      const out = ok(
+      const out = kubectlOk(
         await run(["apply", "--server-side", "-f", "-"], deployment({ name: "web", replicas: 2 })),
         "apply --server-side",
       );
@@ -125,9 +100,9 @@ function describeApply(binary: KubectlBinary): void {
     });
 
     it("get -o yaml hides managedFields unless --show-managed-fields", async () => {
-      const plain = ok(await run(["get", "deployment", "web", "-o", "yaml"]), "get -o yaml");
+      const plain = kubectlOk(await run(["get", "deployment", "web", "-o", "yaml"]), "get -o yaml");
       assert.doesNotMatch(plain, /managedFields/);
-      const shown = ok(
+      const shown = kubectlOk(
         await run(["get", "deployment", "web", "-o", "yaml", "--show-managed-fields"]),
         "get --show-managed-fields",
       );
@@ -136,7 +111,7 @@ function describeApply(binary: KubectlBinary): void {
     });
 
     it("a field another manager changed is a conflict, printed as kubectl prints it", async () => {
-      ok(
+      kubectlOk(
         await run([
           "patch",
           "deployment",
@@ -162,7 +137,7 @@ function describeApply(binary: KubectlBinary): void {
     });
 
     it("--force-conflicts takes ownership of the field", async () => {
-      ok(
+      kubectlOk(
         await run(
           ["apply", "--server-side", "--force-conflicts", "-f", "-"],
           deployment({ name: "web", replicas: 2 }),
@@ -176,7 +151,7 @@ function describeApply(binary: KubectlBinary): void {
     });
 
     it("a container, env var and label dropped from the manifest are removed", async () => {
-      ok(
+      kubectlOk(
         await run(
           ["apply", "--server-side", "-f", "-"],
           deployment({
@@ -194,7 +169,7 @@ function describeApply(binary: KubectlBinary): void {
         web.spec.template.spec.containers.map((c: Json) => c.name),
         ["app", "sidecar"],
       );
-      ok(
+      kubectlOk(
         await run(
           ["apply", "--server-side", "-f", "-"],
           deployment({ name: "web", replicas: 2, image: "nginx:1.27", env: { MODE: "fast" } }),
@@ -215,7 +190,7 @@ function describeApply(binary: KubectlBinary): void {
     });
 
     it("client-side apply, then apply --server-side takes over its fields (CSA → SSA)", async () => {
-      ok(
+      kubectlOk(
         await run(["apply", "-f", "-"], deployment({ name: "legacy", env: { A: "1", B: "2" } })),
         "client-side apply",
       );
@@ -224,7 +199,7 @@ function describeApply(binary: KubectlBinary): void {
       // A changed image would conflict with kubectl-client-side-apply, but the live value is
       // what last-applied-configuration says, so kubectl's apply takes it over; B goes away once
       // kubectl has moved the client-side apply fields to its manager.
-      ok(
+      kubectlOk(
         await run(
           ["apply", "--server-side", "-f", "-"],
           deployment({ name: "legacy", image: "nginx:1.27", env: { A: "1" } }),
@@ -244,11 +219,11 @@ function describeApply(binary: KubectlBinary): void {
 
     it("HPA migration with server-side apply: dropping spec.replicas keeps the HPA's count", async () => {
       const name = "ssa-hpa";
-      ok(
+      kubectlOk(
         await run(["apply", "--server-side", "-f", "-"], deployment({ name, replicas: 1 })),
         "apply",
       );
-      ok(
+      kubectlOk(
         await run(["autoscale", "deployment", name, "--min=3", "--max=5", "--cpu-percent=50"]),
         "autoscale",
       );
@@ -272,7 +247,7 @@ function describeApply(binary: KubectlBinary): void {
         /Apply failed with 1 conflict: conflict with "horizon-controller" with subresource "scale" using apps\/v1: \.spec\.replicas/,
       );
       // Without replicas in the manifest, apply leaves the HPA's count alone.
-      const out = ok(
+      const out = kubectlOk(
         await run(
           ["apply", "--server-side", "-f", "-", "-o", "jsonpath={.spec.replicas}"],
           deployment({ name, image: "nginx:1.27" }),
@@ -285,8 +260,8 @@ function describeApply(binary: KubectlBinary): void {
 
     it("HPA migration with client-side apply: dropping spec.replicas resets it once", async () => {
       const name = "csa-hpa";
-      ok(await run(["apply", "-f", "-"], deployment({ name, replicas: 1 })), "apply");
-      ok(
+      kubectlOk(await run(["apply", "-f", "-"], deployment({ name, replicas: 1 })), "apply");
+      kubectlOk(
         await run(["autoscale", "deployment", name, "--min=3", "--max=5", "--cpu-percent=50"]),
         "autoscale",
       );
@@ -297,7 +272,7 @@ function describeApply(binary: KubectlBinary): void {
       );
       // last-applied-configuration still has replicas: 1, so the patch deletes the field and
       // the Deployment default (1) comes back, as the HPA docs warn.
-      const first = ok(
+      const first = kubectlOk(
         await run(
           ["apply", "-f", "-", "-o", "jsonpath={.spec.replicas}"],
           deployment({ name, image: "nginx:1.27" }),
@@ -310,7 +285,7 @@ function describeApply(binary: KubectlBinary): void {
         async () => ((await getJson(name)).spec.replicas === 3 ? true : undefined),
         { timeoutMs: 20_000, intervalMs: 250 },
       );
-      const second = ok(
+      const second = kubectlOk(
         await run(
           ["apply", "-f", "-", "-o", "jsonpath={.spec.replicas}"],
           deployment({ name, image: "nginx:1.28" }),

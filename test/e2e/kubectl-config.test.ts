@@ -7,19 +7,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import {
-  findKubectls,
   type KubectlBinary,
   type KubectlContext,
-  type KubectlResult,
   kubectl,
-  kubectlRequired,
+  kubectlOk,
+  kubectlsUnderTest,
   startTestServer,
   type TestServer,
+  tableRows,
 } from "./helpers.js";
-
-const search = findKubectls();
-const missingReason =
-  search.binaries.length === 3 ? null : `${search.missing.join("; ") || "not all found"}`;
 
 const MANIFESTS = `
 apiVersion: v1
@@ -45,30 +41,7 @@ metadata: {name: app}
 automountServiceAccountToken: false
 `;
 
-function ok(res: KubectlResult, what: string): string {
-  assert.equal(res.code, 0, `${what}: ${res.stderr}`);
-  return res.stdout;
-}
-
-function tableRows(text: string): string[][] {
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => line.trim().split(/\s{2,}/));
-}
-
-describe("kubectl binaries (kubectl-config)", () => {
-  it("the PATH kubectl and kubectl.1.27 / kubectl.1.33 are there", (t) => {
-    if (missingReason !== null) {
-      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${missingReason}`);
-      t.skip(`kubectl missing: ${missingReason}`);
-      return;
-    }
-    assert.equal(search.binaries.length, 3);
-  });
-});
-
-for (const binary of search.binaries) describeConfig(binary);
+for (const binary of kubectlsUnderTest("kubectl-config")) describeConfig(binary);
 
 function describeConfig(binary: KubectlBinary): void {
   describe(`${binary.name}: ConfigMap, Secret, ServiceAccount and RBAC`, () => {
@@ -87,31 +60,31 @@ function describeConfig(binary: KubectlBinary): void {
 
     // As upstream: a Secret's stringData never comes back, so apply always finds it to patch.
     it("apply creates them; applied again, unchanged (the Secret with stringData: configured)", async () => {
-      const first = ok(await run(["apply", "-f", "-"], MANIFESTS), "apply");
+      const first = kubectlOk(await run(["apply", "-f", "-"], MANIFESTS), "apply");
       assert.match(first, /configmap\/app-config created/);
       assert.match(first, /secret\/app-secret created/);
       assert.match(first, /serviceaccount\/app created/);
-      const again = ok(await run(["apply", "-f", "-"], MANIFESTS), "apply again");
+      const again = kubectlOk(await run(["apply", "-f", "-"], MANIFESTS), "apply again");
       assert.match(again, /configmap\/app-config unchanged/);
       assert.match(again, /secret\/app-secret configured/);
       assert.match(again, /serviceaccount\/app unchanged/);
     });
 
     it("get lists them with upstream's columns", async () => {
-      const cm = tableRows(ok(await run(["get", "configmap", "app-config"]), "get cm"));
+      const cm = tableRows(kubectlOk(await run(["get", "configmap", "app-config"]), "get cm"));
       assert.deepEqual(cm[0], ["NAME", "DATA", "AGE"]);
       assert.deepEqual(cm[1]?.slice(0, 2), ["app-config", "3"]);
-      const secret = tableRows(ok(await run(["get", "secret", "app-secret"]), "get secret"));
+      const secret = tableRows(kubectlOk(await run(["get", "secret", "app-secret"]), "get secret"));
       assert.deepEqual(secret[0], ["NAME", "TYPE", "DATA", "AGE"]);
       assert.deepEqual(secret[1]?.slice(0, 3), ["app-secret", "Opaque", "2"]);
-      const sa = tableRows(ok(await run(["get", "sa", "app"]), "get sa"));
+      const sa = tableRows(kubectlOk(await run(["get", "sa", "app"]), "get sa"));
       assert.deepEqual(sa[0], ["NAME", "SECRETS", "AGE"]);
       assert.deepEqual(sa[1]?.slice(0, 2), ["app", "0"]);
     });
 
     it("a Secret's stringData is stored base64 in data, never as stringData", async () => {
       const json = JSON.parse(
-        ok(await run(["get", "secret", "app-secret", "-o", "json"]), "get secret -o json"),
+        kubectlOk(await run(["get", "secret", "app-secret", "-o", "json"]), "get secret -o json"),
       ) as { data: Record<string, string>; stringData?: unknown; type: string };
       assert.equal(Buffer.from(json.data.user ?? "", "base64").toString(), "admin");
       assert.equal(Buffer.from(json.data.password ?? "", "base64").toString(), "secret");
@@ -120,18 +93,18 @@ function describeConfig(binary: KubectlBinary): void {
     });
 
     it("kubectl create configmap / secret generic and describe", async () => {
-      ok(
+      kubectlOk(
         await run(["create", "configmap", "made", "--from-literal=a=1", "--from-literal=b=2"]),
         "create configmap",
       );
-      ok(
+      kubectlOk(
         await run(["create", "secret", "generic", "made", "--from-literal=token=t0p"]),
         "create secret",
       );
-      const described = ok(await run(["describe", "configmap", "made"]), "describe cm");
+      const described = kubectlOk(await run(["describe", "configmap", "made"]), "describe cm");
       assert.match(described, /Name:\s+made/);
       assert.match(described, /^a:\n----\n1$/m);
-      const secret = ok(await run(["describe", "secret", "made"]), "describe secret");
+      const secret = kubectlOk(await run(["describe", "secret", "made"]), "describe secret");
       assert.match(secret, /Type:\s+Opaque/);
       assert.match(secret, /token:\s+3 bytes/);
     });
@@ -157,7 +130,7 @@ function describeConfig(binary: KubectlBinary): void {
     });
 
     it("immutable data cannot change, nor can a Secret's type", async () => {
-      ok(
+      kubectlOk(
         await run(
           ["apply", "-f", "-"],
           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen}\nimmutable: true\ndata: {a: '1'}\n",
@@ -183,7 +156,7 @@ function describeConfig(binary: KubectlBinary): void {
 
     it("RBAC: deploy/rbac.yaml applies; roles and bindings list with upstream's columns", async () => {
       const rbac = readFileSync("deploy/rbac.yaml", "utf8");
-      const applied = ok(await run(["apply", "-f", "-"], rbac), "apply rbac");
+      const applied = kubectlOk(await run(["apply", "-f", "-"], rbac), "apply rbac");
       assert.match(
         applied,
         /clusterrole\.rbac\.authorization\.k8s\.io\/horizon-controller created/,
@@ -193,12 +166,12 @@ function describeConfig(binary: KubectlBinary): void {
         /rolebinding\.rbac\.authorization\.k8s\.io\/horizon-controller-leader-election created/,
       );
       const roles = tableRows(
-        ok(await run(["get", "clusterrole", "horizon-controller"]), "get clusterrole"),
+        kubectlOk(await run(["get", "clusterrole", "horizon-controller"]), "get clusterrole"),
       );
       assert.deepEqual(roles[0], ["NAME", "CREATED AT"]);
       assert.match(roles[1]?.[1] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       const bindings = tableRows(
-        ok(await run(["get", "rolebinding", "-o", "wide"]), "get rolebinding"),
+        kubectlOk(await run(["get", "rolebinding", "-o", "wide"]), "get rolebinding"),
       );
       assert.deepEqual(bindings[0], ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]);
       assert.equal(bindings[1]?.[1], "Role/horizon-controller-leader-election");
@@ -206,12 +179,12 @@ function describeConfig(binary: KubectlBinary): void {
     });
 
     it("RBAC: kubectl create clusterrole with a colon in its name; bad rules and roleRef refused", async () => {
-      ok(
+      kubectlOk(
         await run(["create", "clusterrole", "team:reader", "--verb=get,list", "--resource=pods"]),
         "create clusterrole",
       );
       const json = JSON.parse(
-        ok(
+        kubectlOk(
           await run(["get", "clusterrole", "team:reader", "-o", "json"]),
           "get clusterrole -o json",
         ),
@@ -241,18 +214,18 @@ function describeConfig(binary: KubectlBinary): void {
     });
 
     it("PodDisruptionBudget: apply, kubectl create pdb, upstream's columns; both limits refused", async () => {
-      ok(
+      kubectlOk(
         await run(
           ["apply", "-f", "-"],
           "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 50%\n  selector: {matchLabels: {app: web}}\n",
         ),
         "apply pdb",
       );
-      ok(
+      kubectlOk(
         await run(["create", "pdb", "api", "--selector=app=api", "--max-unavailable=1"]),
         "create pdb",
       );
-      const rows = tableRows(ok(await run(["get", "pdb"]), "get pdb"));
+      const rows = tableRows(kubectlOk(await run(["get", "pdb"]), "get pdb"));
       assert.deepEqual(rows[0], [
         "NAME",
         "MIN AVAILABLE",
@@ -280,17 +253,17 @@ function describeConfig(binary: KubectlBinary): void {
         "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}",
         "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web}\nspec:\n  podSelector: {matchLabels: {app: web}}\n  ingress:\n  - ports: [{port: 8080}]\n  policyTypes: [Ingress]",
       ].join("\n---\n");
-      ok(await run(["apply", "-f", "-"], manifests), "apply networking");
-      ok(
+      kubectlOk(await run(["apply", "-f", "-"], manifests), "apply networking");
+      kubectlOk(
         await run(["create", "ingress", "web", "--class=nginx", "--rule=app.example.com/*=web:80"]),
         "create ingress",
       );
-      const ing = tableRows(ok(await run(["get", "ingress", "web"]), "get ingress"));
+      const ing = tableRows(kubectlOk(await run(["get", "ingress", "web"]), "get ingress"));
       assert.deepEqual(ing[0], ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]);
       assert.deepEqual(ing[1]?.slice(0, 3), ["web", "nginx", "app.example.com"]);
       const spec = (
         JSON.parse(
-          ok(await run(["get", "ingress", "web", "-o", "json"]), "get ingress -o json"),
+          kubectlOk(await run(["get", "ingress", "web", "-o", "json"]), "get ingress -o json"),
         ) as {
           spec: { rules: { http: { paths: { path: string; pathType: string }[] } }[] };
         }
@@ -300,10 +273,10 @@ function describeConfig(binary: KubectlBinary): void {
         pathType: "Prefix",
         backend: { service: { name: "web", port: { number: 80 } } },
       });
-      const cls = tableRows(ok(await run(["get", "ingressclass"]), "get ingressclass"));
+      const cls = tableRows(kubectlOk(await run(["get", "ingressclass"]), "get ingressclass"));
       assert.deepEqual(cls[0], ["NAME", "CONTROLLER", "PARAMETERS", "AGE"]);
       assert.deepEqual(cls[1]?.slice(0, 3), ["nginx", "k8s.io/ingress-nginx", "<none>"]);
-      const np = tableRows(ok(await run(["get", "netpol"]), "get netpol"));
+      const np = tableRows(kubectlOk(await run(["get", "netpol"]), "get netpol"));
       assert.deepEqual(np[0], ["NAME", "POD-SELECTOR", "AGE"]);
       assert.deepEqual(np[1]?.slice(0, 2), ["web", "app=web"]);
       const relative = await run(

@@ -6,12 +6,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
-  findKubectls,
   type KubectlBinary,
   type KubectlContext,
-  type KubectlResult,
   kubectl,
-  kubectlRequired,
+  kubectlOk,
+  kubectlsUnderTest,
   pollUntil,
   startTestServer,
   type TestServer,
@@ -88,29 +87,8 @@ spec:
       target: {type: Utilization, averageUtilization: 60}
 `;
 
-function ok(result: KubectlResult, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
-const search = findKubectls(["1.27", "1.33"]);
-const versioned = search.binaries.filter((b) => b.name !== "kubectl");
-const missingReason = search.missing.length > 0 ? search.missing.join("; ") : null;
-
-describe("kubectl defaults: binaries", () => {
-  it("finds kubectl.1.27 and kubectl.1.33", (t) => {
-    if (missingReason !== null || versioned.length < 2) {
-      const why = missingReason ?? "no versioned kubectl";
-      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${why}`);
-      t.skip(`kubectl missing: ${why}`);
-      console.log(`# skipping kubectl defaults tests: ${why}`);
-      return;
-    }
-    assert.equal(versioned.length, 2);
-  });
-});
-
-for (const binary of versioned) describeDefaults(binary);
+for (const binary of kubectlsUnderTest("kubectl-defaults", { versionedOnly: true }))
+  describeDefaults(binary);
 
 function describeDefaults(binary: KubectlBinary): void {
   describe(`${binary.name}: defaulting against horizon up`, () => {
@@ -119,7 +97,7 @@ function describeDefaults(binary: KubectlBinary): void {
     const run = (args: string[], stdin?: string) =>
       kubectl(ctx, args, stdin === undefined ? {} : { stdin });
     const get = async (kind: string, name: string): Promise<Json> =>
-      JSON.parse(ok(await run(["get", kind, name, "-o", "json"]), `get ${kind}`));
+      JSON.parse(kubectlOk(await run(["get", kind, name, "-o", "json"]), `get ${kind}`));
 
     before(async () => {
       server = await startTestServer();
@@ -130,7 +108,7 @@ function describeDefaults(binary: KubectlBinary): void {
     });
 
     it("apply creates the app; the stored objects carry upstream's defaults", async () => {
-      const out = ok(await run(["apply", "-f", "-"], APP), "apply");
+      const out = kubectlOk(await run(["apply", "-f", "-"], APP), "apply");
       assert.deepEqual(out.trim().split("\n"), [
         "configmap/shop-config created",
         "deployment.apps/shop created",
@@ -186,7 +164,7 @@ function describeDefaults(binary: KubectlBinary): void {
         "a pod of shop",
         async () => {
           const list = JSON.parse(
-            ok(await run(["get", "pods", "-l", "app=shop", "-o", "json"]), "get pods"),
+            kubectlOk(await run(["get", "pods", "-l", "app=shop", "-o", "json"]), "get pods"),
           );
           return list.items[0];
         },
@@ -201,7 +179,7 @@ function describeDefaults(binary: KubectlBinary): void {
     });
 
     it("apply again prints unchanged for every object", async () => {
-      const out = ok(await run(["apply", "-f", "-"], APP), "apply again");
+      const out = kubectlOk(await run(["apply", "-f", "-"], APP), "apply again");
       assert.deepEqual(out.trim().split("\n"), [
         "configmap/shop-config unchanged",
         "deployment.apps/shop unchanged",

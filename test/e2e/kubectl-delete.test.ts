@@ -9,6 +9,7 @@ import {
   findKubectls,
   type KubectlContext,
   kubectl,
+  kubectlOk,
   kubectlRequired,
   pollUntil,
   startTestServer,
@@ -41,18 +42,13 @@ spec:
   containers: [{name: app, image: nginx}]
 `;
 
-function ok(result: { code: number | null; stdout: string; stderr: string }, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
 describe("kubectl delete against horizon up", () => {
   let server: TestServer;
   let ctx: KubectlContext;
   const run = (args: string[], stdin?: string, timeoutMs = 20_000) =>
     kubectl(ctx, args, stdin === undefined ? { timeoutMs } : { stdin, timeoutMs });
   const podNames = async (selector: string, namespace = "default") => {
-    const out = ok(
+    const out = kubectlOk(
       await run(["get", "pods", "-n", namespace, "-l", selector, "-o", "name"]),
       "get pods",
     );
@@ -60,7 +56,7 @@ describe("kubectl delete against horizon up", () => {
   };
   const runningPods = (selector: string, count: number, namespace = "default") =>
     pollUntil(`${count} running pods ${selector}`, async () => {
-      const out = ok(
+      const out = kubectlOk(
         await run([
           "get",
           "pods",
@@ -95,30 +91,33 @@ describe("kubectl delete against horizon up", () => {
 
   it("delete deployment: the Deployment goes, its pods show Terminating, then go", async (t) => {
     if (skip()) return t.skip(`kubectl missing: ${search.missing.join("; ")}`);
-    ok(await run(["apply", "-f", "-"], deploymentYaml("web")), "apply");
+    kubectlOk(await run(["apply", "-f", "-"], deploymentYaml("web")), "apply");
     await runningPods("app=web", 2);
-    const out = ok(await run(["delete", "deployment", "web"]), "delete deployment");
+    const out = kubectlOk(await run(["delete", "deployment", "web"]), "delete deployment");
     assert.match(out, /^deployment\.apps "web" deleted/);
     await pollUntil("pods shown Terminating", async () => {
-      const table = ok(await run(["get", "pods", "-l", "app=web"]), "get pods");
+      const table = kubectlOk(await run(["get", "pods", "-l", "app=web"]), "get pods");
       return /\sTerminating\s/.test(table) ? true : undefined;
     });
     await pollUntil("the pods gone", async () =>
       (await podNames("app=web")).length === 0 ? true : undefined,
     );
-    assert.equal(ok(await run(["get", "rs", "-l", "app=web", "-o", "name"]), "get rs").trim(), "");
+    assert.equal(
+      kubectlOk(await run(["get", "rs", "-l", "app=web", "-o", "name"]), "get rs").trim(),
+      "",
+    );
   });
 
   it("delete --cascade=orphan: the ReplicaSet and its pods stay, without the ownerReference", async (t) => {
     if (skip()) return t.skip(`kubectl missing: ${search.missing.join("; ")}`);
-    ok(await run(["apply", "-f", "-"], deploymentYaml("orphaned")), "apply");
+    kubectlOk(await run(["apply", "-f", "-"], deploymentYaml("orphaned")), "apply");
     await runningPods("app=orphaned", 2);
-    const out = ok(
+    const out = kubectlOk(
       await run(["delete", "deployment", "orphaned", "--cascade=orphan"]),
       "delete --cascade=orphan",
     );
     assert.match(out, /^deployment\.apps "orphaned" deleted/);
-    const refs = ok(
+    const refs = kubectlOk(
       await run([
         "get",
         "rs",
@@ -135,10 +134,10 @@ describe("kubectl delete against horizon up", () => {
 
   it("delete --cascade=foreground: kubectl returns once the pods and ReplicaSet are gone", async (t) => {
     if (skip()) return t.skip(`kubectl missing: ${search.missing.join("; ")}`);
-    ok(await run(["apply", "-f", "-"], deploymentYaml("fg")), "apply");
+    kubectlOk(await run(["apply", "-f", "-"], deploymentYaml("fg")), "apply");
     await runningPods("app=fg", 2);
     const started = Date.now();
-    const out = ok(
+    const out = kubectlOk(
       await run(["delete", "deployment", "fg", "--cascade=foreground"]),
       "delete --cascade=foreground",
     );
@@ -146,7 +145,10 @@ describe("kubectl delete against horizon up", () => {
     // The Deployment waited for its pods' 2 s grace period.
     assert.ok(Date.now() - started >= 1500, `returned after ${Date.now() - started} ms`);
     assert.deepEqual(await podNames("app=fg"), []);
-    assert.equal(ok(await run(["get", "rs", "-l", "app=fg", "-o", "name"]), "get rs").trim(), "");
+    assert.equal(
+      kubectlOk(await run(["get", "rs", "-l", "app=fg", "-o", "name"]), "get rs").trim(),
+      "",
+    );
   });
 
   it("a finalizer holds a deleted object until it is removed", async (t) => {
@@ -156,15 +158,15 @@ kind: Service
 metadata: {name: held, finalizers: [example.com/hold]}
 spec: {ports: [{port: 80}]}
 `;
-    ok(await run(["apply", "-f", "-"], held), "apply");
-    const out = ok(await run(["delete", "service", "held", "--wait=false"]), "delete");
+    kubectlOk(await run(["apply", "-f", "-"], held), "apply");
+    const out = kubectlOk(await run(["delete", "service", "held", "--wait=false"]), "delete");
     assert.match(out, /^service "held" deleted/);
-    const stamp = ok(
+    const stamp = kubectlOk(
       await run(["get", "service", "held", "-o", "jsonpath={.metadata.deletionTimestamp}"]),
       "get",
     );
     assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    const patched = ok(
+    const patched = kubectlOk(
       await run([
         "patch",
         "service",
@@ -183,17 +185,17 @@ spec: {ports: [{port: 80}]}
 
   it("delete namespace: Terminating, no new content, everything in it deleted, then gone", async (t) => {
     if (skip()) return t.skip(`kubectl missing: ${search.missing.join("; ")}`);
-    ok(await run(["create", "namespace", "team"]), "create namespace");
-    ok(await run(["apply", "-f", "-"], deploymentYaml("app", "team")), "apply");
+    kubectlOk(await run(["create", "namespace", "team"]), "create namespace");
+    kubectlOk(await run(["apply", "-f", "-"], deploymentYaml("app", "team")), "apply");
     await runningPods("app=app", 2, "team");
     // A finalizer the test removes keeps the namespace Terminating for as long as the checks
     // below take (the pods' 2 s grace period alone is a race on a loaded machine).
     const held =
       "apiVersion: v1\nkind: Service\nmetadata: {name: held, namespace: team, finalizers: [example.com/hold]}\nspec: {ports: [{port: 80}]}\n";
-    ok(await run(["apply", "-f", "-"], held), "apply held");
-    const out = ok(await run(["delete", "namespace", "team", "--wait=false"]), "delete ns");
+    kubectlOk(await run(["apply", "-f", "-"], held), "apply held");
+    const out = kubectlOk(await run(["delete", "namespace", "team", "--wait=false"]), "delete ns");
     assert.match(out, /^namespace "team" deleted/);
-    const phase = ok(
+    const phase = kubectlOk(
       await run(["get", "namespace", "team", "-o", "jsonpath={.status.phase}"]),
       "get ns",
     );
@@ -206,7 +208,7 @@ spec: {ports: [{port: 80}]}
       refused.stderr,
       /Error from server \(Forbidden\): error when creating "STDIN": services "late" is forbidden: unable to create new content in namespace team because it is being terminated/,
     );
-    ok(
+    kubectlOk(
       await run([
         "patch",
         "service",
@@ -234,22 +236,25 @@ spec: {ports: [{port: 80}]}
 
   it("delete pod --grace-period: Terminating for that long; --now and --force shorten it", async (t) => {
     if (skip()) return t.skip(`kubectl missing: ${search.missing.join("; ")}`);
-    ok(
+    kubectlOk(
       await run(["apply", "-f", "-"], `${POD("slow")}---\n${POD("quick")}---\n${POD("forced")}`),
       "apply",
     );
     await runningPods("app=bare", 3);
-    ok(await run(["delete", "pod", "slow", "--grace-period=20", "--wait=false"]), "delete slow");
-    const marked = ok(
+    kubectlOk(
+      await run(["delete", "pod", "slow", "--grace-period=20", "--wait=false"]),
+      "delete slow",
+    );
+    const marked = kubectlOk(
       await run(["get", "pod", "slow", "-o", "jsonpath={.metadata.deletionGracePeriodSeconds}"]),
       "get slow",
     );
     assert.equal(marked, "20");
-    const table = ok(await run(["get", "pod", "slow"]), "get slow table");
+    const table = kubectlOk(await run(["get", "pod", "slow"]), "get slow table");
     assert.match(table, /^slow\s+\S+\s+Terminating\s/m);
 
     // --now is a 1 s grace period; kubectl waits for the pod to go.
-    const now = ok(await run(["delete", "pod", "quick", "--now"]), "delete --now");
+    const now = kubectlOk(await run(["delete", "pod", "quick", "--now"]), "delete --now");
     assert.match(now, /^pod "quick" deleted/);
     assert.equal((await run(["get", "pod", "quick"])).code, 1);
 
@@ -259,7 +264,7 @@ spec: {ports: [{port: 80}]}
     assert.equal((await run(["get", "pod", "forced"])).code, 1);
 
     // A shorter grace period for the pod already terminating takes it away at once.
-    ok(await run(["delete", "pod", "slow", "--force", "--grace-period=0"]), "force slow");
+    kubectlOk(await run(["delete", "pod", "slow", "--force", "--grace-period=0"]), "force slow");
     assert.equal((await run(["get", "pod", "slow"])).code, 1);
   });
 });

@@ -6,36 +6,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
 import {
-  findKubectls,
   type KubectlBinary,
   type KubectlContext,
-  type KubectlResult,
   kubectl,
-  kubectlRequired,
+  kubectlOk,
+  kubectlsUnderTest,
   startTestServer,
   type TestServer,
 } from "./helpers.js";
 
-const search = findKubectls();
-const missingReason = search.missing.length > 0 ? search.missing.join("; ") : null;
-
-describe("kubectl binaries (kubectl-explain)", () => {
-  it("the PATH kubectl and kubectl.1.27 / kubectl.1.33 are there", (t) => {
-    if (missingReason !== null) {
-      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${missingReason}`);
-      t.skip(`kubectl missing: ${missingReason}`);
-      return;
-    }
-    assert.equal(search.binaries.length, 3);
-  });
-});
-
-for (const binary of search.binaries) describeExplain(binary);
-
-function ok(result: KubectlResult, what: string): string {
-  assert.equal(result.code, 0, `${what} failed: ${result.stderr}`);
-  return result.stdout;
-}
+for (const binary of kubectlsUnderTest("kubectl-explain")) describeExplain(binary);
 
 /** The `FIELDS:` lines of explain's output: `name\t<Type>` (with `-required-` where marked). */
 function fields(out: string): string[] {
@@ -63,7 +43,7 @@ function describeExplain(binary: KubectlBinary): void {
     });
 
     it("explain deployment.spec.template.spec.containers: the Container struct, its merge key's list", async () => {
-      const out = ok(
+      const out = kubectlOk(
         await run(["explain", "deployment.spec.template.spec.containers"]),
         "explain containers",
       );
@@ -85,7 +65,7 @@ function describeExplain(binary: KubectlBinary): void {
     });
 
     it("explain hpa.spec.behavior.scaleUp --recursive: every field of HPAScalingRules, typed", async () => {
-      const out = ok(
+      const out = kubectlOk(
         await run(["explain", "hpa.spec.behavior.scaleUp", "--recursive"]),
         "explain scaleUp",
       );
@@ -114,7 +94,7 @@ function describeExplain(binary: KubectlBinary): void {
     });
 
     it("explain cm: a ConfigMap's maps and flag", async () => {
-      const out = ok(await run(["explain", "cm"]), "explain cm");
+      const out = kubectlOk(await run(["explain", "cm"]), "explain cm");
       assert.match(out, /^KIND:\s+ConfigMap$/m);
       assert.match(out, /^VERSION:\s+v1$/m);
       const names = fields(out);
@@ -130,7 +110,7 @@ function describeExplain(binary: KubectlBinary): void {
     it("explain works on every served kind, with the kind's description", async () => {
       for (const d of KIND_LIST) {
         const resource = d.group === "" ? d.resource : `${d.resource}.${d.group}`;
-        const out = ok(await run(["explain", resource]), `explain ${resource}`);
+        const out = kubectlOk(await run(["explain", resource]), `explain ${resource}`);
         assert.match(out, new RegExp(`^KIND:\\s+${d.kind}$`, "m"), resource);
         assert.ok(d.description, `${d.kind} has no description`);
         const firstWords = d.description.split(" ").slice(0, 4).join(" ");

@@ -14,14 +14,15 @@ import { writeKubeconfig } from "../../src/apiserver/kubeconfig.js";
 import { parseScenario } from "../../src/sim/scenario.js";
 import type { Scenario } from "../../src/sim/scenario-types.js";
 import {
-  findKubectls,
   type KubectlBinary,
   type KubectlContext,
   kubectl,
-  kubectlRequired,
+  kubectlOk,
+  kubectlsUnderTest,
   pollUntil,
   startTestServer,
   type TestServer,
+  tableRows,
 } from "./helpers.js";
 
 /**
@@ -247,18 +248,7 @@ function hpaJson(name: string, spec: object, extra: object = {}): string {
   });
 }
 
-function ok(result: { code: number | null; stdout: string; stderr: string }, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
 /** Lines of a kubectl table, split on its column gaps (two or more spaces). */
-function tableRows(stdout: string): string[][] {
-  return stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => line.trim().split(/\s{2,}/));
-}
 
 /** stderr's lines, without trailing blanks. */
 function errLines(stderr: string): string[] {
@@ -268,21 +258,7 @@ function errLines(stderr: string): string[] {
     .map((l) => l.trimEnd());
 }
 
-const search = findKubectls();
-const missingReason = search.missing.length > 0 ? search.missing.join("; ") : null;
-
-describe("kubectl binaries (kubectl-more)", () => {
-  it("the PATH kubectl and kubectl.1.27 / kubectl.1.33 are there", (t) => {
-    if (missingReason !== null) {
-      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${missingReason}`);
-      t.skip(`kubectl missing: ${missingReason}`);
-      return;
-    }
-    assert.equal(search.binaries.length, 3);
-  });
-});
-
-for (const binary of search.binaries) describeMore(binary);
+for (const binary of kubectlsUnderTest("kubectl-more")) describeMore(binary);
 
 function describeMore(binary: KubectlBinary): void {
   describe(`${binary.name}: more kubectl against horizon up`, () => {
@@ -303,7 +279,7 @@ function describeMore(binary: KubectlBinary): void {
     });
 
     it("get hpa -o wide: upstream's HPA columns have no wide-only ones", async () => {
-      const rows = tableRows(ok(await run(["get", "hpa", "-o", "wide"]), "get hpa -o wide"));
+      const rows = tableRows(kubectlOk(await run(["get", "hpa", "-o", "wide"]), "get hpa -o wide"));
       assert.deepEqual(rows[0], [
         "NAME",
         "REFERENCE",
@@ -325,7 +301,7 @@ function describeMore(binary: KubectlBinary): void {
 
     it("get deployment -o wide: CONTAINERS, IMAGES and SELECTOR", async () => {
       const rows = tableRows(
-        ok(await run(["get", "deployment", "plain", "-o", "wide"]), "get deploy -o wide"),
+        kubectlOk(await run(["get", "deployment", "plain", "-o", "wide"]), "get deploy -o wide"),
       );
       assert.deepEqual(rows[0], [
         "NAME",
@@ -341,9 +317,9 @@ function describeMore(binary: KubectlBinary): void {
     });
 
     it("get hpa -A: a NAMESPACE column, every namespace's HPAs", async () => {
-      ok(await run(["create", "namespace", "team-b"]), "create namespace");
-      ok(await run(["apply", "-f", "-"], HPA_TEAM_B), "apply team-b hpa");
-      const rows = tableRows(ok(await run(["get", "hpa", "-A"]), "get hpa -A"));
+      kubectlOk(await run(["create", "namespace", "team-b"]), "create namespace");
+      kubectlOk(await run(["apply", "-f", "-"], HPA_TEAM_B), "apply team-b hpa");
+      const rows = tableRows(kubectlOk(await run(["get", "hpa", "-A"]), "get hpa -A"));
       assert.deepEqual(rows[0], [
         "NAMESPACE",
         "NAME",
@@ -367,8 +343,10 @@ function describeMore(binary: KubectlBinary): void {
     });
 
     it("get hpa -o json → edit → replace -f: the server takes its own output back", async () => {
-      ok(await run(["apply", "-f", "-"], HPA_ROUND_TRIP), "apply rt");
-      const before = JSON.parse(ok(await run(["get", "hpa", "rt", "-o", "json"]), "get -o json"));
+      kubectlOk(await run(["apply", "-f", "-"], HPA_ROUND_TRIP), "apply rt");
+      const before = JSON.parse(
+        kubectlOk(await run(["get", "hpa", "rt", "-o", "json"]), "get -o json"),
+      );
       assert.equal(before.apiVersion, "autoscaling/v2");
       const edited = structuredClone(before);
       edited.spec.maxReplicas = 5;
@@ -376,7 +354,9 @@ function describeMore(binary: KubectlBinary): void {
       const replaced = await pollUntil(
         "replace to succeed",
         async () => {
-          const latest = JSON.parse(ok(await run(["get", "hpa", "rt", "-o", "json"]), "get"));
+          const latest = JSON.parse(
+            kubectlOk(await run(["get", "hpa", "rt", "-o", "json"]), "get"),
+          );
           edited.metadata.resourceVersion = latest.metadata.resourceVersion;
           const r = await run(["replace", "-f", "-"], JSON.stringify(edited));
           return r.code === 0 ? r.stdout : undefined;
@@ -384,7 +364,9 @@ function describeMore(binary: KubectlBinary): void {
         { timeoutMs: 15_000 },
       );
       assert.equal(replaced.trim(), "horizontalpodautoscaler.autoscaling/rt replaced");
-      const afterReplace = JSON.parse(ok(await run(["get", "hpa", "rt", "-o", "json"]), "get"));
+      const afterReplace = JSON.parse(
+        kubectlOk(await run(["get", "hpa", "rt", "-o", "json"]), "get"),
+      );
       assert.deepEqual(afterReplace.spec, { ...before.spec, maxReplicas: 5 });
       assert.equal(afterReplace.metadata.uid, before.metadata.uid);
       assert.equal(afterReplace.metadata.generation, before.metadata.generation + 1);
@@ -392,10 +374,10 @@ function describeMore(binary: KubectlBinary): void {
     });
 
     it("replace with a stale resourceVersion → 409 Conflict, kubectl's text", async () => {
-      const stale = JSON.parse(ok(await run(["get", "hpa", "rt", "-o", "json"]), "get"));
+      const stale = JSON.parse(kubectlOk(await run(["get", "hpa", "rt", "-o", "json"]), "get"));
       // The test's own write makes `stale` stale. A patch carries no resourceVersion, so the
       // controller's status writes cannot make it conflict (a replace here could).
-      ok(
+      kubectlOk(
         await run(["patch", "hpa", "rt", "--type=merge", "-p", '{"spec":{"minReplicas":2}}']),
         "patch",
       );
@@ -466,7 +448,7 @@ function describeMore(binary: KubectlBinary): void {
     it("get --raw on external.metrics.k8s.io/v1beta1: the queue's length", async () => {
       const path =
         "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_messages_ready?labelSelector=queue%3Dworker_tasks";
-      const body = JSON.parse(ok(await run(["get", "--raw", path]), "get --raw external"));
+      const body = JSON.parse(kubectlOk(await run(["get", "--raw", path]), "get --raw external"));
       assert.equal(body.kind, "ExternalMetricValueList");
       assert.equal(body.items.length, 1);
       assert.equal(body.items[0].metricName, "queue_messages_ready");
@@ -476,7 +458,7 @@ function describeMore(binary: KubectlBinary): void {
       // No series selected: an empty list, as the reference custom-metrics-apiserver provider
       // and prometheus-adapter answer (it was a 404 in the Stackdriver adapter's wording).
       const none = JSON.parse(
-        ok(
+        kubectlOk(
           await run([
             "get",
             "--raw",
@@ -554,7 +536,10 @@ function describeMore(binary: KubectlBinary): void {
     });
 
     it("scale deployment plain --replicas 4: 4/4 ready", async () => {
-      const out = ok(await run(["scale", "deployment", "plain", "--replicas", "4"]), "scale");
+      const out = kubectlOk(
+        await run(["scale", "deployment", "plain", "--replicas", "4"]),
+        "scale",
+      );
       assert.equal(out.trim(), "deployment.apps/plain scaled");
       const rows = await pollUntil(
         "plain 4/4",
@@ -570,11 +555,11 @@ function describeMore(binary: KubectlBinary): void {
     });
 
     it("set image, then rollout status waits for the rollout to finish", async () => {
-      ok(await run(["set", "image", "deployment/roll", "app=nginx:1.28"]), "set image");
+      kubectlOk(await run(["set", "image", "deployment/roll", "app=nginx:1.28"]), "set image");
       const result = await kubectl(ctx, ["rollout", "status", "deployment/roll", "--timeout=30s"], {
         timeoutMs: 40_000,
       });
-      const out = ok(result, "rollout status");
+      const out = kubectlOk(result, "rollout status");
       assert.equal(out.trimEnd().split("\n").at(-1), 'deployment "roll" successfully rolled out');
       const deployment = server.up.cluster.store.get("Deployment", "default", "roll");
       const status = deployment?.status as { updatedReplicas?: number; readyReplicas?: number };
@@ -691,7 +676,7 @@ function describeMore(binary: KubectlBinary): void {
       );
       const result = await run(["create", "--validate=warn", "-f", "-"], body);
       assert.equal(
-        ok(result, "create warn").trim(),
+        kubectlOk(result, "create warn").trim(),
         "horizontalpodautoscaler.autoscaling/warned created",
       );
       assert.deepEqual(errLines(result.stderr), ['Warning: unknown field "spec.bogusField"']);

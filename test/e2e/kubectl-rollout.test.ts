@@ -8,12 +8,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
-  findKubectls,
   type KubectlBinary,
   type KubectlContext,
-  type KubectlResult,
   kubectl,
-  kubectlRequired,
+  kubectlOk,
+  kubectlsUnderTest,
   startTestServer,
   type TestServer,
 } from "./helpers.js";
@@ -50,29 +49,8 @@ function app(name: string, image: string, options: { readyAfter: number; deadlin
   });
 }
 
-function ok(result: KubectlResult, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
-const search = findKubectls(["1.27", "1.33"]);
-const versioned = search.binaries.filter((b) => b.name !== "kubectl");
-const missingReason = search.missing.length > 0 ? search.missing.join("; ") : null;
-
-describe("kubectl rollout: binaries", () => {
-  it("finds kubectl.1.27 and kubectl.1.33", (t) => {
-    if (missingReason !== null || versioned.length < 2) {
-      const why = missingReason ?? "no versioned kubectl";
-      if (kubectlRequired()) assert.fail(`CI=true and kubectl is missing: ${why}`);
-      t.skip(`kubectl missing: ${why}`);
-      console.log(`# skipping kubectl rollout tests: ${why}`);
-      return;
-    }
-    assert.equal(versioned.length, 2);
-  });
-});
-
-for (const binary of versioned) describeRollout(binary);
+for (const binary of kubectlsUnderTest("kubectl-rollout", { versionedOnly: true }))
+  describeRollout(binary);
 
 function describeRollout(binary: KubectlBinary): void {
   describe(`${binary.name}: rollouts against horizon up`, () => {
@@ -81,10 +59,10 @@ function describeRollout(binary: KubectlBinary): void {
     const run = (args: string[], stdin?: string) =>
       kubectl(ctx, args, stdin === undefined ? {} : { stdin });
     const get = async (kind: string, name: string): Promise<Json> =>
-      JSON.parse(ok(await run(["get", kind, name, "-o", "json"]), `get ${kind} ${name}`));
+      JSON.parse(kubectlOk(await run(["get", kind, name, "-o", "json"]), `get ${kind} ${name}`));
     const replicaSets = async (name: string): Promise<Json[]> =>
       (
-        JSON.parse(ok(await run(["get", "rs", "-l", `app=${name}`, "-o", "json"]), "get rs"))
+        JSON.parse(kubectlOk(await run(["get", "rs", "-l", `app=${name}`, "-o", "json"]), "get rs"))
           .items as Json[]
       ).sort(
         (a, b) =>
@@ -101,14 +79,17 @@ function describeRollout(binary: KubectlBinary): void {
     });
 
     it("rollout status waits for the pods' readiness, then reports success", async () => {
-      ok(await run(["apply", "-f", "-"], app("shop", "nginx:1.27", { readyAfter: 2 })), "apply");
-      const status = ok(
+      kubectlOk(
+        await run(["apply", "-f", "-"], app("shop", "nginx:1.27", { readyAfter: 2 })),
+        "apply",
+      );
+      const status = kubectlOk(
         await run(["rollout", "status", "deployment/shop", "--timeout=60s"]),
         "rollout status",
       );
       assert.match(status, /deployment "shop" successfully rolled out\n$/);
       const pods = JSON.parse(
-        ok(await run(["get", "pods", "-l", "app=shop", "-o", "json"]), "get pods"),
+        kubectlOk(await run(["get", "pods", "-l", "app=shop", "-o", "json"]), "get pods"),
       ).items as Json[];
       assert.equal(pods.length, 3);
       for (const pod of pods) {
@@ -127,7 +108,7 @@ function describeRollout(binary: KubectlBinary): void {
         Progressing: "True NewReplicaSetAvailable",
       });
       assert.equal(deployment.metadata.annotations["deployment.kubernetes.io/revision"], "1");
-      const wait = ok(
+      const wait = kubectlOk(
         await run(["wait", "--for=condition=Available", "deployment/shop", "--timeout=30s"]),
         "wait",
       );
@@ -135,8 +116,11 @@ function describeRollout(binary: KubectlBinary): void {
     });
 
     it("a new image rolls out: rollout status follows it to the end, the old ReplicaSet drains", async () => {
-      ok(await run(["apply", "-f", "-"], app("shop", "nginx:1.28", { readyAfter: 2 })), "apply v2");
-      const status = ok(
+      kubectlOk(
+        await run(["apply", "-f", "-"], app("shop", "nginx:1.28", { readyAfter: 2 })),
+        "apply v2",
+      );
+      const status = kubectlOk(
         await run(["rollout", "status", "deployment/shop", "--timeout=90s"]),
         "rollout status",
       );
@@ -158,16 +142,19 @@ function describeRollout(binary: KubectlBinary): void {
     });
 
     it("rollout history lists both revisions with their change-cause", async () => {
-      const history = ok(await run(["rollout", "history", "deployment/shop"]), "history");
+      const history = kubectlOk(await run(["rollout", "history", "deployment/shop"]), "history");
       assert.match(history, /^REVISION\s+CHANGE-CAUSE$/m);
       assert.match(history, /^1\s+deploy nginx:1\.27$/m);
       assert.match(history, /^2\s+deploy nginx:1\.28$/m);
     });
 
     it("rollout undo returns to revision 1's template, renumbered 3", async () => {
-      const undo = ok(await run(["rollout", "undo", "deployment/shop"]), "undo");
+      const undo = kubectlOk(await run(["rollout", "undo", "deployment/shop"]), "undo");
       assert.equal(undo.trim(), "deployment.apps/shop rolled back");
-      ok(await run(["rollout", "status", "deployment/shop", "--timeout=90s"]), "rollout status");
+      kubectlOk(
+        await run(["rollout", "status", "deployment/shop", "--timeout=90s"]),
+        "rollout status",
+      );
       const deployment = await get("deployment", "shop");
       assert.equal(deployment.spec.template.spec.containers[0].image, "nginx:1.27");
       assert.equal(deployment.metadata.annotations["deployment.kubernetes.io/revision"], "3");
@@ -186,9 +173,12 @@ function describeRollout(binary: KubectlBinary): void {
     });
 
     it("rollout restart makes a new ReplicaSet of the same image", async () => {
-      const restart = ok(await run(["rollout", "restart", "deployment/shop"]), "restart");
+      const restart = kubectlOk(await run(["rollout", "restart", "deployment/shop"]), "restart");
       assert.equal(restart.trim(), "deployment.apps/shop restarted");
-      ok(await run(["rollout", "status", "deployment/shop", "--timeout=90s"]), "rollout status");
+      kubectlOk(
+        await run(["rollout", "status", "deployment/shop", "--timeout=90s"]),
+        "rollout status",
+      );
       const sets = await replicaSets("shop");
       assert.equal(sets.length, 3);
       const newest = sets[sets.length - 1]!;
@@ -198,8 +188,8 @@ function describeRollout(binary: KubectlBinary): void {
     });
 
     it("rollout pause holds a template change until rollout resume", async () => {
-      ok(await run(["rollout", "pause", "deployment/shop"]), "pause");
-      ok(await run(["set", "image", "deployment/shop", "app=nginx:1.29"]), "set image");
+      kubectlOk(await run(["rollout", "pause", "deployment/shop"]), "pause");
+      kubectlOk(await run(["set", "image", "deployment/shop", "app=nginx:1.29"]), "set image");
       const paused = await get("deployment", "shop");
       const progressing = paused.status.conditions.find((c: Json) => c.type === "Progressing");
       assert.deepEqual(
@@ -207,15 +197,18 @@ function describeRollout(binary: KubectlBinary): void {
         ["Unknown", "DeploymentPaused", "Deployment is paused"],
       );
       assert.equal((await replicaSets("shop")).length, 3, "no ReplicaSet while paused");
-      ok(await run(["rollout", "resume", "deployment/shop"]), "resume");
-      ok(await run(["rollout", "status", "deployment/shop", "--timeout=90s"]), "rollout status");
+      kubectlOk(await run(["rollout", "resume", "deployment/shop"]), "resume");
+      kubectlOk(
+        await run(["rollout", "status", "deployment/shop", "--timeout=90s"]),
+        "rollout status",
+      );
       const sets = await replicaSets("shop");
       assert.equal(sets.length, 4);
       assert.equal(sets[3]!.spec.template.spec.containers[0].image, "nginx:1.29");
     });
 
     it("a rollout past progressDeadlineSeconds fails rollout status", async () => {
-      ok(
+      kubectlOk(
         await run(
           ["apply", "-f", "-"],
           app("stuck", "nginx:1.27", { readyAfter: 3600, deadline: 2 }),

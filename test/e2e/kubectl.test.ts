@@ -36,11 +36,13 @@ import {
   type KubectlBinary,
   type KubectlContext,
   kubectl,
+  kubectlOk,
   kubectlRequired,
   kubectlWatch,
   pollUntil,
   startTestServer,
   type TestServer,
+  tableRows,
 } from "./helpers.js";
 
 const DEPLOYMENTS = `
@@ -183,18 +185,7 @@ function invalidHpa(m: { name: string; minReplicas: number; maxReplicas: number 
   });
 }
 
-function ok(result: { code: number | null; stdout: string; stderr: string }, what: string): string {
-  assert.equal(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
 /** Lines of a kubectl table, split on its column gaps (two or more spaces). */
-function tableRows(stdout: string): string[][] {
-  return stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => line.trim().split(/\s{2,}/));
-}
 
 const search = findKubectls();
 const missingReason =
@@ -237,7 +228,7 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("version: the server reports v1.34", async () => {
-      const out = ok(await run(["version"]), "kubectl version");
+      const out = kubectlOk(await run(["version"]), "kubectl version");
       // kubectl ≤ 1.27 prints the whole version.Info struct, later ones the short form.
       assert.match(
         out,
@@ -246,21 +237,24 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("apply -f creates Deployments and an autoscaling/v2 HPA", async () => {
-      const deployments = ok(await run(["apply", "-f", "-"], DEPLOYMENTS), "apply deployments");
+      const deployments = kubectlOk(
+        await run(["apply", "-f", "-"], DEPLOYMENTS),
+        "apply deployments",
+      );
       assert.deepEqual(deployments.trim().split("\n"), [
         "deployment.apps/web created",
         "deployment.apps/api created",
         "deployment.apps/worker created",
       ]);
-      const hpa = ok(await run(["apply", "-f", "-"], HPA_WEB), "apply hpa");
+      const hpa = kubectlOk(await run(["apply", "-f", "-"], HPA_WEB), "apply hpa");
       assert.equal(hpa.trim(), "horizontalpodautoscaler.autoscaling/web created");
       // Applying the same manifest again changes nothing.
-      const again = ok(await run(["apply", "-f", "-"], HPA_WEB), "apply hpa again");
+      const again = kubectlOk(await run(["apply", "-f", "-"], HPA_WEB), "apply hpa again");
       assert.equal(again.trim(), "horizontalpodautoscaler.autoscaling/web unchanged");
     });
 
     it("get hpa: a server-side Table with upstream's columns", async () => {
-      const rows = tableRows(ok(await run(["get", "hpa"]), "get hpa"));
+      const rows = tableRows(kubectlOk(await run(["get", "hpa"]), "get hpa"));
       assert.deepEqual(rows[0], [
         "NAME",
         "REFERENCE",
@@ -283,7 +277,7 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("get hpa -o yaml: the stored autoscaling/v2 object", async () => {
-      const list = parseYaml(ok(await run(["get", "hpa", "-o", "yaml"]), "get -o yaml"));
+      const list = parseYaml(kubectlOk(await run(["get", "hpa", "-o", "yaml"]), "get -o yaml"));
       assert.equal(list.kind, "List");
       assert.equal(list.items.length, 1);
       const hpa = list.items[0];
@@ -302,7 +296,7 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("get horizontalpodautoscalers.v1.autoscaling -o yaml: v2-only fields in annotations", async () => {
-      const out = ok(
+      const out = kubectlOk(
         await run(["get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "yaml"]),
         "get v1",
       );
@@ -320,7 +314,7 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("describe hpa: reference, metrics, limits and behavior as upstream prints them", async () => {
-      const out = ok(await run(["describe", "hpa", "web"]), "describe hpa");
+      const out = kubectlOk(await run(["describe", "hpa", "web"]), "describe hpa");
       const field = (label: string) => {
         const line = out.split("\n").find((l) => l.startsWith(`${label}:`));
         return line?.slice(label.length + 1).trim();
@@ -343,7 +337,7 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("scale deployment: the scale subresource, and the Deployment's pods follow", async () => {
-      const out = ok(await run(["scale", "deployment", "api", "--replicas=3"]), "scale");
+      const out = kubectlOk(await run(["scale", "deployment", "api", "--replicas=3"]), "scale");
       assert.equal(out.trim(), "deployment.apps/api scaled");
       const replicas = await pollUntil("3 ready replicas of deployment api", async () => {
         const r = await run(["get", "deployment", "api", "-o", "jsonpath={.status.readyReplicas}"]);
@@ -365,7 +359,7 @@ function describeKubectl(binary: KubectlBinary): void {
           (_, stderr) => /watch=true\S*"? (status=")?200 OK/.test(stderr),
           10_000,
         );
-        ok(await run(["apply", "-f", "-"], HPA_WATCHED), "apply watched hpa");
+        kubectlOk(await run(["apply", "-f", "-"], HPA_WATCHED), "apply watched hpa");
         // ADDED prints the fresh object (<unknown>, 0 replicas); the controller's status write
         // (MODIFIED) prints the metric it read and the replicas it saw.
         const output = await watch.waitFor(
@@ -414,7 +408,7 @@ function describeKubectl(binary: KubectlBinary): void {
     });
 
     it("delete hpa: deleted, then NotFound", async () => {
-      const out = ok(await run(["delete", "hpa", "web"]), "delete hpa");
+      const out = kubectlOk(await run(["delete", "hpa", "web"]), "delete hpa");
       assert.equal(out.trim(), 'horizontalpodautoscaler.autoscaling "web" deleted');
       const result = await run(["get", "hpa", "web"]);
       assert.equal(result.code, 1);
@@ -447,7 +441,7 @@ describe("kubectl autoscale (protobuf request bodies, kubectl ≥ 1.32)", () => 
   it("create namespace and create deployment POST protobuf and succeed", async (t) => {
     if (!need(t)) return;
     assert.equal(
-      ok(await kubectl(ctx, ["create", "namespace", "team-a"]), "create namespace").trim(),
+      kubectlOk(await kubectl(ctx, ["create", "namespace", "team-a"]), "create namespace").trim(),
       "namespace/team-a created",
     );
     const created = await kubectl(ctx, [
@@ -459,7 +453,7 @@ describe("kubectl autoscale (protobuf request bodies, kubectl ≥ 1.32)", () => 
       "-n",
       "team-a",
     ]);
-    assert.equal(ok(created, "create deployment").trim(), "deployment.apps/web created");
+    assert.equal(kubectlOk(created, "create deployment").trim(), "deployment.apps/web created");
     const image = await kubectl(ctx, [
       "get",
       "deployment",
@@ -469,7 +463,7 @@ describe("kubectl autoscale (protobuf request bodies, kubectl ≥ 1.32)", () => 
       "-o",
       "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image}",
     ]);
-    assert.equal(ok(image, "get deployment"), "2 nginx");
+    assert.equal(kubectlOk(image, "get deployment"), "2 nginx");
   });
 
   it("autoscale deployment (autoscaling/v2 in protobuf), then get hpa shows it", async (t) => {
@@ -484,8 +478,13 @@ describe("kubectl autoscale (protobuf request bodies, kubectl ≥ 1.32)", () => 
       "--min=2",
       "--max=5",
     ]);
-    assert.equal(ok(out, "autoscale").trim(), "horizontalpodautoscaler.autoscaling/web autoscaled");
-    const rows = tableRows(ok(await kubectl(ctx, ["get", "hpa", "-n", "team-a"]), "get hpa"));
+    assert.equal(
+      kubectlOk(out, "autoscale").trim(),
+      "horizontalpodautoscaler.autoscaling/web autoscaled",
+    );
+    const rows = tableRows(
+      kubectlOk(await kubectl(ctx, ["get", "hpa", "-n", "team-a"]), "get hpa"),
+    );
     assert.deepEqual(rows[0], [
       "NAME",
       "REFERENCE",
@@ -529,10 +528,13 @@ describe("horizon up --insecure-http", () => {
       return;
     }
     const ctx = server.context(binary);
-    assert.match(ok(await kubectl(ctx, ["version"]), "version"), /^Server Version: v1\.34\./m);
-    ok(await kubectl(ctx, ["apply", "-f", "-"], { stdin: DEPLOYMENTS }), "apply");
-    ok(await kubectl(ctx, ["apply", "-f", "-"], { stdin: HPA_WEB }), "apply hpa");
-    const rows = tableRows(ok(await kubectl(ctx, ["get", "hpa"]), "get hpa"));
+    assert.match(
+      kubectlOk(await kubectl(ctx, ["version"]), "version"),
+      /^Server Version: v1\.34\./m,
+    );
+    kubectlOk(await kubectl(ctx, ["apply", "-f", "-"], { stdin: DEPLOYMENTS }), "apply");
+    kubectlOk(await kubectl(ctx, ["apply", "-f", "-"], { stdin: HPA_WEB }), "apply hpa");
+    const rows = tableRows(kubectlOk(await kubectl(ctx, ["get", "hpa"]), "get hpa"));
     assert.deepEqual(
       rows.map((r) => r[0]),
       ["NAME", "web"],

@@ -17,7 +17,7 @@ import {
   required,
 } from "../../api/validation.js";
 import { LABEL_SELECTOR, root, topLevel } from "./meta.js";
-import { isValidPortName } from "./podvalidation.js";
+import { isValidPortName, PROTOCOLS } from "./podvalidation.js";
 import { AGE, asRecord, col, NAME, since, text } from "./printing.js";
 import { atomicOf, DEDUCED, i32, intstr, pb, str, strs, struct } from "./schema.js";
 import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
@@ -355,7 +355,6 @@ const NP_PEER = struct(
 );
 
 const POLICY_TYPES = ["Egress", "Ingress"];
-const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 
 function validatePorts(ports: Record<string, unknown>[], path: string): FieldError[] {
   const errs: FieldError[] = [];

@@ -5,7 +5,7 @@
 // Absent fields count as Go zero values, as upstream validates the decoded struct. Fields that
 // upstream's defaulting fills (protocol, imagePullPolicy, terminationMessagePolicy) are checked
 // only when set.
-import { isRecord } from "../../api/json.js";
+import { isRecord, semanticallyEqual } from "../../api/json.js";
 import { Quantity } from "../../api/quantity.js";
 import type { KubeObject } from "../../api/types.js";
 import {
@@ -16,11 +16,13 @@ import {
   index,
   invalid,
   isDNS1123Label,
+  notSupported,
   required,
 } from "../../api/validation.js";
 
 const PORT_NAME_MAX = 15;
-const PROTOCOLS = ["SCTP", "TCP", "UDP"];
+/** The protocols a port may name (v1.Protocol). */
+export const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 
 /** IsValidPortName (an IANA_SVC_NAME). */
 export function isValidPortName(name: string): string[] {
@@ -67,13 +69,7 @@ function validatePorts(ports: unknown, path: string): FieldError[] {
       errs.push(invalid(child(at, "hostPort"), hostPort, "must be between 1 and 65535, inclusive"));
     }
     if (typeof p.protocol === "string" && !PROTOCOLS.includes(p.protocol)) {
-      errs.push({
-        type: "FieldValueNotSupported",
-        field: child(at, "protocol"),
-        badValue: p.protocol,
-        detail: `supported values: ${PROTOCOLS.map((v) => `"${v}"`).join(", ")}`,
-        badValueJSON: true,
-      });
+      errs.push(notSupported(child(at, "protocol"), p.protocol, PROTOCOLS, true));
     }
   }
   return errs;
@@ -185,25 +181,13 @@ function withMutableFieldsOf(spec: Record<string, unknown>, old: Record<string, 
   return out;
 }
 
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    isRecord(v) && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v)
-            .filter(([, x]) => x !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : 1)),
-        )
-      : v,
-  );
-}
-
 /** ValidatePodUpdate's spec rule: only images, deadlines and added tolerations change. */
 export function validatePodUpdate(next: KubeObject, current: KubeObject): FieldError[] {
   const spec = isRecord(next.spec) ? next.spec : {};
   const old = isRecord(current.spec) ? current.spec : {};
   const errs = validatePodSpec(spec, "spec");
   if (errs.length > 0) return errs;
-  if (canonical(withMutableFieldsOf(spec, old)) !== canonical(old)) {
+  if (!semanticallyEqual(withMutableFieldsOf(spec, old), old)) {
     return [forbidden("spec", POD_UPDATE_FORBIDDEN)];
   }
   return [];

@@ -2,7 +2,7 @@
 // part of upstream's Validate<Kind>Spec that the embedded controllers and `kubectl describe`
 // depend on: replicas, a selector that parses and selects the template's labels, valid template
 // labels and a valid pod spec; apps/v1 selectors are immutable.
-import { isRecord } from "../../api/json.js";
+import { isRecord, semanticallyEqual } from "../../api/json.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
 import {
   child,
@@ -117,7 +117,7 @@ export function validateWorkload(object: KubeObject, old?: KubeObject): FieldErr
     if (terms === 0 && empty) errs.push(invalid("spec.selector", selector, empty));
     if (old) {
       const before = isRecord(old.spec) ? old.spec.selector : undefined;
-      if (JSON.stringify(sorted(selector)) !== JSON.stringify(sorted(before))) {
+      if (!semanticallyEqual(selector, before)) {
         errs.push(invalid("spec.selector", selector, IMMUTABLE));
       }
     }
@@ -132,15 +132,4 @@ export function validateWorkload(object: KubeObject, old?: KubeObject): FieldErr
   }
   // An apps/v1 template is a struct, not a pointer: absent, it is the zero value.
   return [...errs, ...validateTemplate(template ?? {}, "spec.template")];
-}
-
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (!isRecord(value)) return value ?? null;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => [k, sorted(v)]),
-  );
 }
