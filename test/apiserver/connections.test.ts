@@ -82,6 +82,9 @@ describe("a connection that sends nothing", () => {
         socket.on("error", () => {
           // reset by the server
         });
+        // Flowing, so that the server's FIN is read: a paused socket with nothing to read may
+        // never see its end (observed under CPU load: the kernel held it in CLOSE-WAIT).
+        socket.resume();
         const closed = new Promise<number>((resolve) =>
           socket.on("close", () => resolve(Date.now())),
         );
