@@ -73,6 +73,10 @@ function lookupKind(ref: CrossVersionObjectReference): Lookup {
   };
 }
 
+// Stored objects are replaced on every write, never changed in place: each one's scale (its
+// selector formatted) is derived once, not at every sync of the HPAs that read it.
+const scales = new WeakMap<KubeObject, ScaleView>();
+
 export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
   return {
     getScale(namespace, ref): PortResult<ScaleView> {
@@ -82,7 +86,12 @@ export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
       if (!object) {
         return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
       }
-      return { ok: true, value: scaleOf(object) };
+      let scale = scales.get(object);
+      if (scale === undefined) {
+        scale = scaleOf(object);
+        scales.set(object, scale);
+      }
+      return { ok: true, value: scale };
     },
     updateScale(namespace, ref, replicas): PortResult<void> {
       const kind = lookupKind(ref);

@@ -28,6 +28,8 @@ export class HorizontalController {
   private readonly due = new Map<string, number>();
   /** The earliest of `due`, recomputed only after it changed. */
   private earliest: number | null = null;
+  /** The keys of `due`, sorted; recomputed only after the set of HPAs changed. */
+  private sortedKeys: string[] | null = null;
 
   /** The last HPA list seen and its index: listers return the same list until it changes. */
   private indexed: {
@@ -57,6 +59,7 @@ export class HorizontalController {
       if (!this.due.has(key)) {
         this.due.set(key, now + syncPeriodFor(hpa, this.options.config));
         this.earliest = null;
+        this.sortedKeys = null;
       }
     }
     for (const key of this.due.keys()) {
@@ -64,6 +67,7 @@ export class HorizontalController {
         this.due.delete(key);
         this.memory.forget(key);
         this.earliest = null;
+        this.sortedKeys = null;
       }
     }
   }
@@ -83,13 +87,14 @@ export class HorizontalController {
     const now = this.options.ports.clock.now();
     const reports: SyncReport[] = [];
     const byKey = this.hpasByKey();
-    const dueKeys = [...this.due.entries()]
-      .filter(([, at]) => at <= now)
-      .map(([key]) => key)
-      .sort();
+    this.sortedKeys ??= [...this.due.keys()].sort();
+    // Collected before syncing: a sync requeues its HPA, and that must not change this round.
+    const dueKeys = this.sortedKeys.filter((key) => this.due.get(key)! <= now);
     for (const key of dueKeys) {
       const hpa = byKey.get(key);
       if (!hpa) continue;
+      // Forgotten while an earlier sync awaited: setting it again changes the key set.
+      if (!this.due.has(key)) this.sortedKeys = null;
       this.due.set(key, now + syncPeriodFor(hpa, this.options.config));
       this.earliest = null;
       const outcome = await reconcileHpa(hpa, this.options.ports, this.memory, this.options.config);
@@ -106,6 +111,7 @@ export class HorizontalController {
     this.memory.clear();
     this.due.clear();
     this.earliest = null;
+    this.sortedKeys = null;
     this.observe(now);
   }
 }

@@ -7,7 +7,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !jsonEqual(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -16,9 +16,12 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   // Keys holding undefined count as absent, as in JSON.
   let leftKeys = 0;
   for (const key in left) {
-    if (left[key] === undefined) continue;
+    const l = left[key];
+    if (l === undefined) continue;
     leftKeys++;
-    if (!jsonEqual(left[key], right[key])) return false;
+    // Most fields are equal strings or numbers: no call for them.
+    const r = right[key];
+    if (l !== r && !jsonEqual(l, r)) return false;
   }
   let rightKeys = 0;
   for (const key in right) if (right[key] !== undefined) rightKeys++;

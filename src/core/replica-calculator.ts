@@ -137,7 +137,9 @@ export type RequestsResult =
   | { ok: true; requests: Map<string, number> }
   | { ok: false; error: string };
 
-export type RequestListResult = { ok: true; requests: number[] } | { ok: false; error: string };
+export type RequestListResult =
+  | { ok: true; requests: readonly number[] }
+  | { ok: false; error: string };
 
 /**
  * Sums each pod's requests for `resource`: all containers plus restartable init containers,
@@ -161,7 +163,30 @@ export function calculatePodRequests(
 const REQUEST_CACHE = Symbol("requests");
 type CachedPod = PodView & { [REQUEST_CACHE]?: Record<string, number | string> };
 
-/** calculatePodRequests as a list aligned with `pods` (the hot path's form). */
+/**
+ * The last list computed for a pod list object: controllers pass the same list from sync to
+ * sync while the pods stay the same. Reused only if it holds the very same PodViews, checked
+ * one by one (a caller may refill an array), which costs far less than a lookup per pod.
+ */
+interface ListCache {
+  key: string;
+  pods: PodView[];
+  requests: readonly number[];
+}
+const listCache = new WeakMap<readonly PodView[], ListCache>();
+
+function cachedList(pods: readonly PodView[], key: string): readonly number[] | null {
+  const cached = listCache.get(pods);
+  if (cached === undefined || cached.key !== key || cached.pods.length !== pods.length) return null;
+  const seen = cached.pods;
+  for (let i = 0; i < pods.length; i++) if (seen[i] !== pods[i]) return null;
+  return cached.requests;
+}
+
+/**
+ * calculatePodRequests as a list aligned with `pods` (the hot path's form). The list returned
+ * may be shared with other calls: callers only read it.
+ */
 export function podRequestList(
   pods: readonly PodView[],
   container: string,
@@ -169,6 +194,8 @@ export function podRequestList(
   podLevelResources: boolean,
 ): RequestListResult {
   const key = `${podLevelResources ? 1 : 0}/${resource}/${container}`;
+  const cached = cachedList(pods, key);
+  if (cached !== null) return { ok: true, requests: cached };
   const requests = new Array<number>(pods.length);
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i] as CachedPod;
@@ -185,6 +212,7 @@ export function podRequestList(
     if (typeof request === "string") return { ok: false, error: request };
     requests[i] = request;
   }
+  listCache.set(pods, { key, pods: [...pods], requests });
   return { ok: true, requests };
 }
 

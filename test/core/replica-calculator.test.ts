@@ -168,6 +168,31 @@ describe("calculatePodRequests", () => {
   }
 });
 
+describe("podRequestList", () => {
+  it("reuses a list's requests only while it holds the same pods, and per resource", () => {
+    const list = pods(3, { cpuRequestMilli: 100 });
+    const first = podRequestList(list, "", "cpu", false);
+    assert.deepEqual(first, { ok: true, requests: [100, 100, 100] });
+    const again = podRequestList(list, "", "cpu", false);
+    assert.ok(first.ok && again.ok && again.requests === first.requests, "the list is reused");
+    // The same array refilled in place with a changed pod (a new view) and one pod more.
+    list[1] = pod({ name: "web-1", cpuRequestMilli: 250 });
+    assert.deepEqual(podRequestList(list, "", "cpu", false), {
+      ok: true,
+      requests: [100, 250, 100],
+    });
+    list.push(pod({ name: "web-3", cpuRequestMilli: 50 }));
+    assert.deepEqual(podRequestList(list, "", "cpu", false), {
+      ok: true,
+      requests: [100, 250, 100, 50],
+    });
+    assert.deepEqual(podRequestList(list, "", "memory", false), {
+      ok: false,
+      error: "missing request for memory in container app of Pod web-0",
+    });
+  });
+});
+
 describe("resourceUtilizationReplicas", () => {
   const base = { resource: "cpu", tolerances, readiness, now: t(0) };
   it("scales up by ceil(ratio × ready pods) and reports the truncated utilization", () => {
