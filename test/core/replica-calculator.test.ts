@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
+  type AlignedSamples,
   calculatePodRequests,
   groupPods,
   perPodReplicas,
@@ -108,6 +109,42 @@ describe("groupPods", () => {
     const groups = groupPods([young], new Map([["p", sample(1)]]), "memory", readiness, t(0));
     assert.equal(groups.readyPodCount, 1);
   });
+});
+
+describe("groupPods finds each pod's sample whatever the samples' order", () => {
+  // Samples in the pods' order are walked alongside them; any other order, extra samples, a
+  // sample of an ignored pod or a missing one fall back to lookups by name.
+  const list = [
+    pod({ name: "a" }),
+    pod({ name: "b", deleting: true }),
+    pod({ name: "c" }),
+    pod({ name: "d" }),
+    pod({ name: "e" }),
+  ];
+  const orders: [string, string[]][] = [
+    ["the pods' order", ["a", "b", "c", "e"]],
+    ["reversed", ["e", "c", "b", "a"]],
+    ["with samples of pods not listed", ["x", "a", "y", "b", "c", "e", "z"]],
+    ["shuffled", ["c", "a", "e", "b"]],
+  ];
+  for (const [name, keys] of orders) {
+    it(name, () => {
+      const samples = new Map(keys.map((k, i) => [k, sample(100 + i)]));
+      const ready: AlignedSamples = new Array(list.length);
+      const groups = groupPods(list, samples, "cpu", readiness, t(0), ready);
+      assert.deepEqual(
+        { ...groups },
+        { readyPodCount: 3, unready: [], missing: ["d"], ignored: ["b"] },
+      );
+      assert.deepEqual(Array.from(ready), [
+        samples.get("a"),
+        undefined,
+        samples.get("c"),
+        undefined,
+        samples.get("e"),
+      ]);
+    });
+  }
 });
 
 describe("calculatePodRequests", () => {
