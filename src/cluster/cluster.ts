@@ -857,6 +857,7 @@ export class EmbeddedCluster {
         if (selectorMatches(entry.selector, record.view.labels)) {
           entry.members.add(record);
           entry.views = null;
+          entry.records = null;
           record.entries.push(entry);
         }
       }
@@ -877,6 +878,7 @@ export class EmbeddedCluster {
     for (const entry of pod.entries) {
       entry.members.delete(pod);
       entry.views = null;
+      entry.records = null;
     }
     pod.entries = [];
     if (pod.owner) {

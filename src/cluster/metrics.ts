@@ -335,7 +335,9 @@ export class MetricsPipeline {
         if (spec.type === "Resource" && (name === "cpu" || name === "memory")) {
           const samples: PodSamples = new Map();
           let scraped = 0;
-          for (const pod of entry.members) {
+          const members = entry.memberList();
+          for (let i = 0; i < members.length; i++) {
+            const pod = members[i]!;
             if (!this.#usage(pod)) continue;
             scraped++;
             const sample = this.#wholePodSample(pod, name);

@@ -298,11 +298,18 @@ export class Workload {
 export class SelectorEntry {
   readonly members = new Set<PodRecord>();
   views: PodView[] | null = null;
+  /** `members` as an array for the metrics' loops; null after the membership changed. */
+  records: PodRecord[] | null = null;
 
   constructor(
     readonly namespace: string,
     readonly selector: import("../core/selector.js").Selector,
   ) {}
+
+  memberList(): readonly PodRecord[] {
+    this.records ??= [...this.members];
+    return this.records;
+  }
 
   podViews(): readonly PodView[] {
     if (this.views === null) {

@@ -53,17 +53,21 @@ export function stabilizeLegacy(
 ): LegacyStabilization {
   let stabilized = recommendation;
   let winner: TimestampedRecommendation | null = null;
-  for (const rec of recommendations) {
-    if (isWithin(rec.timestamp, windowMs, now) && rec.replicas > stabilized) {
+  // One pass finds the highest recommendation in the window and the last stale slot, which
+  // the new one overwrites (recordReusingStale's rule, without a second pass and a closure).
+  let staleIndex = -1;
+  for (let i = 0; i < recommendations.length; i++) {
+    const rec = recommendations[i]!;
+    if (!isWithin(rec.timestamp, windowMs, now)) staleIndex = i;
+    else if (rec.replicas > stabilized) {
       stabilized = rec.replicas;
       winner = rec;
     }
   }
-  const next = recordReusingStale(
-    recommendations,
-    { replicas: recommendation, timestamp: now },
-    (rec) => !isWithin(rec.timestamp, windowMs, now),
-  );
+  const next = recommendations.slice();
+  const entry = { replicas: recommendation, timestamp: now };
+  if (staleIndex >= 0) next[staleIndex] = entry;
+  else next.push(entry);
   return { stabilized, recommendations: next, winner };
 }
 

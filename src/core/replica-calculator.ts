@@ -178,15 +178,29 @@ type CachedPod = PodView & { [REQUEST_CACHE]?: Record<string, number | string> }
  * one by one (a caller may refill an array), which costs far less than a lookup per pod.
  */
 interface ListCache {
-  key: string;
+  container: string;
+  resource: string;
+  podLevelResources: boolean;
   pods: PodView[];
   requests: readonly number[];
 }
 const listCache = new WeakMap<readonly PodView[], ListCache>();
 
-function cachedList(pods: readonly PodView[], key: string): readonly number[] | null {
+function cachedList(
+  pods: readonly PodView[],
+  container: string,
+  resource: string,
+  podLevelResources: boolean,
+): readonly number[] | null {
   const cached = listCache.get(pods);
-  if (cached === undefined || cached.key !== key || cached.pods.length !== pods.length) return null;
+  if (
+    cached === undefined ||
+    cached.resource !== resource ||
+    cached.container !== container ||
+    cached.podLevelResources !== podLevelResources ||
+    cached.pods.length !== pods.length
+  )
+    return null;
   const seen = cached.pods;
   for (let i = 0; i < pods.length; i++) if (seen[i] !== pods[i]) return null;
   return cached.requests;
@@ -202,9 +216,9 @@ export function podRequestList(
   resource: string,
   podLevelResources: boolean,
 ): RequestListResult {
-  const key = `${podLevelResources ? 1 : 0}/${resource}/${container}`;
-  const cached = cachedList(pods, key);
+  const cached = cachedList(pods, container, resource, podLevelResources);
   if (cached !== null) return { ok: true, requests: cached };
+  const key = `${podLevelResources ? 1 : 0}/${resource}/${container}`;
   const requests = new Array<number>(pods.length);
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i] as CachedPod;
@@ -221,7 +235,7 @@ export function podRequestList(
     if (typeof request === "string") return { ok: false, error: request };
     requests[i] = request;
   }
-  listCache.set(pods, { key, pods: [...pods], requests });
+  listCache.set(pods, { container, resource, podLevelResources, pods: [...pods], requests });
   return { ok: true, requests };
 }
 
