@@ -1,5 +1,6 @@
 // `horizon simulate`: run a scenario in virtual time and print what the HPA did and why.
-// Exit codes: 0 done (every --assert held), 1 an --assert failed, 2 bad input.
+// Exit codes: 0 done (every --assert held), 1 an --assert failed (or the report could not be
+// written: the dashboard bundle is not built), 2 bad input.
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../core/duration.js";
@@ -11,6 +12,7 @@ import { type RunResult, runSimulation } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile } from "../sim/scenario.js";
 import type { Scenario } from "../sim/scenario-types.js";
 import type { SimulationRecord } from "../sim/timeline.js";
+import { reportHtml } from "../web/report.js";
 import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import { type RecordedRun, RunRecorder, simulationData } from "../web/simulation.js";
 import { parseBindAddress } from "./controller-options.js";
@@ -231,7 +233,12 @@ export async function simulateCommand(
   if (options.report && first.report) {
     const report = first.report as ReportBuilder;
     if (second?.report) report.addComparison(second.report, second.result.summary, compareLabels);
-    writeFileSync(options.report, report.html(first.result.summary));
+    const page = reportHtml(report.document(first.result.summary));
+    if (!page.ok) {
+      io.err(`--report: ${page.error}`);
+      return 1;
+    }
+    writeFileSync(options.report, page.html);
     io.err(`Report written to ${options.report}`);
   }
   let code = 0;

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { DecisionTrace } from "../../src/core/trace.js";
@@ -8,9 +11,11 @@ import {
   MAX_POINTS_PER_SERIES,
   metricPoint,
   ReportBuilder,
+  type ReportDocument,
   Series,
 } from "../../src/sim/report.js";
 import type { SimulationRecord, StartRecord, SummaryRecord } from "../../src/sim/timeline.js";
+import { reportHtml } from "../../src/web/report.js";
 
 const WORKLOAD = "default/Deployment/web";
 
@@ -179,33 +184,45 @@ function build(r: { start: StartRecord; records: SimulationRecord[] }): {
 
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length;
 
-function assertWellFormed(html: string) {
+/** The page of a document: the built bundle (pretest builds it) with the document inline. */
+function page(doc: ReportDocument): string {
+  const built = reportHtml(doc);
+  assert.ok(built.ok, built.ok ? "" : built.error);
+  return built.html;
+}
+
+function assertSelfContained(html: string) {
   assert.ok(html.startsWith('<!DOCTYPE html>\n<html lang="en">'));
   assert.ok(html.trimEnd().endsWith("</html>"));
-  for (const tag of [
-    "svg",
-    "figure",
-    "details",
-    "section",
-    "table",
-    "script",
-    "style",
-    "a",
-    "ul",
-    "pre",
-  ]) {
-    assert.equal(
-      count(html, new RegExp(`<${tag}[\\s>]`, "g")),
-      count(html, new RegExp(`</${tag}>`, "g")),
-      `<${tag}> opened and closed`,
-    );
-  }
-  // Self-contained: no network reference of any kind, no external script, stylesheet or font.
-  assert.ok(!/https?:\/\//.test(html), "no http(s) URL");
+  // One inline module script, one inline style, the document as JSON: nothing fetched.
+  assert.equal(count(html, /<script[\s>]/g), 2);
+  assert.equal(count(html, /<\/script>/g), 2);
+  assert.equal(count(html, /<style>/g), 1);
   assert.ok(!/<script[^>]*\ssrc=/.test(html));
   assert.ok(!/<link[\s>]/.test(html));
   assert.ok(!/@import|url\(/.test(html));
-  for (const m of html.matchAll(/\shref="([^"]*)"/g)) assert.ok(m[1]!.startsWith("#"), m[1]);
+  // The only http(s) URLs are XML namespace names (Preact creates SVG and MathML elements).
+  const urls = new Set(html.match(/https?:\/\/[^\s"'`)]*/g) ?? []);
+  for (const url of urls) {
+    assert.match(url, /^http:\/\/www\.w3\.org\/(1999\/xhtml|2000\/svg|1998\/Math\/MathML)$/, url);
+  }
+  // The Content-Security-Policy allows exactly this script and this style, and nothing else.
+  const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
+  assert.ok(csp, "a Content-Security-Policy");
+  assert.match(csp, /default-src 'none'/);
+  const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+  const script = /<script type="module">([\s\S]*)<\/script>\n<\/body>/.exec(html)?.[1];
+  const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1];
+  assert.ok(script !== undefined && style !== undefined);
+  assert.ok(csp.includes(`script-src ${hash(script)}`), "the script's hash");
+  assert.ok(csp.includes(`style-src ${hash(style)}`), "the style's hash");
+}
+
+/** The document back from the page, as the browser reads it. */
+function documentOf(html: string): ReportDocument {
+  const json = /<script type="application\/json" id="horizon-report">([^<]*)<\/script>/.exec(html);
+  assert.ok(json, "the document block");
+  return JSON.parse(json[1]!) as ReportDocument;
 }
 
 describe("ReportBuilder", () => {
@@ -215,40 +232,73 @@ describe("ReportBuilder", () => {
     [465, 1],
   ]);
 
-  test("one page with a chart per view and every action's trace", () => {
+  test("one page with every view's series and every action's explained trace", () => {
     const { builder, summary } = build(run(600, actions));
-    const html = builder.html(summary);
-    assertWellFormed(html);
-    // load, replicas, metric 0, metric 1, cpu, workload metrics, events and conditions
-    assert.equal(count(html, /<svg[\s>]/g), 7);
-    assert.equal(count(html, /<figure>/g), 7);
-    for (const caption of [
-      "Load: demand vs served (requests/s)",
-      "Replicas: current (spec.replicas), desired, ready, pods",
-      "Metric 0: cpu resource utilization (percentage of request) (% of request) vs target",
-      "Metric 1: pods metric http_requests vs target",
-      "Events and condition changes",
-    ]) {
-      assert.ok(html.includes(`<figcaption>${caption}</figcaption>`), caption);
-    }
-    // Every action: a marker linking to a collapsible trace with its JSON and its explanation.
-    assert.equal(count(html, /<details class="trace" id="action-0-default-web-\d+">/g), 3);
-    for (let k = 0; k < 3; k++) assert.ok(html.includes(`href="#action-0-default-web-${k}"`));
-    assert.equal(count(html, /&quot;rescaleReason&quot;: &quot;/g), 3);
-    assert.ok(
-      html.includes("1 → 3 — cpu resource utilization (percentage of request) above target"),
-    );
-    assert.ok(
-      html.includes(
-        "<li>Recommendation: 3 (from cpu resource utilization (percentage of request)).</li>",
-      ),
-    );
-    // Scenario event text is escaped; events are aggregated like Kubernetes does.
-    assert.ok(html.includes("step to 300 rps &lt;now&gt;"));
+    const html = page(builder.document(summary));
+    assertSelfContained(html);
+    // What the page renders is the document, escaped where it is text ("<now>" only as JSON).
     assert.ok(!html.includes("<now>"));
-    assert.ok(html.includes("(×2, last at 45s)"));
-    // The summary row.
-    assert.ok(html.includes('<a href="#hpa-default-web">default/web</a>'));
+    const doc = documentOf(html);
+    assert.equal(doc.title, "Horizon simulation: cpu-step");
+    assert.deepEqual(doc.hpas, ["default/web"]);
+    assert.equal(doc.durationSeconds, 600);
+    const [only] = doc.runs;
+    const hpa = only!.hpas["default/web"]!;
+    assert.equal(hpa.target, WORKLOAD);
+    // load, replicas, metric 0, metric 1, cpu, workload metrics: each has its points.
+    const w = only!.workloads[WORKLOAD]!;
+    for (const series of [w.demand, w.served, w.spec, w.pods, w.ready, w.cpu, hpa.desired]) {
+      assert.ok(series.length > 0);
+    }
+    assert.deepEqual(Object.keys(w.sampleMetrics), ["http_requests"]);
+    assert.deepEqual(
+      hpa.metrics.map((m) => `${m.index}: ${m.label} (${m.unit})`),
+      [
+        "0: cpu resource utilization (percentage of request) (% of request)",
+        "1: pods metric http_requests ()",
+      ],
+    );
+    // The demand steps to 300 at 120 s and back at 400 s (samples every 15 s).
+    assert.deepEqual(
+      w.demand.filter(([t]) => [105, 120, 390, 405].includes(t)),
+      [
+        [105, 100],
+        [120, 300],
+        [390, 300],
+        [405, 100],
+      ],
+    );
+    // Every action: its explanation (src/explain, as the dashboard's) and its trace.
+    assert.deepEqual(
+      hpa.actions.map((a) => [a.t, a.from, a.to]),
+      [
+        [135, 1, 3],
+        [150, 3, 4],
+        [465, 4, 1],
+      ],
+    );
+    assert.equal(
+      hpa.actions[0]!.reason,
+      "cpu resource utilization (percentage of request) above target",
+    );
+    assert.ok(
+      hpa.actions[0]!.explanation.includes(
+        "Desired 3 differs from current 1: the scale is updated.",
+      ),
+      hpa.actions[0]!.explanation.join("\n"),
+    );
+    assert.equal(
+      (hpa.actions[2]!.trace as { rescaleReason: string }).rescaleReason,
+      "All metrics below target",
+    );
+    // Events are aggregated as Kubernetes does; scenario events kept as written.
+    const warning = hpa.events.find((e) => e.reason === "FailedGetPodsMetric")!;
+    assert.deepEqual([warning.t, warning.count, warning.lastT], [30, 2, 45]);
+    assert.equal(only!.scenarioEvents[0]!.detail, "step to 300 rps <now>");
+    // The summary row of the one HPA.
+    assert.equal(doc.summary.length, 1);
+    assert.equal(doc.summary[0]!.rows[0]!.hpa, "default/web");
+    assert.equal(doc.summary[0]!.rows[0]!.cells[0], "1–10");
   });
 
   test("long runs keep at most 2,000 points per series and every action", () => {
@@ -260,19 +310,31 @@ describe("ReportBuilder", () => {
       many.set(t, r);
     }
     const { builder, summary } = build(run(day, many));
-    const html = builder.html(summary);
-    assertWellFormed(html);
-    const paths = [...html.matchAll(/<path class="series" d="([^"]*)"/g)].map((m) => m[1]!);
-    assert.ok(paths.length >= 8);
-    for (const d of paths) {
-      const points = count(d, /[MLV]/g);
-      assert.ok(points <= MAX_POINTS_PER_SERIES, `${points} points`);
+    const doc = documentOf(page(builder.document(summary)));
+    const hpa = doc.runs[0]!.hpas["default/web"]!;
+    const w = doc.runs[0]!.workloads[WORKLOAD]!;
+    const series = [
+      w.demand,
+      w.served,
+      w.spec,
+      w.pods,
+      w.ready,
+      w.cpu,
+      hpa.desired,
+      hpa.current,
+      ...hpa.metrics.flatMap((m) => [m.current, m.target]),
+    ];
+    assert.ok(series.length >= 8);
+    for (const points of series) {
+      assert.ok(points.length <= MAX_POINTS_PER_SERIES, `${points.length} points`);
+      // Far fewer than the 5,760 samples of the day: decimated.
+      assert.ok(points.length < 5760);
     }
-    assert.equal(count(html, /<details class="trace"/g), many.size);
+    assert.equal(hpa.actions.length, many.size);
     assert.equal(summary.hpas[0]!.actions.length, many.size);
   });
 
-  test("a comparison draws both runs on the same axes with the deltas", () => {
+  test("a comparison carries both runs on one time axis with the deltas", () => {
     const a = build(run(600, actions, "baseline"));
     const b = build(
       run(
@@ -285,27 +347,34 @@ describe("ReportBuilder", () => {
       ),
     );
     a.builder.addComparison(b.builder, b.summary, ["before", "after"]);
-    const html = a.builder.html(a.summary);
-    assertWellFormed(html);
+    const html = page(a.builder.document(a.summary));
+    assertSelfContained(html);
     assert.ok(html.includes("<title>Horizon simulation: before vs after</title>"));
-    assert.ok(html.includes("<th>delta (after − before)</th>"));
+    const doc = documentOf(html);
+    assert.deepEqual(
+      doc.runs.map((r) => [r.label, r.start.scenario, r.start.durationSeconds]),
+      [
+        ["before", "baseline", 600],
+        ["after", "candidate", 900],
+      ],
+    );
+    // Same x axis, up to the longer run.
+    assert.equal(doc.durationSeconds, 900);
+    const [table] = doc.summary;
+    assert.deepEqual(table!.head, ["measure", "before", "after", "delta (after − before)"]);
     // highest replicas 4 in both; scale-ups 2 → 1.
-    assert.ok(
-      html.includes(
-        '<tr><th>highest replicas</th><td class="num">4</td><td class="num">4</td><td class="num">0</td></tr>',
-      ),
-    );
-    assert.ok(
-      html.includes(
-        '<tr><th>scale-ups</th><td class="num">2</td><td class="num">1</td><td class="num">-1</td></tr>',
-      ),
-    );
-    // Same x axis, up to the longer run (900 s: ticks every 2m0s up to 14m0s).
-    assert.ok(html.includes(">14m0s</text>"), "axis covers the longer run");
-    assert.ok(html.includes("before: demand") && html.includes("after: demand"));
-    assert.ok(html.includes('stroke-dasharray="6 4"'));
-    assert.equal(count(html, /<details class="trace" id="action-0-/g), 3);
-    assert.equal(count(html, /<details class="trace" id="action-1-/g), 2);
+    const row = (label: string) => table!.rows.find((r) => r.head === label)?.cells;
+    assert.deepEqual(row("highest replicas"), ["4", "4", "0"]);
+    assert.deepEqual(row("scale-ups"), ["2", "1", "-1"]);
+    assert.equal(doc.runs[0]!.hpas["default/web"]!.actions.length, 3);
+    assert.equal(doc.runs[1]!.hpas["default/web"]!.actions.length, 2);
+  });
+
+  test("without a built bundle the report names the build step", () => {
+    const { builder, summary } = build(run(60, new Map()));
+    const built = reportHtml(builder.document(summary), join(tmpdir(), "horizon-no-bundle"));
+    assert.equal(built.ok, false);
+    assert.match(built.ok ? "" : built.error, /npm run build:web/);
   });
 });
 

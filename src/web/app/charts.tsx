@@ -22,6 +22,63 @@ export interface TimeChartProps {
   height?: number;
   /** Figures in words for screen readers and the keyboard (the canvas says nothing). */
   summary: string;
+  /** x is seconds since a run's start (a report), labelled as durations; default epoch seconds. */
+  elapsed?: boolean;
+  /** Scale-ups (▲), scale-downs (▼) and scenario events (dashed lines) over the plot. */
+  marks?: ChartMark[];
+}
+
+export interface ChartMark {
+  /** On the x scale. */
+  x: number;
+  kind: "up" | "down" | "event";
+  /** 0: the first run's (top edge), 1: a compared run's (bottom edge). */
+  row: 0 | 1;
+}
+
+/** Seconds as the simulator prints durations: 1h2m3s, 4m0s, 15s. */
+export function elapsedText(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  if (h > 0) return `${h}h${m}m${rest}s`;
+  if (m > 0) return `${m}m${rest}s`;
+  return `${rest}s`;
+}
+
+function drawMarks(u: uPlot, marks: ChartMark[]): void {
+  const ctx = u.ctx;
+  const { left, top, width, height } = u.bbox;
+  const px = devicePixelRatio || 1;
+  ctx.save();
+  for (const mark of marks) {
+    const x = u.valToPos(mark.x, "x", true);
+    if (x < left || x > left + width) continue;
+    if (mark.kind === "event") {
+      ctx.strokeStyle = cssColor(mark.row ? "--c-mark-b" : "--c-mark");
+      ctx.setLineDash([3 * px, 3 * px]);
+      ctx.lineWidth = px;
+      ctx.beginPath();
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, top + height);
+      ctx.stroke();
+      continue;
+    }
+    const size = 5 * px;
+    const y = mark.row === 0 ? top + size + px : top + height - size - px;
+    const tip = mark.kind === "up" ? -size : size;
+    ctx.fillStyle = cssColor(mark.kind === "up" ? "--c-ok" : "--c-bad");
+    ctx.globalAlpha = mark.row ? 0.6 : 1;
+    ctx.beginPath();
+    ctx.moveTo(x - size, y - tip * 0.8);
+    ctx.lineTo(x + size, y - tip * 0.8);
+    ctx.lineTo(x, y + tip);
+    ctx.closePath();
+    ctx.fill();
+    ctx.globalAlpha = 1;
+  }
+  ctx.restore();
 }
 
 function cssColor(color: string): string {
@@ -51,11 +108,23 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
         spanGaps: false,
       })),
     ],
-    axes: [axis, { ...axis, size: 50 }],
-    scales: { x: { time: true } },
+    axes: [
+      props.elapsed
+        ? {
+            ...axis,
+            // Round durations: 15s, 1m, 5m, 15m, 1h, ...
+            incrs: [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400],
+            values: (_u: uPlot, ticks: number[]) => ticks.map(elapsedText),
+          }
+        : axis,
+      { ...axis, size: 50 },
+    ],
+    scales: { x: { time: !props.elapsed } },
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
   };
+  const marks = props.marks;
+  if (marks && marks.length > 0) opts.hooks = { draw: [(u) => drawMarks(u, marks)] };
   if (props.band) {
     const [upper, lower] = props.band;
     opts.bands = [{ series: [upper + 1, lower + 1], fill: cssColor("--band") }];

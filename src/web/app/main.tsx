@@ -1,13 +1,16 @@
 // The dashboard's page: the overview and one HPA's view, kept live by the event stream. Stream
-// events update a plain map; the page re-renders at most once per animation frame.
+// events update a plain map; the page re-renders at most once per animation frame. The same
+// bundle renders a static report when the page carries one.
 import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import { render } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { ReportDocument } from "../../sim/report.js";
 import type { HpaSummary, StreamEvents } from "../types.js";
 import { api, keyOf, openStream } from "./api.js";
 import { HpaView } from "./hpa.js";
 import { Overview } from "./overview.js";
+import { ReportPage } from "./report.js";
 import { Link, useRoute } from "./router.js";
 
 type SyncListener = (data: StreamEvents["sync"]) => void;
@@ -151,4 +154,9 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById("app")!);
+// A static report (`horizon simulate --report`) carries its document in the page: no server.
+const report = document.getElementById("horizon-report");
+render(
+  report ? <ReportPage doc={JSON.parse(report.textContent ?? "{}") as ReportDocument} /> : <App />,
+  document.getElementById("app")!,
+);
