@@ -9,7 +9,10 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type Browser, type Page, chromium as playwright } from "playwright-core";
-import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerCondition,
+} from "../../src/api/types.js";
 import { decisionRecordOf } from "../../src/controller/decisions.js";
 import { loadScenarioFile } from "../../src/sim/scenario.js";
 import { DashboardData, type HpaLister } from "../../src/web/data.js";
@@ -263,7 +266,20 @@ describe("the dashboard over horizon up, in a browser", { skip: skipKubectl }, (
   });
 });
 
-/** 1,000 HPAs in 10 namespaces, each with a few recorded syncs. */
+/** Conditions beyond upstream's: paused by an annotation, a scheduled floor, a foreign writer. */
+const EXTENDED_CONDITIONS = [
+  { type: "AbleToScale", status: "False", reason: "Paused", message: "scaling is paused" },
+  { type: "ScalingActive", status: "True", reason: "ValidMetricFound", message: "ok" },
+  { type: "ScalingLimited", status: "True", reason: "ScheduledMinimum", message: "a window" },
+  {
+    type: "ForeignWriter",
+    status: "True",
+    reason: "AnotherControllerWrites",
+    message: "another HPA controller writes this HPA too",
+  },
+] as HorizontalPodAutoscalerCondition[];
+
+/** 1,000 HPAs in 10 namespaces, each with a few recorded syncs (the first with extra conditions). */
 function fleet(): { hpas: HpaLister; history: HpaHistory } {
   const items = new Map<string, HorizontalPodAutoscaler>();
   const history = new HpaHistory({ capacity: 20, clock: { now: Date.now } });
@@ -278,7 +294,11 @@ function fleet(): { hpas: HpaLister; history: HpaHistory } {
     });
     items.set(`${namespace}/${name}`, {
       ...observation.hpa,
-      status: { currentReplicas: 1 + (i % 7), desiredReplicas: 1 + (i % 7) },
+      status: {
+        currentReplicas: 1 + (i % 7),
+        desiredReplicas: 1 + (i % 7),
+        ...(i === 0 ? { conditions: EXTENDED_CONDITIONS } : {}),
+      },
     });
     for (let s = 0; s < 3; s++) history.record(decisionRecordOf(observation.result!));
   }
@@ -359,6 +379,30 @@ describe("a 1,000-HPA overview in a browser", { skip: skipBrowser }, () => {
     assert.match((await sparkline.getAttribute("aria-label")) ?? "", /, 9$/);
     await page.locator("select").selectOption("");
     await shot(page, "overview-1000", false);
+
+    // Conditions beyond the three: in the row, and with their messages on the HPA's page.
+    const chips = page.locator('tr[data-key="team-0/app-0000"] .chip');
+    assert.deepEqual(
+      await chips.evaluateAll((els) =>
+        els.map((el) => `${el.getAttribute("data-condition")} ${el.className}`),
+      ),
+      [
+        "AbleToScale chip paused",
+        "ScalingActive chip ok",
+        "ScalingLimited chip warn",
+        "ForeignWriter chip warn",
+      ],
+    );
+    assert.match(await chips.nth(3).innerText(), /^foreign writer/);
+    await page.locator('tr[data-key="team-0/app-0000"] td.name a').click();
+    const listed = page.locator("ul.conditions li", { hasText: "ForeignWriter" });
+    await listed.waitFor();
+    assert.match(
+      await listed.innerText(),
+      /ForeignWriter True\s+AnotherControllerWrites another HPA controller writes this HPA too/,
+    );
+    assert.equal(await listed.locator(".chip").getAttribute("class"), "chip warn");
+    assert.equal(await page.locator(".facts .chip").count(), 4);
   });
 });
 

@@ -3,10 +3,11 @@
 // conditions with their messages; the Events; and the timeline of syncs, each opening its
 // decision explained in words by src/explain (the lines `horizon explain` prints).
 import { useEffect, useMemo, useState } from "preact/hooks";
+import { conditionState } from "../conditions.js";
 import type { HpaDetail, StreamEvents, SyncDetail, SyncEntry, SyncSample } from "../types.js";
 import { api } from "./api.js";
 import { type ChartSeries, TimeChart } from "./charts.js";
-import { ConditionChips, conditionState } from "./overview.js";
+import { ConditionChips } from "./overview.js";
 import { Link } from "./router.js";
 import { ago, clock } from "./time.js";
 import { MeasuresTable, TrajectoryChart, WhatIfPanel } from "./whatif.js";
@@ -277,7 +278,7 @@ export function HpaView(props: HpaViewProps) {
         <ul class="conditions">
           {summary.conditions.map((c) => (
             <li key={c.type}>
-              <span class={`chip ${conditionState(c.type, c.status)}`}>
+              <span class={`chip ${conditionState(c.type, c.status, c.reason)}`}>
                 {c.type} {c.status}
               </span>{" "}
               <strong>{c.reason}</strong> {c.message}

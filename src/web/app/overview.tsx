@@ -1,46 +1,26 @@
 // The overview: every HPA in one table (namespace filter, search), with replicas, the metrics as
-// `kubectl get hpa` prints them, the three conditions as coloured states and the last hour's
-// sparkline. Rows re-render only when their HPA changed, so live updates and filtering stay
+// `kubectl get hpa` prints them, the conditions as coloured states (src/web/conditions.ts) and
+// the last hour's sparkline. Rows re-render only when their HPA changed, so live updates and filtering stay
 // cheap at 1,000 HPAs.
 import { Component } from "preact";
 import { useMemo } from "preact/hooks";
 import type { HorizontalPodAutoscalerCondition } from "../../api/types.js";
+import { conditionChips } from "../conditions.js";
 import type { HpaSummary } from "../types.js";
 import { keyOf } from "./api.js";
 import { Sparkline } from "./charts.js";
 import { Link } from "./router.js";
 import { ago } from "./time.js";
 
-const CONDITIONS: { type: string; short: string; good: "True" | "False" }[] = [
-  { type: "AbleToScale", short: "able", good: "True" },
-  { type: "ScalingActive", short: "active", good: "True" },
-  { type: "ScalingLimited", short: "limited", good: "False" },
-];
-
-/** ok / warn / bad / unknown for one condition. */
-export function conditionState(type: string, status: string | undefined): string {
-  const spec = CONDITIONS.find((c) => c.type === type);
-  if (!spec || status === undefined || status === "Unknown") return "unknown";
-  if (status === spec.good) return "ok";
-  return type === "ScalingLimited" ? "warn" : "bad";
-}
-
 export function ConditionChips({ conditions }: { conditions: HorizontalPodAutoscalerCondition[] }) {
   return (
     <span class="chips">
-      {CONDITIONS.map((spec) => {
-        const c = conditions.find((x) => x.type === spec.type);
-        const state = conditionState(spec.type, c?.status);
-        const words = c
-          ? `${spec.type} ${c.status}: ${c.reason ?? ""}${c.message ? ` (${c.message})` : ""}`
-          : `${spec.type}: not reported yet`;
-        return (
-          <span key={spec.type} class={`chip ${state}`} title={words}>
-            {spec.short}
-            <span class="sr">: {words}</span>
-          </span>
-        );
-      })}
+      {conditionChips(conditions).map((c) => (
+        <span key={c.type} class={`chip ${c.state}`} title={c.words} data-condition={c.type}>
+          {c.short}
+          <span class="sr">: {c.words}</span>
+        </span>
+      ))}
     </span>
   );
 }

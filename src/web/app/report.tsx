@@ -14,8 +14,8 @@ import type {
   ReportRun,
   ReportTable,
 } from "../../sim/report.js";
+import { conditionState } from "../conditions.js";
 import { type ChartMark, type ChartSeries, elapsedText, TimeChart } from "./charts.js";
-import { conditionState } from "./overview.js";
 
 /** An id for an in-page link, as the report always named them. */
 export function anchor(prefix: string, text: string): string {
@@ -322,7 +322,7 @@ function HpaReport({ name, doc }: { name: string; doc: ReportDocument }) {
         segments: changes.map((c, k) => ({
           from: c.t,
           to: changes[k + 1]?.t ?? end,
-          state: conditionState(type, c.status),
+          state: conditionState(type, c.status, c.reason),
           title: `${type}=${c.status} ${c.reason} from ${elapsedText(c.t)}: ${c.message}`,
         })),
         ticks: [],
