@@ -14,6 +14,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { DecisionRecord } from "../controller/decisions.js";
 import type { SyncEvent } from "../core/sync.js";
 import { metricPoint } from "../sim/report.js";
@@ -48,14 +49,31 @@ export interface HistoryRecord {
   reason: string;
   events: SyncEvent[];
   /**
-   * The DecisionRecord as JSON, parsed only when the sync is opened (decisionOf): a string
-   * takes a fraction of the memory of the object graph, and the journal writes it as is.
+   * The DecisionRecord as JSON, deflated against a recent sync of the same HPA (`dictionary`):
+   * syncs of one HPA repeat most of their text, so this keeps a small fraction of it. Inflated
+   * and parsed only when the sync is opened (decisionOf).
    */
-  json: string;
+  packed: string;
+  dictionary: string;
+}
+
+// The deflated bytes are kept as a latin1 string (one byte per character, on the JS heap): a
+// Buffer this small would be a slice of an 8 KiB pool slab, and would keep all of it alive.
+function deflate(json: string, dictionary: string): string {
+  return deflateRawSync(Buffer.from(json, "utf8"), {
+    dictionary: Buffer.from(dictionary, "utf8"),
+  }).toString("latin1");
+}
+
+/** The record's DecisionRecord as JSON text. */
+export function decisionJson(record: HistoryRecord): string {
+  return inflateRawSync(Buffer.from(record.packed, "latin1"), {
+    dictionary: Buffer.from(record.dictionary, "utf8"),
+  }).toString("utf8");
 }
 
 export function decisionOf(record: HistoryRecord): DecisionRecord {
-  return JSON.parse(record.json) as DecisionRecord;
+  return JSON.parse(decisionJson(record)) as DecisionRecord;
 }
 
 export function reasonOf(decision: DecisionRecord): string {
@@ -87,6 +105,26 @@ export interface HpaHistoryOptions {
 /** 240 syncs: the last hour at the default 15 s sync period. */
 export const DEFAULT_HISTORY_CAPACITY = 240;
 
+/**
+ * One copy of each string the samples repeat at every sync (metric names and units, reasons),
+ * whatever object each sync's copy came from; bounded, as the texts of a fleet are few.
+ */
+const interned = new Map<string, string>();
+function intern(text: string): string {
+  const known = interned.get(text);
+  if (known !== undefined) return known;
+  if (interned.size < 100_000) interned.set(text, text);
+  return text;
+}
+
+const NO_EVENTS: SyncEvent[] = [];
+
+/**
+ * Syncs deflated against one dictionary: at the default 240 syncs, 8 dictionaries of ~2 KiB
+ * per HPA and ~100 bytes per sync, rather than one and ~450 bytes per sync.
+ */
+const DICTIONARY_USES = 32;
+
 export function sampleOf(
   decision: DecisionRecord,
   at: number,
@@ -103,10 +141,15 @@ export function sampleOf(
     pods: counted?.podCount ?? null,
     readyPods: counted?.readyPodCount ?? null,
     loadRps,
-    metrics: trace.metrics.map((m) => ({
-      name: m.description ?? `${m.type} metric #${m.index}`,
-      ...metricPoint(m),
-    })),
+    metrics: trace.metrics.map((m) => {
+      const point = metricPoint(m);
+      return {
+        name: intern(m.description ?? `${m.type} metric #${m.index}`),
+        current: point.current,
+        target: point.target,
+        unit: intern(point.unit),
+      };
+    }),
     outcome: trace.outcome,
     error: decision.error,
   };
@@ -151,15 +194,23 @@ type JournalLine =
   | { k: string; at: number; d: DecisionRecord; l?: number }
   | { k: string; forget: true };
 
-function syncLine(key: string, record: HistoryRecord): string {
+function syncLine(key: string, record: HistoryRecord, json: string): string {
   const load = record.sample.loadRps === null ? "" : `,"l":${record.sample.loadRps}`;
-  return `{"k":${JSON.stringify(key)},"at":${record.sample.at}${load},"d":${record.json}}\n`;
+  return `{"k":${JSON.stringify(key)},"at":${record.sample.at}${load},"d":${json}}\n`;
+}
+
+/** A ring of one HPA's records, and the text its records are deflated against. */
+interface HpaRing {
+  records: Ring<HistoryRecord>;
+  dictionary: string;
+  /** Records deflated against `dictionary`: a new one is taken after DICTIONARY_USES. */
+  dictionaryUses: number;
 }
 
 export class HpaHistory {
   readonly capacity: number;
   private readonly clock: Clock;
-  private readonly rings = new Map<string, Ring<HistoryRecord>>();
+  private readonly rings = new Map<string, HpaRing>();
   private readonly listeners = new Set<(event: HistoryEvent) => void>();
   private seq = 0;
   private live = 0;
@@ -187,8 +238,9 @@ export class HpaHistory {
   record(decision: DecisionRecord, loadRps: number | null = null): HistoryRecord {
     const key = `${decision.trace.hpa.namespace}/${decision.trace.hpa.name}`;
     const at = this.clock.now();
-    const record = this.add(key, decision, at, JSON.stringify(decision), loadRps);
-    this.append(syncLine(key, record));
+    const json = JSON.stringify(decision);
+    const record = this.add(key, decision, at, json, loadRps);
+    this.append(syncLine(key, record, json));
     for (const listener of this.listeners) listener({ type: "sync", key, record });
     return record;
   }
@@ -198,7 +250,7 @@ export class HpaHistory {
     const key = `${namespace}/${name}`;
     const ring = this.rings.get(key);
     if (!ring) return;
-    this.live -= ring.length;
+    this.live -= ring.records.length;
     this.rings.delete(key);
     this.append(`${JSON.stringify({ k: key, forget: true })}\n`);
     for (const listener of this.listeners) listener({ type: "forget", key });
@@ -206,14 +258,14 @@ export class HpaHistory {
 
   /** One HPA's records, oldest first; with `sinceMs`, only those of the last `sinceMs`. */
   get(namespace: string, name: string, sinceMs?: number): HistoryRecord[] {
-    const all = this.rings.get(`${namespace}/${name}`)?.toArray() ?? [];
+    const all = this.rings.get(`${namespace}/${name}`)?.records.toArray() ?? [];
     if (sinceMs === undefined) return all;
     const from = this.clock.now() - sinceMs;
     return all.filter((record) => record.sample.at >= from);
   }
 
   latest(namespace: string, name: string): HistoryRecord | undefined {
-    return this.rings.get(`${namespace}/${name}`)?.last();
+    return this.rings.get(`${namespace}/${name}`)?.records.last();
   }
 
   /** `namespace/name` of every HPA with history, sorted. */
@@ -249,18 +301,26 @@ export class HpaHistory {
   ): HistoryRecord {
     let ring = this.rings.get(key);
     if (!ring) {
-      ring = new Ring<HistoryRecord>(this.capacity);
+      ring = { records: new Ring(this.capacity), dictionary: json, dictionaryUses: 0 };
       this.rings.set(key, ring);
+    } else if (ring.dictionaryUses >= DICTIONARY_USES) {
+      // A recent sync as the new dictionary: the nearer in time, the more text they share (a
+      // sync deflates to ~50 bytes against the one before, ~450 against one of an hour ago);
+      // the records deflated against an old one keep it until they leave the ring.
+      ring.dictionary = json;
+      ring.dictionaryUses = 0;
     }
+    ring.dictionaryUses++;
     const record: HistoryRecord = {
       seq: ++this.seq,
       sample: sampleOf(decision, at, loadRps),
-      reason: reasonOf(decision),
-      events: decision.events,
-      json,
+      reason: intern(reasonOf(decision)),
+      events: decision.events.length === 0 ? NO_EVENTS : decision.events,
+      packed: deflate(json, ring.dictionary),
+      dictionary: ring.dictionary,
     };
-    if (ring.length < ring.capacity) this.live++;
-    ring.push(record);
+    if (ring.records.length < ring.records.capacity) this.live++;
+    ring.records.push(record);
     return record;
   }
 
@@ -278,7 +338,7 @@ export class HpaHistory {
       }
       if ("forget" in line) {
         const ring = this.rings.get(line.k);
-        if (ring) this.live -= ring.length;
+        if (ring) this.live -= ring.records.length;
         this.rings.delete(line.k);
       } else if (typeof line.k === "string" && typeof line.at === "number" && line.d?.trace) {
         const load = typeof line.l === "number" && Number.isFinite(line.l) ? line.l : null;
@@ -309,8 +369,8 @@ export class HpaHistory {
     const fd = openSync(next, "w", 0o600);
     let lines = 0;
     for (const [key, ring] of this.rings) {
-      for (const record of ring.toArray()) {
-        writeSync(fd, syncLine(key, record));
+      for (const record of ring.records.toArray()) {
+        writeSync(fd, syncLine(key, record, decisionJson(record)));
         lines++;
       }
     }

@@ -163,6 +163,32 @@ describe("HpaHistory", () => {
     second.close();
   });
 
+  it("keeps each decision deflated and gives it back exactly, across dictionaries", () => {
+    const clock = fakeClock();
+    const history = new HpaHistory({ capacity: 100, clock });
+    const recorded: DecisionRecord[] = [];
+    // 80 syncs (past two dictionary changes), the HPA changing shape half way.
+    for (let i = 0; i < 80; i++) {
+      const d =
+        i < 40
+          ? decision({ replicas: 2 + (i % 3), cpuPerPodMilli: 60 + i })
+          : decision({ replicas: 5, cpuPerPodMilli: 150, maxReplicas: 30 });
+      recorded.push(d);
+      history.record(d);
+      clock.advance(15_000);
+    }
+    const records = history.get("default", "web");
+    assert.equal(records.length, 80);
+    records.forEach((r, i) => {
+      assert.deepEqual(decisionOf(r), recorded[i]);
+    });
+    const json = recorded.reduce((sum, d) => sum + JSON.stringify(d).length, 0);
+    const kept = records.reduce((sum, r) => sum + r.packed.length, 0);
+    assert.ok(kept * 4 < json, `${kept} bytes kept for ${json} bytes of JSON`);
+    // At most a few dictionaries for the 80 records.
+    assert.ok(new Set(records.map((r) => r.dictionary)).size <= 3);
+  });
+
   it("skips a journal line cut short by a crash and keeps the rest", () => {
     const file = scratchFile();
     const clock = fakeClock();
