@@ -31,6 +31,7 @@ import {
   templateHash,
 } from "./controllers/deployment.js";
 import { podFromTemplate } from "./controllers/pods.js";
+import { quotaStatus } from "./controllers/quota.js";
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
 import { GarbageCollector } from "./gc.js";
@@ -656,8 +657,11 @@ export class EmbeddedCluster {
           else reconcileReplicaSet(this.#controllers, owner);
         }
       }
-      // Endpoints follow the pods as the controllers left them.
+      // Endpoints and quota usage follow the pods as the controllers left them.
       this.network?.sync();
+      for (const quota of this.store.list("ResourceQuota")) {
+        this.#writeStatus({ obj: quota }, quotaStatus(this.store, quota));
+      }
     } finally {
       this.#reconciling = false;
     }

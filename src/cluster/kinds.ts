@@ -15,8 +15,6 @@ interface KnownKind {
 const NOT_SERVED: Record<string, KnownKind> = {
   DaemonSet: { resource: "daemonsets", group: "apps", gcPolicy: "DeleteDependents" },
   ControllerRevision: { resource: "controllerrevisions", group: "apps", gcPolicy: "None" },
-  ConfigMap: { resource: "configmaps", group: "", gcPolicy: "None" },
-  Ingress: { resource: "ingresses", group: "networking.k8s.io", gcPolicy: "None" },
 };
 
 function knownKind(kind: string): KnownKind | undefined {

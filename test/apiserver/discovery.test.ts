@@ -179,6 +179,7 @@ describe("legacy discovery", () => {
         "networking.k8s.io",
         "policy",
         "rbac.authorization.k8s.io",
+        "scheduling.k8s.io",
         "coordination.k8s.io",
         "discovery.k8s.io",
         "apiextensions.k8s.io",
@@ -449,6 +450,7 @@ describe("OpenAPI", () => {
       "apis/networking.k8s.io/v1",
       "apis/policy/v1",
       "apis/rbac.authorization.k8s.io/v1",
+      "apis/scheduling.k8s.io/v1",
     ]);
     const url = paths["apis/autoscaling/v2"]!.serverRelativeURL;
     assert.match(url, /^\/openapi\/v3\/apis\/autoscaling\/v2\?hash=[0-9A-F]+$/);

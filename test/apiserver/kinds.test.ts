@@ -152,8 +152,11 @@ describe("the derived views agree with the registry", () => {
       "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
       "rbac.authorization.k8s.io/v1/Role",
       "rbac.authorization.k8s.io/v1/RoleBinding",
+      "scheduling.k8s.io/v1/PriorityClass",
       "v1/ConfigMap",
+      "v1/LimitRange",
       "v1/Namespace",
+      "v1/ResourceQuota",
       "v1/Secret",
       "v1/ServiceAccount",
     ]);

@@ -12,6 +12,7 @@ import {
   kubectl,
   kubectlOk,
   kubectlsUnderTest,
+  pollUntil,
   startTestServer,
   type TestServer,
   tableRows,
@@ -246,6 +247,81 @@ function describeConfig(binary: KubectlBinary): void {
       );
       assert.notEqual(both.code, 0);
       assert.match(both.stderr, /minAvailable and maxUnavailable cannot be both set/);
+    });
+
+    it("LimitRange, ResourceQuota, PriorityClass: apply, kubectl create quota / priorityclass, columns, usage, bad input refused", async () => {
+      const ns = ["-n", "quota-e2e"];
+      kubectlOk(await run(["create", "namespace", "quota-e2e"]), "create namespace");
+      kubectlOk(
+        await run(
+          ["apply", ...ns, "-f", "-"],
+          "apiVersion: v1\nkind: LimitRange\nmetadata: {name: limits}\nspec:\n  limits:\n  - {type: Container, max: {cpu: '2'}, defaultRequest: {cpu: 100m}}\n",
+        ),
+        "apply limitrange",
+      );
+      kubectlOk(
+        await run(["create", "quota", "small", ...ns, "--hard=pods=5,requests.cpu=1,limits.cpu=4"]),
+        "create quota",
+      );
+      kubectlOk(
+        await run(["create", "priorityclass", "batch", "--value=1000", "--description=batch jobs"]),
+        "create priorityclass",
+      );
+      const limits = tableRows(kubectlOk(await run(["get", "limits", ...ns]), "get limits"));
+      assert.deepEqual(limits[0], ["NAME", "CREATED AT"]);
+      assert.equal(limits[1]?.[0], "limits");
+      assert.match(limits[1]?.[1] ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      const defaulted = JSON.parse(
+        kubectlOk(
+          await run(["get", "limits", "limits", ...ns, "-o", "json"]),
+          "get limits -o json",
+        ),
+      );
+      assert.deepEqual(
+        defaulted.spec.limits[0].default,
+        { cpu: "2" },
+        "the default limit comes from max",
+      );
+      kubectlOk(
+        await run(
+          ["apply", ...ns, "-f", "-"],
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: one}\nspec:\n  containers:\n  - {name: app, image: 'nginx:1.27', resources: {requests: {cpu: 200m}}}\n",
+        ),
+        "apply pod",
+      );
+      const quota = await pollUntil("the quota's usage", async () => {
+        const rows = tableRows(kubectlOk(await run(["get", "quota", ...ns]), "get quota"));
+        return rows[1]?.[2]?.includes("pods: 1/5") ? rows : undefined;
+      });
+      assert.deepEqual(quota[0], ["NAME", "AGE", "REQUEST", "LIMIT"]);
+      assert.equal(quota[1]?.[0], "small");
+      assert.equal(quota[1]?.[2], "pods: 1/5, requests.cpu: 200m/1");
+      assert.equal(quota[1]?.[3], "limits.cpu: 0/4");
+      const classes = tableRows(kubectlOk(await run(["get", "pc"]), "get pc"));
+      assert.deepEqual(classes[0], ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]);
+      assert.deepEqual(
+        classes.slice(1).map((r) => [r[0], r[1], r[2], r[4]]),
+        [
+          ["batch", "1000", "false", "PreemptLowerPriority"],
+          ["system-cluster-critical", "2000000000", "false", "PreemptLowerPriority"],
+          ["system-node-critical", "2000001000", "false", "PreemptLowerPriority"],
+        ],
+      );
+      const reserved = await run(["create", "priorityclass", "system-mine", "--value=1"]);
+      assert.notEqual(reserved.code, 0);
+      assert.match(reserved.stderr, /priority class names with 'system-' prefix are reserved/);
+      const badQuota = await run(["create", "quota", "bad", ...ns, "--hard=cpus=1"]);
+      assert.notEqual(badQuota.code, 0);
+      assert.match(
+        badQuota.stderr,
+        /spec.hard\[cpus\]: Invalid value: "cpus": must be a standard resource for quota/,
+      );
+      const after = tableRows(kubectlOk(await run(["get", "quota", ...ns]), "get quota again"));
+      assert.deepEqual(
+        after.slice(1).map((r) => r[0]),
+        ["small"],
+        "nothing stored",
+      );
     });
 
     it("Ingress, IngressClass, NetworkPolicy: apply, kubectl create ingress, columns, bad paths refused", async () => {

@@ -323,6 +323,49 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    kind: "LimitRange",
+    collection: `/api/v1/namespaces/${NAMESPACE}/limitranges`,
+    allNamespaces: "/api/v1/limitranges",
+    resource: "limitranges",
+    apiVersion: "v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        limits: [
+          {
+            type: "Container",
+            max: { cpu: "4" },
+            min: { cpu: "10m" },
+            defaultRequest: { cpu: "100m" },
+          },
+        ],
+      },
+    }),
+  },
+  {
+    kind: "ResourceQuota",
+    collection: `/api/v1/namespaces/${NAMESPACE}/resourcequotas`,
+    allNamespaces: "/api/v1/resourcequotas",
+    resource: "resourcequotas",
+    apiVersion: "v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: { hard: { pods: "100", "requests.cpu": "64", "limits.memory": "64Gi" } },
+    }),
+  },
+  {
+    kind: "PriorityClass",
+    collection: "/apis/scheduling.k8s.io/v1/priorityclasses",
+    resource: "priorityclasses.scheduling.k8s.io",
+    apiVersion: "scheduling.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name },
+      value: 1000,
+      description: "fuzz",
+      preemptionPolicy: "Never",
+    }),
+  },
+  {
     kind: "ServiceMonitor",
     collection: `/apis/monitoring.coreos.com/v1/namespaces/${NAMESPACE}/servicemonitors`,
     allNamespaces: "/apis/monitoring.coreos.com/v1/servicemonitors",

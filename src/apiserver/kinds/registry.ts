@@ -9,14 +9,17 @@ import { endpointSlice } from "./endpointslice.js";
 import { event } from "./event.js";
 import { horizontalPodAutoscaler } from "./horizontalpodautoscaler.js";
 import { lease } from "./lease.js";
+import { limitRange } from "./limitrange.js";
 import { namespace } from "./namespace.js";
 import { ingress, ingressClass, networkPolicy } from "./networking.js";
 import { node } from "./node.js";
 import { pod } from "./pod.js";
 import { podDisruptionBudget } from "./poddisruptionbudget.js";
+import { priorityClass } from "./priorityclass.js";
 import { clusterRole, clusterRoleBinding, role, roleBinding } from "./rbac.js";
 import { replicaSet } from "./replicaset.js";
 import { replicationController } from "./replicationcontroller.js";
+import { resourceQuota } from "./resourcequota.js";
 import { secret } from "./secret.js";
 import { service } from "./service.js";
 import { serviceAccount } from "./serviceaccount.js";
@@ -31,6 +34,8 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ConfigMap: configMap,
   Secret: secret,
   ServiceAccount: serviceAccount,
+  LimitRange: limitRange,
+  ResourceQuota: resourceQuota,
   Endpoints: endpoints,
   Event: event,
   Node: node,
@@ -47,6 +52,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ClusterRole: clusterRole,
   RoleBinding: roleBinding,
   ClusterRoleBinding: clusterRoleBinding,
+  PriorityClass: priorityClass,
   Lease: lease,
   EndpointSlice: endpointSlice,
   CustomResourceDefinition: customResourceDefinition,

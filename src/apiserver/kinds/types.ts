@@ -34,7 +34,10 @@ export type ServedKind =
   | "PodDisruptionBudget"
   | "Ingress"
   | "IngressClass"
-  | "NetworkPolicy";
+  | "NetworkPolicy"
+  | "LimitRange"
+  | "ResourceQuota"
+  | "PriorityClass";
 
 export type Subresource = "status" | "scale";
 

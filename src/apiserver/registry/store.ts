@@ -37,6 +37,7 @@ import {
   type Versions,
 } from "../fieldmanager/index.js";
 import { customKindOfCrd } from "../kinds/custom.js";
+import { SYSTEM_PRIORITY_CLASSES } from "../kinds/priorityclass.js";
 import { kindDefinition } from "../kinds/registry.js";
 import { type KindStrategy, PLAIN_STRATEGY } from "../kinds/types.js";
 import { storageError } from "../limits.js";
@@ -76,6 +77,9 @@ export class RegistryStore {
           status: { phase: "Active" },
         });
       }
+    }
+    for (const priorityClass of SYSTEM_PRIORITY_CLASSES) {
+      if (!store.get("PriorityClass", "", priorityClass.metadata.name)) store.create(priorityClass);
     }
   }
 
