@@ -42,7 +42,7 @@ import { InformerScaleTargetPort } from "../kube/scale-informer.js";
 import { KubeHpaStatusPort } from "../kube/status.js";
 import { DashboardData } from "../web/data.js";
 import { HpaHistory } from "../web/history.js";
-import { liveWhatIf } from "../web/replay.js";
+import { liveWhatIf, type TargetResponse } from "../web/replay.js";
 import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import {
   type ControllerCommandConfig,
@@ -69,6 +69,8 @@ export interface ControllerDeps {
    * model's traffic and Service loads); recorded with each sync for the dashboard's load chart.
    */
   loadOf?: (hpa: HorizontalPodAutoscaler) => number | null;
+  /** How an HPA's target responds to load, where known (`horizon up`): closes the what-if loop. */
+  responseOf?: (hpa: HorizontalPodAutoscaler) => TargetResponse | null;
 }
 
 /** The dashboard's history journal inside --data-dir. */
@@ -331,7 +333,15 @@ export async function startController(
           history,
           hpas,
           source: "controller",
-          whatIf: { kind: "replay", run: liveWhatIf({ history, hpas, config: config.controller }) },
+          whatIf: {
+            kind: "replay",
+            run: liveWhatIf({
+              history,
+              hpas,
+              config: config.controller,
+              ...(deps.responseOf ? { responseOf: deps.responseOf } : {}),
+            }),
+          },
         }),
         auth: new DashboardAuth(dashboardToken ?? randomBytes(32).toString("base64url")),
       });

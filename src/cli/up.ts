@@ -34,6 +34,7 @@ import { HttpPodNetwork } from "../cluster/network-http.js";
 import { type DataDir, openDataDir } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
 import { ObjectStore } from "../cluster/store.js";
+import { cpuModelUniform, servedPerPod } from "../cluster/usage.js";
 import type { SyncReport } from "../controller/controller.js";
 import { createLogger } from "../controller/log.js";
 import { isLoopbackHost } from "../controller/server.js";
@@ -469,7 +470,26 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
             ref.kind,
             ref.name,
           );
-          return workload ? cluster.metrics.demandRps(workload) : null;
+          return workload ? cluster.metrics.demandRps(workload, cluster.now) : null;
+        },
+        // The what-if replays CPU utilization through the same usage model the pods follow.
+        responseOf: (hpa) => {
+          const ref = hpa.spec.scaleTargetRef;
+          const workload = cluster.workload(
+            hpa.metadata.namespace ?? "default",
+            ref.kind,
+            ref.name,
+          );
+          const request = workload?.owners
+            .map((owner) => owner.template.cpuRequestMilli)
+            .findLast((milli) => milli !== null);
+          if (!workload || request === undefined || request === null || request <= 0) return null;
+          const usage = workload.usage;
+          return {
+            cpuUtilization: (loadRps, replicas) =>
+              (cpuModelUniform(usage, servedPerPod(loadRps, replicas, usage.capacityRps)) * 100) /
+              request,
+          };
         },
       },
     );

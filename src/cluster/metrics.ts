@@ -164,12 +164,14 @@ export class MetricsPipeline {
 
   /**
    * Requests/s offered to the workload at the latest scrape (its traffic models plus what its
-   * pods really answered), or null before its first scrape.
+   * pods really answered); before its first scrape, its traffic models at `now`.
    */
-  demandRps(workload: Workload): number | null {
+  demandRps(workload: Workload, now: number): number {
     const k = this.scrapeIndex;
-    if (workload.ring.first < 0 || workload.lastScrape !== k) return null;
-    return workload.ring.demand[k % this.ringSize]!;
+    if (workload.ring.first >= 0 && workload.lastScrape === k) {
+      return workload.ring.demand[k % this.ringSize]!;
+    }
+    return trafficAt(workload.traffic, now - this.#cluster.startTime);
   }
 
   /** The per-pod share the workload served at scrape `k`, or null when it has no record of it. */

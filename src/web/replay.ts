@@ -3,9 +3,11 @@
 // (usage ratio × the pods or replicas it was computed over = the replicas that would have met
 // its target) and held fixed whatever replicas the replay reaches; in the replay each metric
 // becomes an External AverageValue metric of that demand against a target of 1, so the core's
-// tolerance, stabilization windows, behavior policies and min/max apply unchanged. Pod
-// readiness and the system's response to the replicas (a queue draining faster) are not
-// modelled: for those, run a simulation (horizon simulate --serve).
+// tolerance, stabilization windows, behavior policies and min/max apply unchanged. Where the
+// load and the target's response to it are known (`horizon up`'s cluster model), CPU
+// Utilization metrics are closed loop: computed at the replicas the replay reached. Pod
+// readiness and the response of other metrics (a queue draining faster) are not modelled: for
+// those, run a simulation (horizon simulate --serve).
 
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import type { HorizontalPodAutoscaler, MetricSpec } from "../api/types.js";
@@ -46,15 +48,61 @@ export interface ReplayResult {
 }
 
 /**
+ * How the scale target's pods respond to load, where a cluster model knows it (`horizon up`):
+ * the mean CPU utilization (percent of request) of `replicas` ready pods serving `loadRps`
+ * (null: unknown, e.g. no CPU request).
+ */
+export interface TargetResponse {
+  cpuUtilization(loadRps: number, replicas: number): number | null;
+}
+
+/** Replicas searched for the fewest that meet a CPU target. */
+const MAX_NEEDED = 10_000;
+
+/** The fewest replicas whose CPU utilization at `loadRps` is within `target` (null: none). */
+export function neededReplicas(
+  response: TargetResponse,
+  loadRps: number,
+  target: number,
+): number | null {
+  const meets = (n: number) =>
+    (response.cpuUtilization(loadRps, n) ?? Number.POSITIVE_INFINITY) <= target;
+  if (!meets(MAX_NEEDED)) return null;
+  // Utilization falls as replicas rise (the load spreads): the first that meets it.
+  let low = 1;
+  let high = MAX_NEEDED;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (meets(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/** The CPU Utilization target of the HPA's metric `index` (percent), if it is one. */
+function cpuTarget(hpa: HorizontalPodAutoscaler, index: number): number | null {
+  const metric = hpa.spec.metrics?.[index];
+  if (metric?.type !== "Resource" || metric.resource?.name !== "cpu") return null;
+  const target = metric.resource.target;
+  return target.type === "Utilization" && target.averageUtilization !== undefined
+    ? target.averageUtilization
+    : null;
+}
+
+/**
  * Replays `records` (oldest first) through the core with `hpa` (edited, defaulted) in force.
  * Flaps count direction changes within `flapWindowSeconds`: the same window for both runs of
- * a comparison (the recorded HPA's), or a window of 0 would never flap by definition.
+ * a comparison (the recorded HPA's), or a window of 0 would never flap by definition. With the
+ * target's `response` and a sync's recorded load, a CPU Utilization metric is closed loop: its
+ * utilization is the response at the replicas the replay reached, and its demand the fewest
+ * replicas that meet the target at that load.
  */
 export function replay(
   hpa: HorizontalPodAutoscaler,
   records: readonly HistoryRecord[],
   config: ControllerConfig,
   flapWindowSeconds: number,
+  response: TargetResponse | null = null,
 ): ReplayResult {
   const defaulted = setDefaultsHorizontalPodAutoscaler(hpa);
   let history: CoreHistory = EMPTY_HISTORY;
@@ -63,10 +111,22 @@ export function replay(
   const needed: number[] = [];
   for (const record of records) {
     const decision = decisionOf(record);
-    const demands = demandsOf(decision.trace);
-    const valid = demands
-      .map((demand, index) => ({ demand, index }))
-      .filter((d): d is { demand: number; index: number } => d.demand !== null);
+    const load = record.sample.loadRps;
+    const valid = demandsOf(decision.trace)
+      .map((demand, index) => {
+        const target = cpuTarget(defaulted, index);
+        if (demand === null || !response || load === null || target === null || replicas < 1) {
+          return { demand, needed: demand, index };
+        }
+        const utilization = response.cpuUtilization(load, replicas);
+        if (utilization === null) return { demand, needed: demand, index };
+        const closed = (utilization / target) * replicas;
+        return { demand: closed, needed: neededReplicas(response, load, target) ?? closed, index };
+      })
+      .filter(
+        (d): d is { demand: number; needed: number; index: number } =>
+          d.demand !== null && d.needed !== null,
+      );
     const at = record.sample.at;
     const observations: MetricObservation[] = valid.map((d) => ({
       kind: "external",
@@ -99,11 +159,11 @@ export function replay(
       sampleOf(
         { trace: result.trace, conditions: [], events: result.events, error: result.error },
         at,
-        // Open loop: the load is what it was.
-        record.sample.loadRps,
+        // The load is what it was: how it would change with other replicas is not known.
+        load,
       ),
     );
-    needed.push(Math.ceil(Math.max(0, ...valid.map((d) => d.demand)) - 1e-9));
+    needed.push(Math.ceil(Math.max(0, ...valid.map((d) => d.needed)) - 1e-9));
     if (result.scaleUpdated) replicas = result.desiredReplicas;
   }
   return { samples, measures: measuresOf(samples, needed, flapWindowSeconds) };
@@ -155,6 +215,8 @@ export function liveWhatIf(parts: {
   history: HpaHistory;
   hpas: HpaLister;
   config: ControllerConfig;
+  /** The scale target's response to load, where a cluster model knows it (closed loop). */
+  responseOf?: (hpa: HorizontalPodAutoscaler) => TargetResponse | null;
 }): (namespace: string, name: string, edits: WhatIfEdits) => Promise<WhatIfAnswer> {
   return async (namespace, name, edits) => {
     const hpa = parts.hpas.get(`${namespace}/${name}`);
@@ -171,8 +233,13 @@ export function liveWhatIf(parts: {
     const window =
       recorded.spec.behavior?.scaleDown?.stabilizationWindowSeconds ??
       parts.config.downscaleStabilizationWindowMs / 1000;
-    const asRecorded = replay(recorded, records, parts.config, window);
-    const whatIf = replay(edit.hpa, records, parts.config, window);
+    const response = parts.responseOf?.(hpa) ?? null;
+    const asRecorded = replay(recorded, records, parts.config, window, response);
+    const whatIf = replay(edit.hpa, records, parts.config, window, response);
+    const closed =
+      response !== null &&
+      records.some((r) => r.sample.loadRps !== null) &&
+      (recorded.spec.metrics ?? []).some((_, index) => cpuTarget(recorded, index) !== null);
     const patch = mergePatchOf(edits);
     return {
       ok: true,
@@ -181,6 +248,7 @@ export function liveWhatIf(parts: {
         whatIf: { label: "what-if", ...whatIf },
         patch: JSON.stringify(patch, null, 2),
         command: `kubectl patch hpa ${name} -n ${namespace} --type merge -p '${JSON.stringify(patch)}'`,
+        loop: closed ? "closed" : "open",
       },
     };
   };

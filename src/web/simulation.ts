@@ -213,6 +213,7 @@ export async function whatIf(
       whatIf: trajectoryOf(run, namespace, name),
       patch: JSON.stringify(patch, null, 2),
       command: `kubectl patch hpa ${name} -n ${namespace} --type merge -p '${JSON.stringify(patch)}'`,
+      loop: "simulation",
     },
   };
 }

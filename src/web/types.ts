@@ -96,6 +96,11 @@ export interface WhatIfResult {
   /** The edits as a JSON merge patch, and the kubectl command that applies it. */
   patch: string;
   command: string;
+  /**
+   * "simulation": the scenario ran again; "open": a live replay with each sync's demand as
+   * recorded; "closed": a live replay whose CPU Utilization metrics follow the replicas.
+   */
+  loop: "simulation" | "open" | "closed";
 }
 
 /** GET /api/v1/namespaces/{ns}/hpas/{name}/syncs/{seq}: one sync's decision, explained. */

@@ -1,12 +1,25 @@
 // What-if over a live controller's history: the demand each recorded sync saw, replayed
-// through the core with the HPA edited (open loop), on a fake clock.
+// through the core with the HPA edited (open loop, or closed for CPU where the load and the
+// pods' response are known), on a fake clock.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { decisionRecordOf } from "../../src/controller/decisions.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { HpaHistory } from "../../src/web/history.js";
-import { demandsOf, liveWhatIf, measuresOf } from "../../src/web/replay.js";
+import {
+  demandsOf,
+  liveWhatIf,
+  measuresOf,
+  neededReplicas,
+  type TargetResponse,
+} from "../../src/web/replay.js";
+import type { WhatIfResult } from "../../src/web/types.js";
 import { syncReport } from "../controller/sync-reports.js";
+
+/** Pods using 10m of a 100m request per request/s, serving at most 10 requests/s each. */
+function saturating(): TargetResponse {
+  return { cpuUtilization: (load, replicas) => Math.min(load / replicas, 10) * 10 };
+}
 
 /** An hour of 15 s syncs whose demand alternates between 8 and 2 replicas every 2 minutes. */
 function oscillatingHour() {
@@ -84,6 +97,58 @@ describe("replaying recorded syncs", () => {
     }
     const missing = await run("default", "other", { maxReplicas: 3 });
     assert.equal(missing.ok ? 200 : missing.status, 404);
+  });
+
+  it("finds the fewest replicas that meet a CPU target at a load", () => {
+    // 10 millicores per request, 10 requests/s per pod at most, a 100m request.
+    const response = saturating();
+    assert.equal(neededReplicas(response, 100, 50), 20);
+    assert.equal(neededReplicas(response, 100, 80), 13);
+    // Saturated pods are at 100%: a 100% target is met by one, the load unserved or not.
+    assert.equal(neededReplicas(response, 100, 100), 1);
+    assert.equal(neededReplicas(response, 0, 50), 1);
+    assert.equal(neededReplicas({ cpuUtilization: () => 80 }, 100, 50), null);
+  });
+
+  it("closes the loop for CPU where the load and the pods' response are known", async () => {
+    // An hour at maxReplicas 2 under 100 requests/s: both pods saturated at 100% of request.
+    // The trace says "ratio 2 × 2 pods = 4 replicas"; the load needs 20 at 50%.
+    let now = Date.UTC(2026, 10, 24, 12);
+    const history = new HpaHistory({ capacity: 1000, clock: { now: () => now } });
+    for (let i = 0; i < 240; i++) {
+      const report = syncReport({ replicas: 2, cpuPerPodMilli: 100, maxReplicas: 2 });
+      history.record(decisionRecordOf(report.result!), 100);
+      now += 15_000;
+    }
+    const hpa = syncReport({ replicas: 2, maxReplicas: 2 }).hpa;
+    const parts = {
+      history,
+      hpas: {
+        list: () => [hpa],
+        get: (key: string) => (key === "default/web" ? hpa : undefined),
+        subscribe: () => () => {},
+      },
+      config: defaultControllerConfig(),
+    };
+    const open = await liveWhatIf(parts)("default", "web", { maxReplicas: 30 });
+    const closed = await liveWhatIf({ ...parts, responseOf: () => saturating() })(
+      "default",
+      "web",
+      { maxReplicas: 30 },
+    );
+    assert.ok(open.ok && closed.ok);
+    assert.equal(open.value.loop, "open");
+    assert.equal(closed.value.loop, "closed");
+    const last = (r: WhatIfResult["whatIf"]) => r.samples[r.samples.length - 1]!.desiredReplicas;
+    // Open loop: the demand stays what the saturated pods showed.
+    assert.equal(last(open.value.whatIf), 4);
+    // Closed loop: each scale-up shows more load served, up to the 20 the load needs.
+    assert.equal(last(closed.value.whatIf), 20);
+    assert.equal(closed.value.whatIf.measures!.scaleDowns, 0);
+    // As recorded (max 2), 18 replicas short all hour; the what-if only while it scaled up.
+    const unmet = closed.value.original.measures!.unmetDemandPodSeconds;
+    assert.ok(Math.abs(unmet - 18 * 239 * 15) < 1e-6, `${unmet}`);
+    assert.ok(closed.value.whatIf.measures!.unmetDemandPodSeconds < unmet / 10);
   });
 
   it("measures a trajectory: pod-hours, unmet demand, flaps within the window", () => {

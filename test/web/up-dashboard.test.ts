@@ -72,6 +72,11 @@ describe("horizon up's dashboard", () => {
       syncs = (await detail(first)).syncs.length;
       assert.ok(syncs >= 2);
       assert.equal((await detail(first)).whatIf, "replay");
+      // The load its cluster model offers the target (cpu-step: 20 requests/s at first).
+      assert.ok(
+        (await detail(first)).samples.some((sample) => sample.loadRps === 20),
+        "the recorded load",
+      );
 
       // What-if over the live history: the recorded syncs replayed with maxReplicas 1.
       const whatIf = await fetch(
@@ -87,6 +92,8 @@ describe("horizon up's dashboard", () => {
       assert.ok(result.original.samples.length >= syncs);
       assert.equal(result.whatIf.samples.length, result.original.samples.length);
       assert.ok(result.whatIf.samples.every((s) => s.desiredReplicas === 1));
+      // The cluster model knows the pods' CPU per request: the replay's CPU is closed loop.
+      assert.equal(result.loop, "closed");
     } finally {
       await first.close();
     }

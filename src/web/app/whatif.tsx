@@ -26,6 +26,12 @@ const ROWS: { label: string; value: (m: RunMeasures) => string; lowerIsBetter: b
   { label: "Scale-downs", value: (m) => String(m.scaleDowns), lowerIsBetter: true },
 ];
 
+const LOOP_TEXT = {
+  open: "Open loop: each sync's demand is held as recorded, whatever the replicas (pod readiness and the system's response are not modelled).",
+  closed:
+    "Closed loop for CPU utilization: at each sync's recorded load, the cluster model's pods are as busy as the replicas the replay reached make them; other metrics' demand is held as recorded (pod readiness is not modelled).",
+};
+
 /** Measures of two or more runs, one column each. */
 export function MeasuresTable({ runs }: { runs: Trajectory[] }) {
   if (runs.every((r) => r.measures === null)) return null;
@@ -134,7 +140,7 @@ export function WhatIfPanel({ detail }: { detail: HpaDetail }) {
       <p class="muted small">
         {detail.whatIf === "simulation"
           ? "Edit the HPA and run the simulation again: same traffic, same cluster model, same core."
-          : "Edit the HPA and replay the last hour's recorded syncs through the same core. Open loop: each sync's demand is held as recorded, whatever the replicas (pod readiness and the system's response are not modelled)."}
+          : "Edit the HPA and replay the last hour's recorded syncs through the same core."}
       </p>
       <form onSubmit={run}>
         <div class="whatif-fields">
@@ -187,6 +193,11 @@ export function WhatIfPanel({ detail }: { detail: HpaDetail }) {
       )}
       {result && (
         <div class="whatif-result" aria-live="polite">
+          {result.loop !== "simulation" && (
+            <p class="muted small" id="whatif-loop">
+              {LOOP_TEXT[result.loop]}
+            </p>
+          )}
           <TrajectoryChart
             runs={[result.original, result.whatIf]}
             title="Desired replicas: original and what-if"
