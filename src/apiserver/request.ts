@@ -10,6 +10,7 @@ import {
   managerFromUserAgent,
   validateFieldManager,
 } from "./fieldmanager/index.js";
+import { isCustomKind, withCustomDefaults } from "./kinds/custom.js";
 import type { RequestTarget, ResourceInfo } from "./resources.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
@@ -68,5 +69,6 @@ export function present(ctx: RequestScope, object: KubeObject): KubeObject {
       ctx.apiVersion as "autoscaling/v1" | "autoscaling/v2",
     ) as KubeObject;
   }
-  return { ...object, apiVersion: ctx.apiVersion, kind: ctx.info.kind };
+  const served = { ...object, apiVersion: ctx.apiVersion, kind: ctx.info.kind };
+  return isCustomKind(ctx.info.kind) ? withCustomDefaults(served, ctx.apiVersion) : served;
 }

@@ -294,3 +294,215 @@ describe("custom resources", () => {
     assert.deepEqual((await call("GET", WIDGETS)).body.items, []);
   });
 });
+
+describe("the structural schema", () => {
+  const group = "schema.example.com";
+  const URL_ = `/apis/${group}/v1/namespaces/default/apps`;
+  const schema = {
+    type: "object",
+    properties: {
+      spec: {
+        type: "object",
+        required: ["image"],
+        properties: {
+          image: { type: "string", minLength: 2, maxLength: 20, pattern: "^[a-z0-9/:.-]+$" },
+          replicas: { type: "integer", minimum: 1, maximum: 10, default: 1 },
+          mode: { type: "string", enum: ["fast", "safe"], default: "safe" },
+          ratio: { type: "number", exclusiveMaximum: true, maximum: 1 },
+          port: { "x-kubernetes-int-or-string": true },
+          note: { type: "string", nullable: true },
+          since: { type: "string", format: "date-time" },
+          tags: { type: "array", maxItems: 2, minItems: 1, items: { type: "string" } },
+          labels: { type: "object", additionalProperties: { type: "string" } },
+          extra: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+          template: {
+            type: "object",
+            "x-kubernetes-embedded-resource": true,
+            "x-kubernetes-preserve-unknown-fields": true,
+          },
+          limits: {
+            type: "object",
+            default: {},
+            properties: { cpu: { type: "string", default: "100m" } },
+          },
+        },
+      },
+      status: { type: "object", properties: { ready: { type: "boolean" } } },
+    },
+  };
+  const app = (spec: Record<string, unknown>) => ({
+    apiVersion: `${group}/v1`,
+    kind: "App",
+    metadata: { name: "a" },
+    spec,
+  });
+  async function withCrd() {
+    const s = setup();
+    const res = await s.call(
+      "POST",
+      CRDS,
+      crd("apps", "App", "Namespaced", group, { schema: { openAPIV3Schema: schema } }),
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return s;
+  }
+
+  it("applies defaults on create (nested, and a defaulted object's own defaults)", async () => {
+    const { call } = await withCrd();
+    const res = await call("POST", URL_, app({ image: "nginx" }));
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.spec, {
+      image: "nginx",
+      replicas: 1,
+      mode: "safe",
+      limits: { cpu: "100m" },
+    });
+  });
+
+  const cases: { name: string; spec: Record<string, unknown>; messages: string[] }[] = [
+    {
+      name: "a string where an integer belongs",
+      spec: { image: "nginx", replicas: "three" },
+      messages: [
+        'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+      ],
+    },
+    {
+      name: "a missing required field",
+      spec: { replicas: 2 },
+      messages: ["spec.image: Required value"],
+    },
+    {
+      name: "a value outside enum, minimum and maximum",
+      spec: { image: "nginx", mode: "slow", replicas: 11 },
+      messages: [
+        'spec.mode: Unsupported value: "slow": supported values: "fast", "safe"',
+        "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+      ],
+    },
+    {
+      name: "an exclusive maximum, lengths and a pattern",
+      spec: { image: "X", ratio: 1 },
+      messages: [
+        'spec.image: Invalid value: "X": spec.image in body should be at least 2 chars long',
+        "spec.image: Invalid value: \"X\": spec.image in body should match '^[a-z0-9/:.-]+$'",
+        "spec.ratio: Invalid value: 1: spec.ratio in body should be less than 1",
+      ],
+    },
+    {
+      name: "too long a string, too many and too few items",
+      spec: { image: "a".repeat(21), tags: ["a", "b", "c"] },
+      messages: [
+        "spec.image: Too long: may not be more than 20 bytes",
+        "spec.tags: Too many: 3: must have at most 2 items",
+      ],
+    },
+    {
+      name: "int-or-string, nullable, format, map values, embedded resources",
+      spec: {
+        image: "nginx",
+        port: true,
+        note: null,
+        since: "yesterday",
+        labels: { a: 1 },
+        template: { metadata: {} },
+        tags: [],
+      },
+      messages: [
+        'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
+        'spec.since: Invalid value: "yesterday": spec.since in body must be of type date-time: "yesterday"',
+        "spec.tags: Invalid value: []: spec.tags in body should have at least 1 items",
+        'spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"',
+        "spec.template.apiVersion: Required value: must not be empty",
+        "spec.template.kind: Required value: must not be empty",
+      ],
+    },
+  ];
+  for (const c of cases) {
+    it(`refuses ${c.name}: 422 naming the field, nothing stored`, async () => {
+      const { call, cluster } = await withCrd();
+      const res = await call("POST", URL_, app(c.spec));
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.reason, "Invalid");
+      assert.deepEqual(
+        [...res.body.details.causes.map((x: Json) => `${x.field}: ${x.message}`)].sort(),
+        [...c.messages].sort(),
+      );
+      assert.equal(
+        res.body.message.startsWith(`App.${group} "a" is invalid: `),
+        true,
+        res.body.message,
+      );
+      assert.equal(cluster.store.list("App").length, 0);
+    });
+  }
+
+  it("prunes unknown fields with warnings (Strict: 400), keeps preserved ones", async () => {
+    const { call } = await withCrd();
+    const res = await call(
+      "POST",
+      URL_,
+      { ...app({ image: "nginx", bogus: 1, extra: { anything: { deep: true } } }), top: 1 },
+      {},
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.spec.bogus, undefined);
+    assert.equal(res.body.top, undefined);
+    assert.deepEqual(res.body.spec.extra, { anything: { deep: true } });
+    assert.match(res.headers.warning ?? "", /unknown field \\"spec.bogus\\"/);
+    const strict = await call("POST", `${URL_}?fieldValidation=Strict`, {
+      ...app({ image: "nginx", bogus: 1 }),
+      metadata: { name: "b" },
+    });
+    assert.equal(strict.status, 400);
+    assert.match(strict.body.message, /strict decoding error: unknown field "spec.bogus"/);
+  });
+
+  it("applies defaults on read to objects stored before the default", async () => {
+    const { call, cluster } = await withCrd();
+    assert.equal((await call("POST", URL_, app({ image: "nginx" }))).status, 201);
+    // As if stored before `mode` had its default: the store's copy lacks it.
+    const stored = cluster.store.get("App", "default", "a")!;
+    const spec = { ...(stored.spec as Record<string, unknown>) };
+    delete spec.mode;
+    cluster.store.update({ ...stored, spec });
+    const got = await call("GET", `${URL_}/a`);
+    assert.equal(got.body.spec.mode, "safe");
+  });
+
+  it("refuses a non-structural schema at CRD create", async () => {
+    const { call } = setup();
+    const bad = crd("things", "Thing", "Namespaced", "bad.example.com", {
+      schema: {
+        openAPIV3Schema: {
+          type: "object",
+          properties: {
+            spec: { properties: { a: { type: "string" } } },
+            list: { type: "array" },
+            both: {
+              type: "object",
+              properties: { x: { type: "string" } },
+              additionalProperties: { type: "string" },
+            },
+          },
+        },
+      },
+    });
+    const res = await call("POST", CRDS, bad);
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    const at = "spec.versions[0].schema.openAPIV3Schema";
+    assert.deepEqual(
+      res.body.details.causes.map((x: Json) => `${x.field}: ${x.message}`),
+      [
+        `${at}.properties[spec].type: Required value: must not be empty for specified object fields`,
+        `${at}.properties[list].items: Required value: must be specified`,
+        `${at}.properties[both].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
+      ],
+    );
+    const none = crd("things", "Thing", "Namespaced", "bad.example.com");
+    (none.spec.versions[0] as Record<string, unknown>).schema = undefined;
+    const missing = await call("POST", CRDS, JSON.parse(JSON.stringify(none)));
+    assert.equal(missing.status, 422);
+    assert.match(missing.body.message, /openAPIV3Schema: Required value: schemas are required/);
+  });
+});

@@ -92,6 +92,21 @@ ${version
 `;
 }
 
+const SCHEMA = `schema:
+  openAPIV3Schema:
+    type: object
+    properties:
+      spec:
+        type: object
+        properties:
+          cronSpec: {type: string, pattern: '^(\\S+ ){4}\\S+$'}
+          image: {type: string}
+          replicas: {type: integer, minimum: 0, default: 1}
+      status:
+        type: object
+        properties:
+          replicas: {type: integer}`;
+
 const PRESERVE = `schema:
   openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}`;
 
@@ -118,7 +133,7 @@ function describeCrd(binary: KubectlBinary): void {
     });
 
     it("a CRD applies, is Established, and its resource is in api-resources", async () => {
-      const applied = ok(await run(["apply", "-f", "-"], crdManifest(group, PRESERVE)), "apply");
+      const applied = ok(await run(["apply", "-f", "-"], crdManifest(group, SCHEMA)), "apply");
       assert.match(applied, new RegExp(`crontabs.${group.replaceAll(".", "\\.")} created`));
       ok(
         await run([
@@ -140,7 +155,7 @@ function describeCrd(binary: KubectlBinary): void {
       const cr = `apiVersion: ${group}/v1
 kind: CronTab
 metadata: {name: nightly}
-spec: {cronSpec: "* * * * */5", image: my-cron-image, replicas: 1}
+spec: {cronSpec: "* * * * */5", image: my-cron-image}
 `;
       assert.match(
         ok(await run(["apply", "-f", "-"], cr), "apply"),
@@ -152,6 +167,11 @@ spec: {cronSpec: "* * * * */5", image: my-cron-image, replicas: 1}
       );
       const listed = ok(await run(["get", "ct"]), "get ct");
       assert.match(listed, /^NAME\s+AGE\nnightly\s+\d+s\n$/);
+      const replicas = ok(
+        await run(["get", "ct", "nightly", "-o", "jsonpath={.spec.replicas}"]),
+        "get",
+      );
+      assert.equal(replicas, "1", "the schema's default");
       const yaml = ok(
         await run(["get", `crontabs.${group}`, "nightly", "-o", "jsonpath={.spec.image}"]),
         "get",
@@ -173,6 +193,25 @@ spec: {cronSpec: "* * * * */5", image: my-cron-image, replicas: 1}
       assert.match(all, /crontab\.\S+\/nightly/);
       ok(await run(["delete", "ct", "nightly"]), "delete");
       assert.equal(ok(await run(["get", "ct", "-o", "name"]), "get"), "");
+    });
+
+    it("a custom resource the schema refuses: the error names the field, nothing is stored", async () => {
+      const bad = `apiVersion: ${group}/v1
+kind: CronTab
+metadata: {name: bad}
+spec: {cronSpec: "* * * *", image: x, replicas: "three"}
+`;
+      const refused = await run(["apply", "-f", "-"], bad);
+      assert.notEqual(refused.code, 0);
+      assert.match(
+        refused.stderr,
+        /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string"/,
+      );
+      assert.match(
+        refused.stderr,
+        /spec\.cronSpec: Invalid value: "\* \* \* \*": spec\.cronSpec in body should match/,
+      );
+      assert.equal(server.up.cluster.store.get("CronTab", "default", "bad"), undefined);
     });
 
     it("deleting the CRD deletes its resources and stops serving them", async () => {

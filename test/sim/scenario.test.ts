@@ -492,7 +492,7 @@ spec:
     const monitor =
       "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  endpoints: [{port: http}]\n";
     const crd =
-      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: servicemonitors.monitoring.coreos.com}\nspec:\n  group: monitoring.coreos.com\n  scope: Namespaced\n  names: {plural: servicemonitors, kind: ServiceMonitor}\n  versions: [{name: v1, served: true, storage: true}]\n";
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: servicemonitors.monitoring.coreos.com}\nspec:\n  group: monitoring.coreos.com\n  scope: Namespaced\n  names: {plural: servicemonitors, kind: ServiceMonitor}\n  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]\n";
     const served = ok(file(DEPLOYMENT, crd, monitor), { served: true });
     assert.deepEqual(served.warnings, []);
     assert.deepEqual(

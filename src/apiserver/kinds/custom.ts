@@ -5,9 +5,9 @@
 // (the store, scope, error messages), so a kind is served by one definition at a time, and the
 // definitions are process-wide: embedded clusters in one process share them.
 import type { KubeObject } from "../../api/types.js";
-import { root } from "./meta.js";
+import type { FieldError } from "../../api/validation.js";
+import { type JsonSchema, schemaTreeOf, validateAgainst, withDefaults } from "./crdschema.js";
 import { AGE, NAME, since } from "./printing.js";
-import { DEDUCED } from "./schema.js";
 import {
   type KindDefinition,
   type KindVersion,
@@ -35,6 +35,8 @@ interface CustomKind {
   crd: string;
   names: CrdNames;
   definition: KindDefinition;
+  /** Each served version's openAPIV3Schema, by apiVersion. */
+  schemas: Map<string, JsonSchema>;
 }
 
 const BY_KIND = new Map<string, CustomKind>();
@@ -163,6 +165,7 @@ interface CrdVersion {
   name: string;
   served: boolean;
   subresources: Subresource[];
+  schema: JsonSchema;
 }
 
 function crdVersions(spec: Obj): CrdVersion[] {
@@ -174,7 +177,9 @@ function crdVersions(spec: Obj): CrdVersion[] {
       const subresources: Subresource[] = [];
       if (isObj(sub.status)) subresources.push("status");
       if (isObj(sub.scale)) subresources.push("scale");
-      return { name: v.name as string, served: true, subresources };
+      const schema =
+        isObj(v.schema) && isObj(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : {};
+      return { name: v.name as string, served: true, subresources, schema };
     })
     .sort((a, b) => compareVersions(a.name, b.name));
 }
@@ -214,8 +219,17 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
   const subresources = preferred.subresources;
   const kindVersions: KindVersion[] = versions.map((v) => ({
     version: v.name,
-    schema: root(names.kind, DEDUCED, DEDUCED),
+    schema: schemaTreeOf(names.kind, v.schema),
   }));
+  const schemas = new Map(versions.map((v) => [`${spec.group}/${v.name}`, v.schema]));
+  const schemaOf = (object: KubeObject) => schemas.get(object.apiVersion) ?? preferred.schema;
+  /** Defaults, then the schema's validation (upstream: after decoding and pruning). */
+  const admit = (object: KubeObject): Prepared => {
+    const schema = schemaOf(object);
+    const value = withDefaults(schema, object);
+    const errors = validateAgainst(schema, value);
+    return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+  };
   const definition: KindDefinition = {
     // A custom kind is not one of the built-in ServedKinds; the registry's views read it by name.
     kind: names.kind as ServedKind,
@@ -231,20 +245,27 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
     gcPolicy: "None",
     fieldSelectors: [],
     strategy: {
-      prepareForCreate: (object) => withoutStatus(object, subresources),
-      prepareForUpdate: (next) => ({ ok: true, value: next }),
+      prepareForCreate: (object) => admit(withoutStatus(object, subresources)),
+      prepareForUpdate: admit,
+      validateStatusUpdate: (next): FieldError[] => validateAgainst(schemaOf(next), next),
     },
     printer: {
       columns: [NAME, { ...AGE, type: "date" }],
       cells: (obj, now) => [obj.metadata.name, since(obj.metadata.creationTimestamp, now)],
     },
   };
-  return { crd: crd.metadata.name, names, definition };
+  return { crd: crd.metadata.name, names, definition, schemas };
 }
 
 /** With the status subresource, a create's status is dropped (upstream's PrepareForCreate). */
-function withoutStatus(object: KubeObject, subresources: readonly Subresource[]): Prepared {
-  if (!subresources.includes("status") || !("status" in object)) return { ok: true, value: object };
+function withoutStatus(object: KubeObject, subresources: readonly Subresource[]): KubeObject {
+  if (!subresources.includes("status") || !("status" in object)) return object;
   const { status: _status, ...rest } = object as Obj;
-  return { ok: true, value: rest as KubeObject };
+  return rest as KubeObject;
+}
+
+/** A stored custom resource as read in `apiVersion`: defaults apply on read too, as upstream. */
+export function withCustomDefaults(object: KubeObject, apiVersion: string): KubeObject {
+  const schema = BY_KIND.get(object.kind)?.schemas.get(apiVersion);
+  return schema ? withDefaults(schema, object) : object;
 }

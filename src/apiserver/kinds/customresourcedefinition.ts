@@ -4,7 +4,8 @@
 // (acceptedNames, storedVersions, NamesAccepted and Established) as they would, at once.
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
-import type { FieldError } from "../../api/validation.js";
+import { type FieldError, OMITTED_VALUE } from "../../api/validation.js";
+import { structuralErrors } from "./crdschema.js";
 import { crdNames, namesConflict } from "./custom.js";
 import { root } from "./meta.js";
 import { col, NAME, text } from "./printing.js";
@@ -40,6 +41,24 @@ function validate(crd: KubeObject): FieldError[] {
       type: "FieldValueRequired",
       field: "spec.versions",
       detail: "must have exactly one version marked as storage version",
+    });
+  } else {
+    const storage = spec.versions.filter((v) => isObj(v) && v.storage === true).length;
+    if (storage !== 1) {
+      errors.push({
+        type: "FieldValueInvalid",
+        field: "spec.versions",
+        badValue: OMITTED_VALUE,
+        detail: "must have exactly one version marked as storage version",
+      });
+    }
+    spec.versions.forEach((v: unknown, i) => {
+      const at = `spec.versions[${i}].schema.openAPIV3Schema`;
+      const schema = isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined;
+      // apiextensions.k8s.io/v1 requires a structural schema for every version.
+      if (!isObj(schema))
+        errors.push({ type: "FieldValueRequired", field: at, detail: "schemas are required" });
+      else errors.push(...structuralErrors(schema, at));
     });
   }
   if (typeof spec.group === "string" && typeof names.plural === "string") {

@@ -1,0 +1,350 @@
+// A CRD version's structural schema (`openAPIV3Schema`), as apiextensions-apiserver uses it: the
+// schema tree its pruning and server-side apply read, defaults (`default:`), validation with
+// kube-openapi's messages (`spec.replicas in body must be of type integer: "string"`), and the
+// structural rules a CRD's schema must follow. Formats are checked where cheap.
+
+import type { FieldError } from "../../api/validation.js";
+import { invalid, notSupported, required, tooLong } from "../../api/validation.js";
+import { OBJECT_META } from "./meta.js";
+import {
+  atomicOf,
+  DEDUCED,
+  mapList,
+  mapOf,
+  S,
+  type SchemaNode,
+  type StructNode,
+  str,
+  struct,
+} from "./schema.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** One node of an OpenAPI v3 schema as a CRD writes it (JSONSchemaProps). */
+export type JsonSchema = Obj;
+
+const props = (s: JsonSchema): [string, JsonSchema][] =>
+  isObj(s.properties)
+    ? Object.entries(s.properties).filter((e): e is [string, JsonSchema] => isObj(e[1]))
+    : [];
+
+const preserves = (s: JsonSchema) => s["x-kubernetes-preserve-unknown-fields"] === true;
+const intOrString = (s: JsonSchema) => s["x-kubernetes-int-or-string"] === true;
+const embedded = (s: JsonSchema) => s["x-kubernetes-embedded-resource"] === true;
+
+// ---------------------------------------------------------------------------------------------
+// The schema tree (pruning: unknown fields are those the tree does not list; apply's shapes)
+
+/** The object's tree: apiVersion, kind and ObjectMeta, then the schema's own top-level fields. */
+export function schemaTreeOf(go: string, schema: JsonSchema): StructNode {
+  const fields: Record<string, SchemaNode> = {};
+  for (const [name, child] of props(schema)) fields[name] = nodeOf(child);
+  return struct(
+    { ...fields, apiVersion: str(), kind: str(), metadata: OBJECT_META },
+    { go, ...(preserves(schema) ? { preserveUnknownFields: true } : {}) },
+  );
+}
+
+function nodeOf(s: JsonSchema): SchemaNode {
+  if (intOrString(s)) return S;
+  const type = s.type;
+  if (type === "array") {
+    const element = isObj(s.items) ? nodeOf(s.items) : DEDUCED;
+    const keys = s["x-kubernetes-list-map-keys"];
+    if (s["x-kubernetes-list-type"] === "map" && Array.isArray(keys)) {
+      return mapList(keys as string[], element);
+    }
+    if (s["x-kubernetes-list-type"] === "set") return { kind: "list", element, type: "set" };
+    return atomicOf(element);
+  }
+  if (type === "object" || embedded(s) || (type === undefined && props(s).length > 0)) {
+    if (isObj(s.additionalProperties)) return mapOf(nodeOf(s.additionalProperties));
+    if (s.additionalProperties === true) return DEDUCED;
+    if (props(s).length === 0 && preserves(s)) return DEDUCED;
+    const fields: Record<string, SchemaNode> = {};
+    for (const [name, child] of props(s)) fields[name] = nodeOf(child);
+    if (embedded(s))
+      Object.assign(fields, { apiVersion: str(), kind: str(), metadata: OBJECT_META });
+    return struct(fields, preserves(s) ? { preserveUnknownFields: true } : {});
+  }
+  return preserves(s) ? DEDUCED : S;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaults
+
+/** The object with the schema's defaults filled in (a copy; the argument is not changed). */
+export function withDefaults<T>(schema: JsonSchema, value: T): T {
+  return defaulted(schema, value, true) as T;
+}
+
+function defaulted(s: JsonSchema, value: unknown, root: boolean): unknown {
+  if (Array.isArray(value) && isObj(s.items)) {
+    const items = s.items;
+    return value.map((v) => defaulted(items, v, false));
+  }
+  if (!isObj(value)) return value;
+  const out: Obj = { ...value };
+  for (const [name, child] of props(s)) {
+    // The root's apiVersion, kind and metadata are the server's.
+    if (root && (name === "metadata" || name === "apiVersion" || name === "kind")) continue;
+    const has = Object.hasOwn(out, name);
+    if (child.default !== undefined) {
+      // A null is defaulted too unless the field is nullable (upstream since 1.20).
+      if (!has || (out[name] === null && child.nullable !== true)) {
+        out[name] = structuredClone(child.default);
+      }
+    }
+    if (Object.hasOwn(out, name)) out[name] = defaulted(child, out[name], false);
+  }
+  if (isObj(s.additionalProperties)) {
+    const element = s.additionalProperties;
+    for (const [k, v] of Object.entries(out)) out[k] = defaulted(element, v, false);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation of a custom resource (kube-openapi's validator, errors as apiextensions converts them)
+
+/** The field errors of a custom resource against its version's schema (metadata aside). */
+export function validateAgainst(schema: JsonSchema, object: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isObj(object)) return errors;
+  const top: JsonSchema = {
+    ...schema,
+    properties: Object.fromEntries(
+      props(schema).filter(([name]) => !["metadata", "apiVersion", "kind"].includes(name)),
+    ),
+  };
+  check(top, object, "", errors);
+  return errors;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function typeMatches(type: string, value: unknown): boolean {
+  switch (type) {
+    case "object":
+      return isObj(value);
+    case "array":
+      return Array.isArray(value);
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    default:
+      return true;
+  }
+}
+
+const at = (path: string, name: string) => (path ? `${path}.${name}` : name);
+
+function check(s: JsonSchema, value: unknown, path: string, errors: FieldError[]): void {
+  const field = path || "<root>";
+  const mustBe = (expected: string) =>
+    errors.push(
+      invalid(
+        field,
+        typeOf(value),
+        `${field} in body must be of type ${expected}: "${typeOf(value)}"`,
+      ),
+    );
+  if (value === null) {
+    if (s.nullable === true || preserves(s) || (s.type === undefined && !intOrString(s))) return;
+    mustBe(intOrString(s) ? "integer,string" : String(s.type));
+    return;
+  }
+  if (intOrString(s)) {
+    if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
+      mustBe("integer,string");
+      return;
+    }
+  } else if (typeof s.type === "string" && !typeMatches(s.type, value)) {
+    mustBe(s.type);
+    return;
+  }
+  if (Array.isArray(s.enum) && !s.enum.some((e) => jsonEqual(e, value))) {
+    errors.push(
+      notSupported(
+        field,
+        value,
+        s.enum.map((e) => (typeof e === "string" ? e : JSON.stringify(e))),
+      ),
+    );
+  }
+  if (typeof value === "number") checkNumber(s, value, field, errors);
+  if (typeof value === "string") checkString(s, value, field, errors);
+  if (Array.isArray(value)) {
+    if (typeof s.maxItems === "number" && value.length > s.maxItems) {
+      errors.push({
+        type: "FieldValueTooMany",
+        field,
+        badValue: value.length,
+        detail: `must have at most ${s.maxItems} items`,
+      });
+    }
+    if (typeof s.minItems === "number" && value.length < s.minItems) {
+      errors.push(
+        invalid(field, value, `${field} in body should have at least ${s.minItems} items`, true),
+      );
+    }
+    if (isObj(s.items)) {
+      const items = s.items;
+      for (const [i, v] of value.entries()) check(items, v, `${path}[${i}]`, errors);
+    }
+  }
+  if (isObj(value)) {
+    if (embedded(s)) {
+      for (const name of ["apiVersion", "kind"]) {
+        if (typeof value[name] !== "string" || value[name] === "") {
+          errors.push(required(at(path, name), "must not be empty"));
+        }
+      }
+    }
+    for (const name of Array.isArray(s.required) ? s.required : []) {
+      if (typeof name === "string" && !Object.hasOwn(value, name)) {
+        errors.push({ type: "FieldValueRequired", field: at(path, name), detail: "" });
+      }
+    }
+    for (const [name, child] of props(s)) {
+      if (Object.hasOwn(value, name)) check(child, value[name], at(path, name), errors);
+    }
+    if (isObj(s.additionalProperties)) {
+      const element = s.additionalProperties;
+      for (const [k, v] of Object.entries(value)) check(element, v, at(path, k), errors);
+    }
+  }
+}
+
+function checkNumber(s: JsonSchema, value: number, field: string, errors: FieldError[]): void {
+  const bound = (limit: unknown, exclusive: unknown, below: boolean) => {
+    if (typeof limit !== "number") return;
+    const fails = below
+      ? exclusive === true
+        ? value <= limit
+        : value < limit
+      : exclusive === true
+        ? value >= limit
+        : value > limit;
+    if (!fails) return;
+    const relation = below ? "greater than" : "less than";
+    const text = exclusive === true ? relation : `${relation} or equal to`;
+    errors.push(invalid(field, value, `${field} in body should be ${text} ${limit}`));
+  };
+  bound(s.minimum, s.exclusiveMinimum, true);
+  bound(s.maximum, s.exclusiveMaximum, false);
+  if (typeof s.multipleOf === "number" && s.multipleOf > 0 && value % s.multipleOf !== 0) {
+    errors.push(invalid(field, value, `${field} in body should be a multiple of ${s.multipleOf}`));
+  }
+}
+
+function checkString(s: JsonSchema, value: string, field: string, errors: FieldError[]): void {
+  const length = [...value].length;
+  if (typeof s.maxLength === "number" && length > s.maxLength) {
+    errors.push(tooLong(field, s.maxLength));
+  }
+  if (typeof s.minLength === "number" && length < s.minLength) {
+    errors.push(
+      invalid(field, value, `${field} in body should be at least ${s.minLength} chars long`),
+    );
+  }
+  if (typeof s.pattern === "string") {
+    let re: RegExp | null = null;
+    try {
+      re = new RegExp(s.pattern, "u");
+    } catch {
+      re = null;
+    }
+    if (re && !re.test(value)) {
+      errors.push(invalid(field, value, `${field} in body should match '${s.pattern}'`));
+    }
+  }
+  const format = typeof s.format === "string" ? FORMATS[s.format] : undefined;
+  if (format && !format(value)) {
+    errors.push(invalid(field, value, `${field} in body must be of type ${s.format}: "${value}"`));
+  }
+}
+
+/** The formats checked (cheap ones); others are accepted, as unknown formats are upstream. */
+const FORMATS: Record<string, (v: string) => boolean> = {
+  "date-time": (v) =>
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v) &&
+    !Number.isNaN(Date.parse(v)),
+  date: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)),
+  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
+  byte: (v) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v),
+  ipv4: (v) =>
+    /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(v) &&
+    v.split(".").every((p) => Number(p) <= 255 && (p === "0" || !p.startsWith("0"))),
+  int32: (v) => /^-?\d+$/.test(v) && Math.abs(Number(v)) <= 2 ** 31,
+  int64: (v) => /^-?\d+$/.test(v),
+};
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structural rules (a CRD's schema is refused at create when they do not hold)
+
+/** The errors of a non-structural schema at `field` (spec.versions[i].schema.openAPIV3Schema). */
+export function structuralErrors(schema: JsonSchema, field: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (schema.type !== "object") {
+    if (schema.type === undefined)
+      errors.push(required(`${field}.type`, "must not be empty at the root"));
+    else errors.push(invalid(`${field}.type`, schema.type, "must be object at the root"));
+  }
+  walkStructural(schema, field, true, errors);
+  return errors;
+}
+
+function walkStructural(s: JsonSchema, field: string, root: boolean, errors: FieldError[]): void {
+  if (
+    props(s).length > 0 &&
+    s.additionalProperties !== undefined &&
+    s.additionalProperties !== false
+  ) {
+    errors.push({
+      type: "FieldValueForbidden",
+      field: `${field}.additionalProperties`,
+      detail: "additionalProperties and properties are mutual exclusive",
+    });
+  }
+  const typed = (child: JsonSchema, at: string, what: string) => {
+    if (child.type === undefined && !intOrString(child) && !preserves(child)) {
+      errors.push(required(`${at}.type`, `must not be empty for specified ${what}`));
+    }
+  };
+  for (const [name, child] of props(s)) {
+    const at = `${field}.properties[${name}]`;
+    // The root's metadata is the server's: only its type may be written.
+    if (root && name === "metadata") continue;
+    typed(child, at, "object fields");
+    walkStructural(child, at, false, errors);
+  }
+  if (isObj(s.additionalProperties)) {
+    const at = `${field}.additionalProperties`;
+    typed(s.additionalProperties, at, "object fields");
+    walkStructural(s.additionalProperties, at, false, errors);
+  }
+  if (s.type === "array") {
+    if (!isObj(s.items)) {
+      errors.push(required(`${field}.items`, "must be specified"));
+    } else {
+      typed(s.items, `${field}.items`, "array items");
+      walkStructural(s.items, `${field}.items`, false, errors);
+    }
+  }
+}
