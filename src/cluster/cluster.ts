@@ -6,10 +6,12 @@
 // model and applies the scenario's events through the primitives below.
 
 import { defaultPodSpecOfPod } from "../api/pod-defaults.js";
+import { withSpecReplicas } from "../api/scale.js";
 import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults } from "../api/workload-defaults.js";
+import { customScalePaths } from "../apiserver/kinds/custom.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
@@ -487,10 +489,12 @@ export class EmbeddedCluster {
           resourceVersion: undefined,
           ...(managedFields !== undefined ? { managedFields } : {}),
         },
-        spec: { ...(current.spec as object), replicas },
+        // A custom resource's replicas are at its CRD's specReplicasPath (under .spec).
+        spec: withSpecReplicas(current, replicas, customScalePaths(kind)).spec,
       }),
     );
-    this.#workloadChanged(updated);
+    // A custom resource is its operator's to act on (here: whoever watches it).
+    if (WORKLOAD_KINDS.has(kind)) this.#workloadChanged(updated);
     this.#reconcile();
     return updated;
   }

@@ -2,12 +2,14 @@
 // subresource of Deployments, ReplicaSets, StatefulSets and ReplicationControllers, the pods
 // of a selector (cached views), the metrics APIs, the HPA status subresource, and the events
 // port (events.ts, over the shared event correlator).
-import { scaleOf } from "../api/scale.js";
+import { type ScalePaths, scaleOf } from "../api/scale.js";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscalerStatus,
   KubeObject,
 } from "../api/types.js";
+import { customScalePaths, isCustomKind } from "../apiserver/kinds/custom.js";
+import { kindDefinition } from "../apiserver/kinds/registry.js";
 import type {
   ControllerPorts,
   PortResult,
@@ -53,11 +55,20 @@ const KNOWN: Record<string, string> = {
   HorizontalPodAutoscaler: "autoscaling",
 };
 
-type Lookup = { ok: true; kind: string } | { ok: false; error: string; status: number };
+type Lookup =
+  | { ok: true; kind: string; paths?: ScalePaths }
+  | { ok: false; error: string; status: number };
 
 /** What the RESTMapper and the scale client say about a scaleTargetRef's kind. */
 function lookupKind(ref: CrossVersionObjectReference): Lookup {
   const group = groupOf(ref.apiVersion);
+  const custom = kindDefinition(ref.kind);
+  if (custom && isCustomKind(ref.kind) && custom.group === group) {
+    const paths = customScalePaths(ref.kind);
+    return paths
+      ? { ok: true, kind: ref.kind, paths }
+      : { ok: false, error: "the server could not find the requested resource", status: 404 };
+  }
   const scalableGroup = SCALABLE[ref.kind];
   if (scalableGroup !== undefined && (ref.apiVersion === undefined || group === scalableGroup)) {
     return { ok: true, kind: ref.kind };
@@ -88,7 +99,7 @@ export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
       }
       let scale = scales.get(object);
       if (scale === undefined) {
-        scale = scaleOf(object);
+        scale = scaleOf(object, kind.paths);
         scales.set(object, scale);
       }
       return { ok: true, value: scale };

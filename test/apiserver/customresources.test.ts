@@ -506,3 +506,159 @@ describe("the structural schema", () => {
     assert.match(missing.body.message, /openAPIV3Schema: Required value: schemas are required/);
   });
 });
+
+describe("subresources and printer columns", () => {
+  const group = "sub.example.com";
+  const URL_ = `/apis/${group}/v1/namespaces/default/shards`;
+  const version = {
+    schema: {
+      openAPIV3Schema: {
+        type: "object",
+        properties: {
+          spec: {
+            type: "object",
+            properties: { replicas: { type: "integer", minimum: 0 }, engine: { type: "string" } },
+          },
+          status: {
+            type: "object",
+            properties: { replicas: { type: "integer" }, selector: { type: "string" } },
+          },
+        },
+      },
+    },
+    subresources: {
+      status: {},
+      scale: {
+        specReplicasPath: ".spec.replicas",
+        statusReplicasPath: ".status.replicas",
+        labelSelectorPath: ".status.selector",
+      },
+    },
+    additionalPrinterColumns: [
+      { name: "Engine", type: "string", jsonPath: ".spec.engine" },
+      { name: "Desired", type: "integer", jsonPath: ".spec.replicas" },
+      { name: "Current", type: "integer", jsonPath: ".status.replicas", priority: 1 },
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+  };
+  async function withCrd() {
+    const s = setup();
+    const res = await s.call("POST", CRDS, crd("shards", "Shard", "Namespaced", group, version));
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const created = await s.call("POST", URL_, {
+      apiVersion: `${group}/v1`,
+      kind: "Shard",
+      metadata: { name: "s1" },
+      spec: { replicas: 2, engine: "rocks" },
+      status: { replicas: 9 },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return { ...s, created: created.body };
+  }
+
+  it("status: dropped on create, ignored by the main endpoint, the only change through /status", async () => {
+    const { call, created } = await withCrd();
+    assert.equal(created.status, undefined);
+    const main = await call("PUT", `${URL_}/s1`, {
+      ...created,
+      spec: { replicas: 3, engine: "rocks" },
+      status: { replicas: 5 },
+    });
+    assert.equal(main.status, 200, JSON.stringify(main.body));
+    assert.equal(main.body.status, undefined);
+    assert.equal(main.body.spec.replicas, 3);
+    const status = await call("PUT", `${URL_}/s1/status`, {
+      ...main.body,
+      spec: { replicas: 7, engine: "x" },
+      status: { replicas: 3, selector: "app=shard" },
+    });
+    assert.equal(status.status, 200, JSON.stringify(status.body));
+    assert.deepEqual(status.body.status, { replicas: 3, selector: "app=shard" });
+    assert.deepEqual(status.body.spec, { replicas: 3, engine: "rocks" });
+    const bad = await call("PUT", `${URL_}/s1/status`, {
+      ...status.body,
+      status: { replicas: "three" },
+    });
+    assert.equal(bad.status, 422);
+    assert.match(bad.body.message, /status\.replicas in body must be of type integer/);
+  });
+
+  it("scale: GET, PUT and PATCH an autoscaling/v1 Scale at the CRD's paths", async () => {
+    const { call } = await withCrd();
+    await call(
+      "PATCH",
+      `${URL_}/s1/status`,
+      { status: { replicas: 2, selector: "app=shard" } },
+      {
+        "content-type": "application/merge-patch+json",
+      },
+    );
+    const scale = await call("GET", `${URL_}/s1/scale`);
+    assert.equal(scale.status, 200, JSON.stringify(scale.body));
+    assert.equal(scale.body.kind, "Scale");
+    assert.equal(scale.body.apiVersion, "autoscaling/v1");
+    assert.deepEqual(scale.body.spec, { replicas: 2 });
+    assert.deepEqual(scale.body.status, { replicas: 2, selector: "app=shard" });
+    const put = await call("PUT", `${URL_}/s1/scale`, { ...scale.body, spec: { replicas: 4 } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(put.body.spec.replicas, 4);
+    const patched = await call(
+      "PATCH",
+      `${URL_}/s1/scale`,
+      { spec: { replicas: 5 } },
+      {
+        "content-type": "application/merge-patch+json",
+      },
+    );
+    assert.equal(patched.body.spec.replicas, 5);
+    const got = await call("GET", `${URL_}/s1`);
+    assert.equal(got.body.spec.replicas, 5);
+    assert.equal(got.body.spec.engine, "rocks");
+    const discovery = await call("GET", `/apis/${group}/v1`);
+    assert.deepEqual(
+      discovery.body.resources.map((r: Json) => r.name),
+      ["shards", "shards/status", "shards/scale"],
+    );
+  });
+
+  it("prints the CRD's columns in a Table (null for a missing value)", async () => {
+    const { call } = await withCrd();
+    const table = await call("GET", URL_, undefined, {
+      accept: "application/json;as=Table;v=v1;g=meta.k8s.io",
+    });
+    assert.equal(table.body.kind, "Table");
+    assert.deepEqual(
+      table.body.columnDefinitions.map((c: Json) => [c.name, c.type, c.priority]),
+      [
+        ["Name", "string", 0],
+        ["Engine", "string", 0],
+        ["Desired", "integer", 0],
+        ["Current", "integer", 1],
+        ["Age", "date", 0],
+      ],
+    );
+    const [name, engine, desired, current, age] = table.body.rows[0].cells;
+    assert.deepEqual([name, engine, desired, current], ["s1", "rocks", 2, null]);
+    assert.match(age, /^\d+[smhd]/);
+  });
+
+  it("refuses a CRD with a bad column path or scale path", async () => {
+    const { call } = setup();
+    const bad = crd("bads", "Bad", "Namespaced", "badcols.example.com", {
+      ...version,
+      subresources: { scale: { specReplicasPath: "spec.replicas" } },
+      additionalPrinterColumns: [{ name: "X", type: "text", jsonPath: "{range .items[*]}" }],
+    });
+    const res = await call("POST", CRDS, bad);
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.body.details.causes.map((c: Json) => `${c.field}: ${c.message}`),
+      [
+        'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: "spec.replicas": should be a json path under either `.spec` or `.status`',
+        "spec.versions[0].subresources.scale.statusReplicasPath: Required value",
+        'spec.versions[0].additionalPrinterColumns[0].type: Unsupported value: "text": supported values: "integer", "number", "string", "boolean", "date"',
+        'spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: "{range .items[*]}": must be a simple json path',
+      ],
+    );
+  });
+});

@@ -13,6 +13,7 @@ import {
   type KubectlResult,
   kubectl,
   kubectlRequired,
+  pollUntil,
   startTestServer,
   type TestServer,
 } from "./helpers.js";
@@ -31,7 +32,10 @@ describe("kubectl binaries (kubectl-crd)", () => {
   });
 });
 
-for (const binary of search.binaries) describeCrd(binary);
+for (const binary of search.binaries) {
+  describeCrd(binary);
+  describeScale(binary);
+}
 
 describe("custom resources with --data-dir", () => {
   it("survive a restart: the CRD is loaded first, a cluster-scoped resource stays cluster-wide", async (t) => {
@@ -227,6 +231,186 @@ spec: {cronSpec: "* * * *", image: x, replicas: "three"}
       const gone = await run(["get", `crontabs.${group}`]);
       assert.notEqual(gone.code, 0);
       assert.match(gone.stderr, /the server doesn't have a resource type/);
+    });
+  });
+}
+
+/** A CRD with the status and scale subresources and printer columns (group per kubectl). */
+function shardCrd(group: string): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: shards.${group}}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: {plural: shards, singular: shard, kind: Shard}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 0}
+              engine: {type: string}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              selector: {type: string}
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
+    additionalPrinterColumns:
+    - {name: Engine, type: string, jsonPath: .spec.engine}
+    - {name: Desired, type: integer, jsonPath: .spec.replicas}
+    - {name: Current, type: integer, jsonPath: .status.replicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+`;
+}
+
+/** The pods of a shard: the test plays the shard's operator and keeps this Deployment in step. */
+const SHARD_PODS = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shard-pods}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: shard}}
+  template:
+    metadata: {labels: {app: shard}}
+    spec:
+      containers:
+      - name: db
+        image: registry.k8s.io/hpa-example
+        resources: {requests: {cpu: 100m}}
+`;
+
+function describeScale(binary: KubectlBinary): void {
+  describe(`${binary.name}: a custom resource's scale subresource and an HPA on it`, () => {
+    let server: TestServer;
+    let ctx: KubectlContext;
+    const group = `${binary.name.replace(/[^a-z0-9]/g, "")}.shards.example.com`;
+    const run = (args: string[], stdin?: string) =>
+      kubectl(ctx, args, stdin === undefined ? {} : { stdin });
+    const shard = () => server.up.cluster.store.get("Shard", "default", "main");
+    const shardReplicas = () => (shard()?.spec as { replicas?: number } | undefined)?.replicas;
+
+    before(async () => {
+      server = await startTestServer();
+      ctx = server.context(binary);
+      ok(await run(["apply", "-f", "-"], shardCrd(group)), "apply crd");
+      ok(await run(["wait", "--for=condition=Established", `crd/shards.${group}`]), "wait");
+      const cr = `apiVersion: ${group}/v1\nkind: Shard\nmetadata: {name: main}\nspec: {replicas: 4, engine: rocks}\n`;
+      ok(await run(["apply", "-f", "-"], cr), "apply shard");
+      ok(await run(["apply", "-f", "-"], SHARD_PODS), "apply pods");
+      // The operator's status: what the scale subresource reports and the HPA selects pods by.
+      ok(
+        await run([
+          "patch",
+          `shards.${group}`,
+          "main",
+          "--subresource=status",
+          "--type=merge",
+          "-p",
+          '{"status":{"replicas":4,"selector":"app=shard"}}',
+        ]),
+        "patch status",
+      );
+    });
+    after(async () => {
+      await run(["delete", "crd", `shards.${group}`]).catch(() => undefined);
+      await server?.up.close();
+    });
+
+    it("kubectl get prints the CRD's columns", async () => {
+      const table = ok(await run(["get", `shards.${group}`]), "get");
+      assert.match(
+        table,
+        /^NAME\s+ENGINE\s+DESIRED\s+CURRENT\s+AGE\nmain\s+rocks\s+4\s+4\s+\d+s\n$/,
+      );
+    });
+
+    it("kubectl scale writes the CRD's replicas path through the scale subresource", async () => {
+      assert.match(
+        ok(await run(["scale", `shards.${group}`, "main", "--replicas=3"]), "scale"),
+        /shard\.\S+\/main scaled/,
+      );
+      assert.equal(shardReplicas(), 3);
+      const scale = JSON.parse(
+        ok(
+          await run(["get", "--raw", `/apis/${group}/v1/namespaces/default/shards/main/scale`]),
+          "raw",
+        ),
+      );
+      assert.deepEqual(scale.status, { replicas: 4, selector: "app=shard" });
+      ok(await run(["scale", `shards.${group}`, "main", "--replicas=4"]), "scale back");
+    });
+
+    it("an HPA scales the shard by its pods' CPU (idle: down to minReplicas)", async () => {
+      const hpa = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: shard}
+spec:
+  scaleTargetRef: {apiVersion: ${group}/v1, kind: Shard, name: main}
+  minReplicas: 2
+  maxReplicas: 6
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 0}
+`;
+      ok(await run(["apply", "-f", "-"], hpa), "apply hpa");
+      // The operator: the pods follow the shard's replicas, its status follows the pods.
+      let operating = true;
+      const operator = (async () => {
+        while (operating) {
+          const desired = shardReplicas();
+          const pods = server.up.cluster.store.get("Deployment", "default", "shard-pods");
+          const podReplicas = (pods?.spec as { replicas?: number } | undefined)?.replicas;
+          if (desired !== undefined && desired !== podReplicas) {
+            await run(["scale", "deployment", "shard-pods", `--replicas=${desired}`]);
+            await run([
+              "patch",
+              `shards.${group}`,
+              "main",
+              "--subresource=status",
+              "--type=merge",
+              "-p",
+              JSON.stringify({ status: { replicas: desired } }),
+            ]);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      })();
+      try {
+        await pollUntil(
+          "the HPA scaling the shard down to 2",
+          () => (shardReplicas() === 2 ? true : undefined),
+          {
+            timeoutMs: 60_000,
+          },
+        );
+        const status = JSON.parse(
+          ok(await run(["get", "hpa", "shard", "-o", "json"]), "get hpa"),
+        ).status;
+        assert.equal(status.desiredReplicas, 2);
+        const able = status.conditions.find((c: { type: string }) => c.type === "ScalingActive");
+        assert.equal(able?.reason, "ValidMetricFound", JSON.stringify(status.conditions));
+        const described = ok(await run(["describe", "hpa", "shard"]), "describe");
+        assert.match(described, /Reference:\s+Shard\/main/);
+      } finally {
+        operating = false;
+        await operator;
+      }
+      await pollUntil("the pods following the shard", () => {
+        const pods = server.up.cluster.store.get("Deployment", "default", "shard-pods");
+        return (pods?.spec as { replicas?: number } | undefined)?.replicas === 2 ? true : undefined;
+      });
     });
   });
 }

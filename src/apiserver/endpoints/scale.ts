@@ -1,7 +1,7 @@
 // The scale subresource (autoscaling/v1 Scale): GET, PUT and PATCH of spec.replicas.
 
 import { isRecord } from "../../api/json.js";
-import { scaleOf } from "../../api/scale.js";
+import { type ScalePaths, scaleOf } from "../../api/scale.js";
 import type { KubeObject } from "../../api/types.js";
 import {
   badRequest,
@@ -11,14 +11,15 @@ import {
   methodNotAllowed,
   notFound,
 } from "../errors.js";
+import { customScalePaths } from "../kinds/custom.js";
 import { JSON_HEADERS } from "../request.js";
 import type { ApiResponse } from "../types.js";
 import type { Ctx } from "./context.js";
 import { decodeBody } from "./decode.js";
 import { applyPatch } from "./patch.js";
 
-export function scaleObject(object: KubeObject): Record<string, unknown> {
-  const view = scaleOf(object);
+export function scaleObject(object: KubeObject, paths?: ScalePaths): Record<string, unknown> {
+  const view = scaleOf(object, paths);
   const metadata: Record<string, unknown> = {
     name: object.metadata.name,
     namespace: object.metadata.namespace,
@@ -44,7 +45,9 @@ export function scale(ctx: Ctx, method: string): ApiResponse {
     return errorResponse(methodNotAllowed(ctx.info, name));
   }
   if (!current) return errorResponse(notFound(ctx.info, name));
-  const scale = scaleObject(current);
+  // A custom resource's replicas and selector are where its CRD says.
+  const paths = customScalePaths(ctx.info.kind);
+  const scale = scaleObject(current, paths);
   if (method === "GET") return { status: 200, headers: { ...JSON_HEADERS }, body: scale };
   let next: unknown;
   if (method === "PUT") {
@@ -93,5 +96,5 @@ export function scale(ctx: Ctx, method: string): ApiResponse {
   // The request's manager owns spec.replicas after this write (the registry's scale).
   const updated = ctx.registry.scale(ctx, current, replicas);
   if (!updated) return errorResponse(notFound(ctx.info, name));
-  return { status: 200, headers: { ...JSON_HEADERS }, body: scaleObject(updated) };
+  return { status: 200, headers: { ...JSON_HEADERS }, body: scaleObject(updated, paths) };
 }

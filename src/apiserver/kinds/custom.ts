@@ -4,10 +4,12 @@
 // one and withdraws it when the CRD is deleted. Kinds are keyed by name everywhere in Horizon
 // (the store, scope, error messages), so a kind is served by one definition at a time, and the
 // definitions are process-wide: embedded clusters in one process share them.
+import type { ScalePaths } from "../../api/scale.js";
 import type { KubeObject } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
+import { printerOf } from "./crdprinter.js";
 import { type JsonSchema, schemaTreeOf, validateAgainst, withDefaults } from "./crdschema.js";
-import { AGE, NAME, since } from "./printing.js";
+import { AGE, NAME } from "./printing.js";
 import {
   type KindDefinition,
   type KindVersion,
@@ -37,6 +39,8 @@ interface CustomKind {
   definition: KindDefinition;
   /** Each served version's openAPIV3Schema, by apiVersion. */
   schemas: Map<string, JsonSchema>;
+  /** The preferred version's scale subresource. */
+  scale?: ScalePaths;
 }
 
 const BY_KIND = new Map<string, CustomKind>();
@@ -59,6 +63,11 @@ export function customGeneration(): number {
 
 export function customDefinition(kind: string): KindDefinition | undefined {
   return BY_KIND.get(kind)?.definition;
+}
+
+/** Where a custom kind's scale subresource reads and writes replicas; undefined for other kinds. */
+export function customScalePaths(kind: string): ScalePaths | undefined {
+  return BY_KIND.get(kind)?.scale;
 }
 
 export function isCustomKind(kind: string): boolean {
@@ -166,6 +175,8 @@ interface CrdVersion {
   served: boolean;
   subresources: Subresource[];
   schema: JsonSchema;
+  scale?: ScalePaths;
+  columns: Obj[];
 }
 
 function crdVersions(spec: Obj): CrdVersion[] {
@@ -179,7 +190,27 @@ function crdVersions(spec: Obj): CrdVersion[] {
       if (isObj(sub.scale)) subresources.push("scale");
       const schema =
         isObj(v.schema) && isObj(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : {};
-      return { name: v.name as string, served: true, subresources, schema };
+      const version: CrdVersion = {
+        name: v.name as string,
+        served: true,
+        subresources,
+        schema,
+        columns: Array.isArray(v.additionalPrinterColumns)
+          ? v.additionalPrinterColumns.filter(isObj)
+          : [],
+      };
+      const scale = sub.scale;
+      if (isObj(scale) && typeof scale.specReplicasPath === "string") {
+        version.scale = {
+          specReplicasPath: scale.specReplicasPath,
+          statusReplicasPath:
+            typeof scale.statusReplicasPath === "string" ? scale.statusReplicasPath : "",
+          ...(typeof scale.labelSelectorPath === "string"
+            ? { labelSelectorPath: scale.labelSelectorPath }
+            : {}),
+        };
+      }
+      return version;
     })
     .sort((a, b) => compareVersions(a.name, b.name));
 }
@@ -249,12 +280,15 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
       prepareForUpdate: admit,
       validateStatusUpdate: (next): FieldError[] => validateAgainst(schemaOf(next), next),
     },
-    printer: {
-      columns: [NAME, { ...AGE, type: "date" }],
-      cells: (obj, now) => [obj.metadata.name, since(obj.metadata.creationTimestamp, now)],
-    },
+    printer: printerOf(NAME, { ...AGE, type: "date" }, preferred.columns),
   };
-  return { crd: crd.metadata.name, names, definition, schemas };
+  return {
+    crd: crd.metadata.name,
+    names,
+    definition,
+    schemas,
+    ...(preferred.scale ? { scale: preferred.scale } : {}),
+  };
 }
 
 /** With the status subresource, a create's status is dropped (upstream's PrepareForCreate). */

@@ -5,6 +5,7 @@
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import { type FieldError, OMITTED_VALUE } from "../../api/validation.js";
+import { parseJsonPath } from "./crdprinter.js";
 import { structuralErrors } from "./crdschema.js";
 import { crdNames, namesConflict } from "./custom.js";
 import { root } from "./meta.js";
@@ -59,6 +60,7 @@ function validate(crd: KubeObject): FieldError[] {
       if (!isObj(schema))
         errors.push({ type: "FieldValueRequired", field: at, detail: "schemas are required" });
       else errors.push(...structuralErrors(schema, at));
+      errors.push(...versionErrors(v, `spec.versions[${i}]`));
     });
   }
   if (typeof spec.group === "string" && typeof names.plural === "string") {
@@ -69,6 +71,56 @@ function validate(crd: KubeObject): FieldError[] {
         field: "metadata.name",
         badValue: crd.metadata.name,
         detail: `must be spec.names.plural+"."+spec.group`,
+      });
+    }
+  }
+  return errors;
+}
+
+/** The scale subresource's paths and the printer columns' JSONPaths of one version. */
+function versionErrors(version: unknown, at: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isObj(version)) return errors;
+  const scale = isObj(version.subresources) ? version.subresources.scale : undefined;
+  if (isObj(scale)) {
+    for (const name of ["specReplicasPath", "statusReplicasPath"]) {
+      const path = scale[name];
+      const field = `${at}.subresources.scale.${name}`;
+      if (typeof path !== "string" || path === "") {
+        errors.push({ type: "FieldValueRequired", field, detail: "" });
+      } else if (!/^(\.[A-Za-z0-9_-]+)+$/.test(path)) {
+        errors.push({
+          type: "FieldValueInvalid",
+          field,
+          badValue: path,
+          detail: "should be a json path under either `.spec` or `.status`",
+        });
+      }
+    }
+  }
+  const columns = Array.isArray(version.additionalPrinterColumns)
+    ? version.additionalPrinterColumns
+    : [];
+  for (const [j, c] of columns.entries()) {
+    const field = `${at}.additionalPrinterColumns[${j}]`;
+    if (!isObj(c)) continue;
+    if (typeof c.name !== "string" || c.name === "")
+      errors.push({ type: "FieldValueRequired", field: `${field}.name`, detail: "" });
+    const types = ["integer", "number", "string", "boolean", "date"];
+    if (typeof c.type !== "string" || !types.includes(c.type)) {
+      errors.push({
+        type: "FieldValueNotSupported",
+        field: `${field}.type`,
+        badValue: c.type ?? "",
+        detail: `supported values: ${types.map((t) => `"${t}"`).join(", ")}`,
+      });
+    }
+    if (typeof c.jsonPath !== "string" || parseJsonPath(c.jsonPath) === null) {
+      errors.push({
+        type: "FieldValueInvalid",
+        field: `${field}.jsonPath`,
+        badValue: c.jsonPath ?? "",
+        detail: "must be a simple json path",
       });
     }
   }
