@@ -418,6 +418,14 @@ describe("the structural schema", () => {
       ],
     },
   ];
+  cases.push({
+    name: "a scalar where an object or a list belongs (no decoding error: the schema's 422)",
+    spec: { image: "nginx", limits: "big", tags: "a" },
+    messages: [
+      'spec.limits: Invalid value: "string": spec.limits in body must be of type object: "string"',
+      'spec.tags: Invalid value: "string": spec.tags in body must be of type array: "string"',
+    ],
+  });
   for (const c of cases) {
     it(`refuses ${c.name}: 422 naming the field, nothing stored`, async () => {
       const { call, cluster } = await withCrd();

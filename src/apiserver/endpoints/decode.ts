@@ -12,6 +12,7 @@ import {
   unsupportedMediaType,
   unsupportedPatchType,
 } from "../errors.js";
+import { isCustomKind } from "../kinds/custom.js";
 import { depthError, OBJECT_MAX_DEPTH } from "../limits.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "../microtime.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "../protobuf.js";
@@ -83,7 +84,10 @@ export function toStored(ctx: Ctx, body: unknown): Result<KubeObject> {
   }
   // Decoded into the kind's Go types (a value of the wrong JSON type fails), then the
   // Time/MicroTime fields re-encoded as upstream's; both before unknown fields are looked at.
-  const typed = decodeTyped(ctx.info.kind, ctx.target.version, object);
+  // A custom resource is decoded as unstructured JSON: its schema's validation judges types (422).
+  const typed = isCustomKind(ctx.info.kind)
+    ? { ok: true as const, value: object }
+    : decodeTyped(ctx.info.kind, ctx.target.version, object);
   if (!typed.ok) return fail(timeDecodeFailure(decodeContext(ctx, body), typed.error));
   Object.assign(object, typed.value);
   if (!isRecord(object.metadata)) object.metadata = {};
