@@ -313,7 +313,7 @@ const QUERY_PARAMS = ["dryRun", "fieldManager", "fieldValidation", "force"].map(
 function openapiV3Doc(group: string, version: string): object {
   const { schemas, kinds } = openapiSchemas(group, version);
   const paths: Record<string, unknown> = {};
-  for (const r of RESOURCES) {
+  for (const r of served().resources) {
     if (r.group !== group || r.version !== version) continue;
     const gvk = { group, version, kind: r.kind };
     const definition = kinds.get(r.kind);
@@ -361,25 +361,51 @@ function openapiV3Key(group: string, version: string): string {
  * Group-versions with writable resources (the ones create/apply validate against) or kinds
  * (`kubectl explain`).
  */
-function openapiGroupVersions(): { group: string; version: string }[] {
+function openapiGroupVersions(
+  resources: readonly ResourceInfo[],
+): { group: string; version: string }[] {
   const out: { group: string; version: string }[] = [];
-  for (const r of RESOURCES) {
-    if (!r.verbs.includes("patch") && !SERVED.some((s) => s.kind === r.kind)) continue;
+  const kinds = servedResources();
+  for (const r of resources) {
+    if (!r.verbs.includes("patch") && !kinds.some((s) => s.kind === r.kind)) continue;
     if (!out.some((gv) => gv.group === r.group && gv.version === r.version))
       out.push({ group: r.group, version: r.version });
   }
   return out;
 }
 
-const OPENAPI_V3 = new Map<string, { doc: object; hash: string }>();
-for (const { group, version } of openapiGroupVersions()) {
+function openapiV3Entry(group: string, version: string): { doc: object; hash: string } {
   const doc = openapiV3Doc(group, version);
   const hash = createHash("sha512")
     .update(JSON.stringify(doc))
     .digest("hex")
     .slice(0, 128)
     .toUpperCase();
-  OPENAPI_V3.set(openapiV3Key(group, version), { doc, hash });
+  return { doc, hash };
+}
+
+/** The built-in group-versions' documents, computed once. */
+const BUILT_IN_OPENAPI_V3 = new Map(
+  openapiGroupVersions(RESOURCES).map(({ group, version }) => [
+    openapiV3Key(group, version),
+    openapiV3Entry(group, version),
+  ]),
+);
+
+let openapiCurrent = { generation: 0, docs: BUILT_IN_OPENAPI_V3 };
+
+/** Every group-version's document: the built-in ones, and the custom resources' (CRDs come and go). */
+function openapiV3Docs(): Map<string, { doc: object; hash: string }> {
+  const generation = customGeneration();
+  if (openapiCurrent.generation !== generation) {
+    const docs = new Map(BUILT_IN_OPENAPI_V3);
+    const custom = served().resources.slice(RESOURCES.length);
+    for (const { group, version } of openapiGroupVersions(custom)) {
+      docs.set(openapiV3Key(group, version), openapiV3Entry(group, version));
+    }
+    openapiCurrent = { generation, docs };
+  }
+  return openapiCurrent.docs;
 }
 
 /**
@@ -464,14 +490,14 @@ export function handleDiscovery(req: ApiRequest): ApiResponse | null {
 
   if (path === "/openapi/v3") {
     const paths: Record<string, unknown> = {};
-    for (const [key, { hash }] of OPENAPI_V3) {
+    for (const [key, { hash }] of openapiV3Docs()) {
       paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
     }
     return json({ paths });
   }
 
   if (path.startsWith("/openapi/v3/")) {
-    const entry = OPENAPI_V3.get(path.slice("/openapi/v3/".length));
+    const entry = openapiV3Docs().get(path.slice("/openapi/v3/".length));
     if (!entry) return null;
     const headers: Record<string, string> = {
       "content-type": "application/json",

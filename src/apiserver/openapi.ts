@@ -3,7 +3,8 @@
 // upstream names it (`io.k8s.api.apps.v1.Deployment`), struct fields as `allOf: [$ref]`,
 // `x-kubernetes-group-version-kind` on the kinds, and the list/map/patch extensions from the
 // tree. `kubectl explain` reads them; client-side apply and diff read their patch merge keys.
-import { KIND_LIST } from "./kinds/registry.js";
+import { customSchema } from "./kinds/custom.js";
+import { KIND_LIST, servedDefinitions } from "./kinds/registry.js";
 import { type GoScalar, jsonFields, type SchemaNode, type StructNode } from "./kinds/schema.js";
 import type { KindDefinition } from "./kinds/types.js";
 
@@ -109,6 +110,27 @@ class Builder {
     };
   }
 
+  /**
+   * A custom kind is described by its CRD's schema (its descriptions, types and validations),
+   * with the server's apiVersion, kind and ObjectMeta, as apiextensions publishes it.
+   */
+  useCrdSchema(kind: string, crd: Schema): void {
+    const name = this.kinds.get(kind)!;
+    const built = this.schemas[name]!;
+    const own = (crd.properties ?? {}) as Record<string, Schema>;
+    const server = built.properties as Record<string, Schema>;
+    this.schemas[name] = {
+      ...crd,
+      properties: {
+        ...own,
+        apiVersion: { ...own.apiVersion, ...server.apiVersion },
+        kind: { ...own.kind, ...server.kind },
+        metadata: server.metadata,
+      },
+      "x-kubernetes-group-version-kind": built["x-kubernetes-group-version-kind"],
+    };
+  }
+
   /** A property's schema: named structs and named scalars by reference, the rest inline. */
   property(node: SchemaNode): Schema {
     switch (node.kind) {
@@ -205,9 +227,14 @@ export interface OpenApiSchemas {
 /** The schemas of the OpenAPI v3 document of one group-version. */
 export function openapiSchemas(group: string, version: string): OpenApiSchemas {
   const builder = new Builder(groupPackage(group));
-  for (const d of KIND_LIST) {
+  for (const d of servedDefinitions()) {
     if (d.group !== group) continue;
-    for (const v of d.versions) if (v.version === version) builder.addKind(d, version, v.schema);
+    for (const v of d.versions) {
+      if (v.version !== version) continue;
+      builder.addKind(d, version, v.schema);
+      const crd = customSchema(d.kind, `${group}/${version}`);
+      if (crd) builder.useCrdSchema(d.kind, crd);
+    }
   }
   const schemas = Object.fromEntries(
     Object.entries(builder.schemas).sort(([a], [b]) => a.localeCompare(b)),

@@ -105,7 +105,7 @@ const SCHEMA = `schema:
         properties:
           cronSpec: {type: string, pattern: '^(\\S+ ){4}\\S+$'}
           image: {type: string}
-          replicas: {type: integer, minimum: 0, default: 1}
+          replicas: {type: integer, minimum: 0, default: 1, description: How many crons run at once.}
       status:
         type: object
         properties:
@@ -197,6 +197,18 @@ spec: {cronSpec: "* * * * */5", image: my-cron-image}
       assert.match(all, /crontab\.\S+\/nightly/);
       ok(await run(["delete", "ct", "nightly"]), "delete");
       assert.equal(ok(await run(["get", "ct", "-o", "name"]), "get"), "");
+    });
+
+    it("kubectl explain reads the CRD's schema, descriptions included", async () => {
+      const out = ok(await run(["explain", "crontabs.spec.replicas"]), "explain");
+      assert.match(out, /^GROUP:\s+\S+\nKIND:\s+CronTab\nVERSION:\s+v1\n/);
+      assert.match(out, /FIELD: replicas <integer>/);
+      assert.match(out, /How many crons run at once\./);
+      const spec = ok(await run(["explain", "ct.spec"]), "explain spec");
+      assert.match(spec, /cronSpec\s+<string>/);
+      assert.match(spec, /image\s+<string>/);
+      const meta = ok(await run(["explain", "ct.metadata.labels"]), "explain metadata");
+      assert.match(meta, /labels\s+<map\[string\]string>|FIELD: labels <map\[string\]string>/);
     });
 
     it("a custom resource the schema refuses: the error names the field, nothing is stored", async () => {

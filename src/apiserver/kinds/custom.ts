@@ -250,7 +250,7 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
   const subresources = preferred.subresources;
   const kindVersions: KindVersion[] = versions.map((v) => ({
     version: v.name,
-    schema: schemaTreeOf(names.kind, v.schema),
+    schema: schemaTreeOf(`${v.name}.${names.kind}`, v.schema),
   }));
   const schemas = new Map(versions.map((v) => [`${spec.group}/${v.name}`, v.schema]));
   const schemaOf = (object: KubeObject) => schemas.get(object.apiVersion) ?? preferred.schema;
@@ -296,6 +296,11 @@ function withoutStatus(object: KubeObject, subresources: readonly Subresource[])
   if (!subresources.includes("status") || !("status" in object)) return object;
   const { status: _status, ...rest } = object as Obj;
   return rest as KubeObject;
+}
+
+/** The openAPIV3Schema of a custom kind in `apiVersion` (OpenAPI publishes it). */
+export function customSchema(kind: string, apiVersion: string): JsonSchema | undefined {
+  return BY_KIND.get(kind)?.schemas.get(apiVersion);
 }
 
 /** A stored custom resource as read in `apiVersion`: defaults apply on read too, as upstream. */
