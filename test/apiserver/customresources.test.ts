@@ -670,3 +670,43 @@ describe("subresources and printer columns", () => {
     );
   });
 });
+
+describe("versions", () => {
+  it("are served by priority (v1 before v1beta1 before v1alpha1); every version reads the one object", async () => {
+    const { call } = setup();
+    const group = "versions.example.com";
+    const schema = {
+      openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+    };
+    const body = crd("tools", "Tool", "Namespaced", group);
+    body.spec.versions = [
+      { name: "v1alpha1", served: true, storage: false, schema },
+      { name: "v1beta1", served: true, storage: true, schema },
+      { name: "v1", served: true, storage: false, schema },
+      { name: "v2", served: false, storage: false, schema },
+    ];
+    const created = await call("POST", CRDS, body);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(created.body.status.storedVersions, ["v1beta1"]);
+    const groupInfo = await call("GET", `/apis/${group}`);
+    assert.deepEqual(
+      groupInfo.body.versions.map((v: Json) => v.version),
+      ["v1", "v1beta1", "v1alpha1"],
+    );
+    assert.equal(groupInfo.body.preferredVersion.version, "v1");
+    const tool = {
+      apiVersion: `${group}/v1beta1`,
+      kind: "Tool",
+      metadata: { name: "t" },
+      spec: { a: 1 },
+    };
+    assert.equal(
+      (await call("POST", `/apis/${group}/v1beta1/namespaces/default/tools`, tool)).status,
+      201,
+    );
+    const v1 = await call("GET", `/apis/${group}/v1/namespaces/default/tools/t`);
+    assert.equal(v1.body.apiVersion, `${group}/v1`);
+    assert.deepEqual(v1.body.spec, { a: 1 });
+    assert.equal((await call("GET", `/apis/${group}/v2/namespaces/default/tools/t`)).status, 404);
+  });
+});

@@ -172,7 +172,6 @@ function isEstablished(crd: KubeObject): boolean {
 /** A version of a CRD as written in spec.versions[]. */
 interface CrdVersion {
   name: string;
-  served: boolean;
   subresources: Subresource[];
   schema: JsonSchema;
   scale?: ScalePaths;
@@ -192,7 +191,6 @@ function crdVersions(spec: Obj): CrdVersion[] {
         isObj(v.schema) && isObj(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : {};
       const version: CrdVersion = {
         name: v.name as string,
-        served: true,
         subresources,
         schema,
         columns: Array.isArray(v.additionalPrinterColumns)
