@@ -28,11 +28,8 @@ export function isStandardContainerResource(name: string): boolean {
   return ["cpu", "memory", "ephemeral-storage"].includes(name) || name.startsWith("hugepages-");
 }
 
-const STANDARD_RESOURCES = new Set([
-  "cpu",
-  "memory",
-  "ephemeral-storage",
-  "storage",
+/** Resources counted in whole objects (IsIntegerResourceName's standard ones). */
+export const OBJECT_COUNT_RESOURCES: readonly string[] = [
   "pods",
   "services",
   "replicationcontrollers",
@@ -42,6 +39,13 @@ const STANDARD_RESOURCES = new Set([
   "persistentvolumeclaims",
   "services.nodeports",
   "services.loadbalancers",
+];
+
+/** Compute resources and what a quota names of them (requests.*, limits.*). */
+export const COMPUTE_RESOURCES: readonly string[] = [
+  "cpu",
+  "memory",
+  "ephemeral-storage",
   "requests.cpu",
   "requests.memory",
   "requests.storage",
@@ -49,7 +53,9 @@ const STANDARD_RESOURCES = new Set([
   "limits.cpu",
   "limits.memory",
   "limits.ephemeral-storage",
-]);
+];
+
+const STANDARD_RESOURCES = new Set([...OBJECT_COUNT_RESOURCES, ...COMPUTE_RESOURCES, "storage"]);
 
 /** validateResourceName: a qualified name, standard unless it has a domain. */
 export function validateResourceName(

@@ -11,7 +11,7 @@ import {
   isQualifiedName,
   notSupported,
 } from "../../api/validation.js";
-import { resourceList } from "./limitrange.js";
+import { COMPUTE_RESOURCES, OBJECT_COUNT_RESOURCES, resourceList } from "./limitrange.js";
 import { root } from "./meta.js";
 import { AGE, asRecord, col, NAME, since } from "./printing.js";
 import { atomicOf, mapOf, pb, qty, str, strs, struct } from "./schema.js";
@@ -19,40 +19,8 @@ import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./t
 
 const RESOURCE_LIST = { go: "v1.ResourceList" };
 
-const QUOTA_RESOURCES = new Set([
-  "pods",
-  "services",
-  "replicationcontrollers",
-  "resourcequotas",
-  "secrets",
-  "configmaps",
-  "persistentvolumeclaims",
-  "services.nodeports",
-  "services.loadbalancers",
-  "cpu",
-  "memory",
-  "ephemeral-storage",
-  "requests.cpu",
-  "requests.memory",
-  "requests.storage",
-  "requests.ephemeral-storage",
-  "limits.cpu",
-  "limits.memory",
-  "limits.ephemeral-storage",
-]);
-
-/** Resources counted in whole objects: a fractional hard limit is refused. */
-const INTEGER_RESOURCES = new Set([
-  "pods",
-  "services",
-  "replicationcontrollers",
-  "resourcequotas",
-  "secrets",
-  "configmaps",
-  "persistentvolumeclaims",
-  "services.nodeports",
-  "services.loadbalancers",
-]);
+const QUOTA_RESOURCES = new Set([...OBJECT_COUNT_RESOURCES, ...COMPUTE_RESOURCES]);
+const INTEGER_RESOURCES = new Set(OBJECT_COUNT_RESOURCES);
 
 export const QUOTA_SCOPES = [
   "BestEffort",
