@@ -55,9 +55,14 @@ describe("an informer that stops reading", () => {
         .map((l) => JSON.parse(l) as { event: string; name?: string; resourceVersion?: string });
     try {
       up.cluster.store.create(service("0"));
+      // Its watch must be open before it stops: the first add comes from the LIST, and a watch
+      // opened only after the flood replays it at the reader's pace (nothing to drop).
       await pollUntil(
-        "the informer's first add",
-        () => events().some((e) => e.event === "add" && e.name === "big") || undefined,
+        "the informer's first add and its open watch",
+        () =>
+          (events().some((e) => e.event === "add" && e.name === "big") &&
+            events().some((e) => e.event === "started")) ||
+          undefined,
         { timeoutMs: 30_000 },
       );
       child.kill("SIGSTOP");
