@@ -415,14 +415,16 @@ spec:
         assert.equal(able?.reason, "ValidMetricFound", JSON.stringify(status.conditions));
         const described = ok(await run(["describe", "hpa", "shard"]), "describe");
         assert.match(described, /Reference:\s+Shard\/main/);
+        // The operator is still running: it may not have seen the shard's new size yet.
+        await pollUntil("the pods following the shard", () => {
+          const pods = server.up.cluster.store.get("Deployment", "default", "shard-pods");
+          const replicas = (pods?.spec as { replicas?: number } | undefined)?.replicas;
+          return replicas === 2 ? true : undefined;
+        });
       } finally {
         operating = false;
         await operator;
       }
-      await pollUntil("the pods following the shard", () => {
-        const pods = server.up.cluster.store.get("Deployment", "default", "shard-pods");
-        return (pods?.spec as { replicas?: number } | undefined)?.replicas === 2 ? true : undefined;
-      });
     });
   });
 }
