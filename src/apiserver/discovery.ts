@@ -28,6 +28,8 @@ export interface ResourceInfo {
 }
 
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
+/** A subresource's verbs: pods/log is only read. */
+const subresourceVerbs = (sub: string) => (sub === "log" ? ["get"] : SUBRESOURCE_VERBS);
 
 // metrics-server's resources: get and list only, no singular names.
 const METRICS_RESOURCES: ResourceInfo[] = [
@@ -190,7 +192,7 @@ function apiResources(group: string, version: string): object[] {
       if (sub === "scale")
         Object.assign(subEntry, { group: "autoscaling", version: "v1", kind: "Scale" });
       else subEntry.kind = r.kind;
-      subEntry.verbs = SUBRESOURCE_VERBS;
+      subEntry.verbs = subresourceVerbs(sub);
       out.push(subEntry);
     }
   }
@@ -253,7 +255,7 @@ function discoveryResources(group: string, version: string): object[] {
           sub === "scale"
             ? { group: "autoscaling", version: "v1", kind: "Scale" }
             : { group: "", version: "", kind: r.kind },
-        verbs: SUBRESOURCE_VERBS,
+        verbs: subresourceVerbs(sub),
       }));
     }
     out.push(entry);

@@ -14,6 +14,7 @@ import { create } from "./endpoints/create.js";
 import { deleteCollection, deleteObject } from "./endpoints/delete.js";
 import { get } from "./endpoints/get.js";
 import { list } from "./endpoints/list.js";
+import { podLog } from "./endpoints/log.js";
 import { patch } from "./endpoints/patch.js";
 import { scale } from "./endpoints/scale.js";
 import { update } from "./endpoints/update.js";
@@ -184,6 +185,7 @@ async function dispatch(ctx: Ctx): Promise<ApiResponse> {
     return watch({ ...ctx, req: { ...req, query }, target: collection });
   }
   if (target.subresource === "scale") return scale(ctx, method);
+  if (target.subresource === "log") return podLog(ctx, method);
   switch (method) {
     case "GET":
       return get(ctx);

@@ -288,6 +288,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
         onPodError: (pod, container, message) =>
           clusterRef?.containerFailed(pod, container, message),
         onServed: (pod) => clusterRef?.recordServed(pod),
+        onAccess: (pod, container, line) => clusterRef?.podLogLine(pod, container, line),
         onServiceError: (service, message) => log(`${clockTime()} service ${service}: ${message}`),
       })
     : null;

@@ -37,6 +37,8 @@ export interface PodAppOptions {
   capacityRps: number | null;
   /** A request answered 200 on `/`. */
   onServed?: () => void;
+  /** The app's access log line of a request it answered (scrapes of /metrics are not logged). */
+  onAccess?: (line: string, request: IncomingMessage) => void;
   now?: () => number;
 }
 
@@ -76,16 +78,17 @@ export class PodApp {
       return;
     }
     if (path !== "/") {
-      this.#answer(response, method, 404, "404 page not found\n");
+      this.#answer(response, method, 404, "404 page not found\n", request);
       return;
     }
     const delay = this.#queue.admit((this.#options.now ?? Date.now)());
     if (delay === null) {
-      this.#answer(response, method, 503, "overloaded: request queue is full\n");
+      this.#answer(response, method, 503, "overloaded: request queue is full\n", request);
       return;
     }
     const serve = () => {
-      this.#answer(response, method, 200, `Hello! My name is ${this.#options.podName}.\n`);
+      const body = `Hello! My name is ${this.#options.podName}.\n`;
+      this.#answer(response, method, 200, body, request);
       this.#options.onServed?.();
     };
     if (delay <= 0) {
@@ -99,8 +102,18 @@ export class PodApp {
     this.#timers.add(timer);
   }
 
-  #answer(response: ServerResponse, method: string, code: number, body: string): void {
+  #answer(
+    response: ServerResponse,
+    method: string,
+    code: number,
+    body: string,
+    request: IncomingMessage,
+  ): void {
     this.requests.inc({ method: method.toLowerCase(), code: String(code) });
+    this.#options.onAccess?.(
+      accessLine(request, code, Buffer.byteLength(body), (this.#options.now ?? Date.now)()),
+      request,
+    );
     if (this.#stopped || response.destroyed) return;
     response.writeHead(code, { "Content-Type": "text/plain; charset=utf-8" });
     response.end(body);
@@ -112,4 +125,20 @@ export class PodApp {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
   }
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** A Common Log Format line: `10.0.0.1 - - [24/Nov/2026:23:40:00 +0000] "GET / HTTP/1.1" 200 31`. */
+export function accessLine(
+  request: IncomingMessage,
+  code: number,
+  bytes: number,
+  now: number,
+): string {
+  const d = new Date(now);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const time = `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
+  const remote = request.socket?.remoteAddress ?? "-";
+  return `${remote} - - [${time}] "${request.method ?? "GET"} ${request.url ?? "/"} HTTP/${request.httpVersion}" ${code} ${bytes}`;
 }

@@ -50,6 +50,7 @@ import {
   Workload,
 } from "./model.js";
 import { ClusterNetwork, type NetworkOptions } from "./network.js";
+import { PodLogBook } from "./podlogs.js";
 import { createPorts } from "./ports.js";
 import { noise, randomSuffix, streamSeed } from "./random.js";
 import { Scheduler } from "./scheduler.js";
@@ -128,6 +129,8 @@ export class EmbeddedCluster {
   readonly metrics: MetricsPipeline;
   /** The garbage collector and namespace controller (ownerReferences, finalizers, namespace deletion). */
   readonly gc: GarbageCollector;
+  /** The containers' logs (`kubectl logs`). */
+  readonly logs = new PodLogBook();
   readonly #scaleManagedFields: ClusterOptions["scaleManagedFields"];
   /** Addresses, endpoints and the pod network; null without ClusterOptions.network. */
   readonly network: ClusterNetwork | null;
@@ -350,6 +353,11 @@ export class EmbeddedCluster {
   recordServed(podKey: string): void {
     const workload = this.#pods.get(podKey)?.workload;
     if (workload) workload.servedTotal++;
+  }
+
+  /** A line a pod's container wrote to its log now (`horizon up`'s access lines). */
+  podLogLine(podKey: string, container: string, text: string): void {
+    if (this.#pods.has(podKey)) this.logs.append(podKey, container, this.now, text);
   }
 
   /**
@@ -687,6 +695,7 @@ export class EmbeddedCluster {
       forgetPod: (pod) => this.#forgetPod(pod),
       assignPodIp: (pod) => this.network?.assignPodIp(pod),
       podChanged: (pod) => this.network?.podChanged(pod),
+      log: (pod, container, text) => this.logs.append(pod.key, container, this.now, text),
     });
   }
 
@@ -882,6 +891,7 @@ export class EmbeddedCluster {
     pod.token++;
     this.#kubelet.release(pod);
     this.#pods.delete(pod.key);
+    this.logs.forget(pod.key);
     this.#podsByNamespace.get(pod.namespace)?.delete(pod);
     for (const entry of pod.entries) {
       entry.members.delete(pod);

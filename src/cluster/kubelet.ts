@@ -294,6 +294,8 @@ export interface KubeletHost {
   assignPodIp(pod: PodRecord): void;
   /** The pod's containers started or stopped (the network serves them). */
   podChanged(pod: PodRecord): void;
+  /** A line a container of the pod wrote to its log now. */
+  log(pod: PodRecord, container: string, text: string): void;
 }
 
 interface PodTimer {
@@ -353,6 +355,7 @@ export class Kubelet {
           pod.runningAt = now;
           if (pod.lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
           this.#setStage(pod, "running");
+          this.#startupLines(pod);
           this.schedule(pod, now + readinessDelayMs(pod));
         }
         break;
@@ -420,7 +423,25 @@ export class Kubelet {
     crash.backOffMs = null;
     crash.startedAt = now;
     this.#setStage(pod, "running");
+    this.#startupLines(pod, crash.container);
     this.schedule(pod, now + pod.lifecycle.readinessDelayMs);
+  }
+
+  /** The app model's first line in each started container's log (or in the one restarted). */
+  #startupLines(pod: PodRecord, only?: string): void {
+    const spec = pod.obj.spec as
+      | { containers?: { name?: string; ports?: { containerPort?: number }[] }[] }
+      | undefined;
+    for (const c of spec?.containers ?? []) {
+      const name = c.name ?? "";
+      if (only !== undefined && name !== only) continue;
+      const ports = (c.ports ?? []).map((p) => `:${p.containerPort}`);
+      this.#host.log(
+        pod,
+        name,
+        ports.length > 0 ? `${pod.name}: listening on ${ports.join(", ")}` : `${pod.name}: started`,
+      );
+    }
   }
 
   /** The scheduler binds the pod: the kubelet starts creating its containers. */

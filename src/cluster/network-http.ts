@@ -3,7 +3,11 @@
 // a TCP proxy that sends every new connection to the next Ready backend (round robin, as
 // kube-proxy's userspace mode). A listen that fails (the address is in use) is reported, not
 // thrown: the container fails to start, as in the kubelet (an Event, CrashLoopBackOff).
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+} from "node:http";
 import { connect, createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { PodApp } from "./app.js";
 import type { Backend, ServiceRouting } from "./controllers/endpoints.js";
@@ -16,6 +20,8 @@ export interface HttpPodNetworkOptions {
   onServiceError?(serviceKey: string, message: string): void;
   /** Requests a pod answered with 2xx, as they happen (the usage model follows them). */
   onServed?(podKey: string): void;
+  /** A container's access log line (the app model's, for each request it answered). */
+  onAccess?(podKey: string, container: string, line: string): void;
 }
 
 interface RunningPod {
@@ -48,10 +54,19 @@ export class HttpPodNetwork implements PodNetwork {
 
   podStarted(pod: NetworkPod): void {
     if (this.#closed || this.#pods.has(pod.key)) return;
+    const onAccess = this.#options.onAccess;
+    // A request's container is the one that declared the port it came in on.
+    const containers = new Map(pod.ports.map((p) => [p.port, p.container]));
     const app = new PodApp({
       podName: pod.name,
       capacityRps: pod.capacityRps,
       onServed: () => this.#options.onServed?.(pod.key),
+      ...(onAccess
+        ? {
+            onAccess: (line: string, request: IncomingMessage) =>
+              onAccess(pod.key, containers.get(request.socket.localPort ?? 0) ?? "", line),
+          }
+        : {}),
     });
     const running: RunningPod = { app, servers: [] };
     this.#pods.set(pod.key, running);

@@ -191,6 +191,8 @@ export interface KubectlWatch {
     timeoutMs: number,
   ): Promise<string>;
   stop(): Promise<KubectlResult>;
+  /** Resolves once kubectl exits by itself; rejects at the deadline (and stops it). */
+  exited(timeoutMs: number): Promise<KubectlResult>;
 }
 
 export function kubectlWatch(context: KubectlContext, args: readonly string[]): KubectlWatch {
@@ -251,6 +253,20 @@ export function kubectlWatch(context: KubectlContext, args: readonly string[]): 
     async stop() {
       if (exitCode === undefined) killGroup(child, "SIGTERM");
       await closed;
+      return { code: exitCode ?? null, stdout, stderr };
+    },
+    async exited(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), timeoutMs);
+      });
+      const first = await Promise.race([closed, deadline]);
+      clearTimeout(timer);
+      if (first === "late") {
+        killGroup(child, "SIGTERM");
+        await closed;
+        throw new Error(`kubectl still running after ${timeoutMs} ms:\n${stdout}\n${stderr}`);
+      }
       return { code: exitCode ?? null, stdout, stderr };
     },
   };

@@ -13,6 +13,7 @@ import {
   kubectl,
   kubectlOk,
   kubectlsUnderTest,
+  kubectlWatch,
   startTestServer,
   type TestServer,
 } from "./helpers.js";
@@ -113,6 +114,40 @@ function describeRollout(binary: KubectlBinary): void {
         "wait",
       );
       assert.equal(wait.trim(), "deployment.apps/shop condition met");
+    });
+
+    it("kubectl logs: a pod's start-up line, by deployment, with timestamps, and -f until the pod goes", async () => {
+      kubectlOk(
+        await run(["apply", "-f", "-"], app("logs", "nginx:1.27", { readyAfter: 0 })),
+        "apply",
+      );
+      kubectlOk(
+        await run(["rollout", "status", "deployment/logs", "--timeout=60s"]),
+        "rollout status",
+      );
+      const pods = JSON.parse(
+        kubectlOk(await run(["get", "pods", "-l", "app=logs", "-o", "json"]), "get pods"),
+      ).items as Json[];
+      const pod = pods[0].metadata.name as string;
+      assert.equal(kubectlOk(await run(["logs", pod]), "logs"), `${pod}: started\n`);
+      const byDeployment = kubectlOk(await run(["logs", "deployment/logs"]), "logs deployment");
+      assert.match(byDeployment, /^logs-[a-z0-9]+-[a-z0-9]+: started\n$/);
+      assert.match(
+        kubectlOk(await run(["logs", pod, "--timestamps"]), "logs --timestamps"),
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z \S+: started\n$/,
+      );
+      const missing = await run(["logs", pod, "-c", "sidecar"]);
+      assert.notEqual(missing.code, 0);
+      assert.match(missing.stderr, /container sidecar is not valid for pod/);
+      const follow = kubectlWatch(ctx, ["logs", "-f", pod]);
+      await follow.waitFor((out) => out.includes("started"), 20_000);
+      kubectlOk(
+        await run(["delete", "pod", pod, "--grace-period=1", "--wait=false"]),
+        "delete pod",
+      );
+      const ended = await follow.exited(30_000);
+      assert.equal(ended.code, 0, ended.stderr);
+      assert.equal(ended.stdout, `${pod}: started\n`);
     });
 
     it("a new image rolls out: rollout status follows it to the end, the old ReplicaSet drains", async () => {

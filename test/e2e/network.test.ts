@@ -144,6 +144,21 @@ describe("the pod network of horizon up", () => {
     assert.equal(Number(count[1]), 3);
     const missing = await get(`${podPrefix}1`, 8080, "/nothing");
     assert.equal(missing.status, 404);
+    // Each answer is an access line in the container's log (kubectl logs); scrapes are not.
+    const pods = (await json(["get", "pods", "-l", "app=web"])).items as {
+      metadata: { name: string };
+      status: { podIP: string };
+    }[];
+    const first = pods.find((p) => p.status.podIP === `${podPrefix}1`)!;
+    const logs = await kubectl(ctx, ["logs", first.metadata.name]);
+    assert.equal(logs.code, 0, logs.stderr);
+    const access = logs.stdout.split("\n").filter((l) => l.includes('" 2') || l.includes('" 4'));
+    assert.equal(access.length, 4, logs.stdout);
+    assert.match(
+      access[0]!,
+      /^127\.0\.0\.1 - - \[\d\d\/\w{3}\/\d{4}:\d\d:\d\d:\d\d \+0000\] "GET \/ HTTP\/1\.1" 200 \d+$/,
+    );
+    assert.match(access[3]!, /"GET \/nothing HTTP\/1\.1" 404 19$/);
   });
 
   it("drops a terminating pod from Endpoints at once and from the slice once gone", async () => {

@@ -82,7 +82,7 @@ export const pod: KindDefinition<"Pod"> = {
   ],
   namespaced: true,
   verbs: READ_WRITE,
-  subresources: ["status"],
+  subresources: ["status", "log"],
   shortNames: ["po"],
   categories: ["all"],
   returnsDeletedObject: true,

@@ -39,7 +39,7 @@ export type ServedKind =
   | "ResourceQuota"
   | "PriorityClass";
 
-export type Subresource = "status" | "scale";
+export type Subresource = "status" | "scale" | "log";
 
 export type Verb =
   | "create"

@@ -1,0 +1,157 @@
+// GET pods/NAME/log: a container's log as the kubelet serves it through kube-apiserver
+// (`kubectl logs [-f] [-c C] [--tail N] [--since D] [--timestamps] [--limit-bytes B]`), from
+// the embedded cluster's log book. Text, not JSON; with follow=true a stream of lines until the
+// pod goes or the client leaves.
+import { isRecord } from "../../api/json.js";
+import type { LogLine } from "../../cluster/podlogs.js";
+import { badRequest, errorResponse, methodNotAllowed, notFound } from "../errors.js";
+import type { ApiResponse } from "../types.js";
+import type { Ctx } from "./context.js";
+
+const TEXT = { "content-type": "text/plain" };
+/** Lines a follower may have waiting before it is ended. */
+const MAX_QUEUED = 10_000;
+
+/** A non-negative integer query parameter, absent, or an error naming it. */
+function count(ctx: Ctx, name: string): number | undefined | string {
+  const raw = ctx.req.query.get(name);
+  if (raw === null) return undefined;
+  if (!/^-?\d+$/.test(raw)) return `${name}: Invalid value: "${raw}": must be an integer`;
+  const value = Number(raw);
+  if (value < 0) return `${name}: Invalid value: ${value}: must be greater than or equal to 0`;
+  return value;
+}
+
+/** RFC 3339 with nanoseconds, as the kubelet prefixes lines with timestamps=true. */
+function nanoTime(at: number): string {
+  const iso = new Date(at).toISOString(); // 2026-11-24T23:40:00.123Z
+  return `${iso.slice(0, 19)}.${iso.slice(20, 23)}000000Z`;
+}
+
+export function podLog(ctx: Ctx, method: string): ApiResponse {
+  const name = ctx.target.name!;
+  if (method !== "GET") return errorResponse(methodNotAllowed(ctx.info, name));
+  const pod = ctx.registry.lookup(ctx, name);
+  if (!pod) return errorResponse(notFound(ctx.info, name));
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const containers = (Array.isArray(spec.containers) ? spec.containers : []).map((c) =>
+    isRecord(c) && typeof c.name === "string" ? c.name : "",
+  );
+  // validateContainer: one container needs no name; a wrong name is refused.
+  let container = ctx.req.query.get("container") ?? "";
+  if (container === "") {
+    if (containers.length !== 1) {
+      return errorResponse(
+        badRequest(
+          `a container name must be specified for pod ${name}, choose one of: [${containers.join(" ")}]`,
+        ),
+      );
+    }
+    container = containers[0]!;
+  } else if (!containers.includes(container)) {
+    return errorResponse(badRequest(`container ${container} is not valid for pod ${name}`));
+  }
+  const numbers: Record<string, number | undefined> = {};
+  for (const param of ["tailLines", "sinceSeconds", "limitBytes"]) {
+    const value = count(ctx, param);
+    if (typeof value === "string") return errorResponse(badRequest(value));
+    numbers[param] = value;
+  }
+  // Not bound to a node: kube-apiserver has no kubelet to ask and answers nothing.
+  if (typeof spec.nodeName !== "string" || spec.nodeName === "") {
+    return { status: 200, headers: { ...TEXT }, raw: "" };
+  }
+  const status = isRecord(pod.status) ? pod.status : {};
+  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
+  const state = statuses.find((s) => isRecord(s) && s.name === container);
+  const waiting = isRecord(state) && isRecord(state.state) ? state.state.waiting : undefined;
+  if (isRecord(waiting) && !isRecord(state?.lastState) && waiting.reason !== "CrashLoopBackOff") {
+    return errorResponse(
+      badRequest(
+        `container "${container}" in pod "${name}" is waiting to start: ${String(waiting.reason ?? "ContainerCreating")}`,
+      ),
+    );
+  }
+  const podKey = `${pod.metadata.namespace ?? "default"}/${name}`;
+  const logs = ctx.registry.cluster.logs;
+  const timestamps = ctx.req.query.get("timestamps") === "true";
+  const format = (line: LogLine) => `${timestamps ? `${nanoTime(line.at)} ` : ""}${line.text}\n`;
+  const since = numbers.sinceSeconds;
+  let lines = logs.lines(podKey, container);
+  if (since !== undefined) {
+    const from = ctx.registry.cluster.now - since * 1000;
+    lines = lines.filter((l) => l.at >= from);
+  }
+  const tail = numbers.tailLines;
+  if (tail !== undefined) lines = tail === 0 ? [] : lines.slice(-tail);
+  let budget = numbers.limitBytes ?? Number.POSITIVE_INFINITY;
+  const limited = (text: string): string => {
+    if (budget <= 0) return "";
+    const bytes = Buffer.from(text);
+    const cut = bytes.length > budget ? bytes.subarray(0, budget).toString() : text;
+    budget -= bytes.length;
+    return cut;
+  };
+  const head = limited(lines.map(format).join(""));
+  if (ctx.req.query.get("follow") !== "true")
+    return { status: 200, headers: { ...TEXT }, raw: head };
+  return followStream(head, (push) =>
+    logs.follow(podKey, container, (line) => {
+      if (line === null) push(null);
+      else {
+        const text = limited(format(line));
+        push(text === "" && budget <= 0 ? null : text);
+      }
+    }),
+  );
+}
+
+/** A stream of text chunks: `head`, then what the subscription pushes until it pushes null. */
+function followStream(
+  head: string,
+  subscribe: (push: (chunk: string | null) => void) => () => void,
+): ApiResponse {
+  const queue: (string | null)[] = head === "" ? [] : [head];
+  let wake: (() => void) | null = null;
+  let ended = false;
+  const endListeners: (() => void)[] = [];
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    unsubscribe();
+    wake?.();
+    for (const fn of endListeners) fn();
+  };
+  const unsubscribe = subscribe((chunk) => {
+    // A follower that does not keep up is ended, as a watcher that falls behind is.
+    queue.push(queue.length < MAX_QUEUED ? chunk : null);
+    wake?.();
+  });
+  async function* lines(): AsyncIterable<string> {
+    for (;;) {
+      while (queue.length > 0) {
+        const chunk = queue.shift()!;
+        if (chunk === null) {
+          end();
+          return;
+        }
+        yield chunk;
+      }
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
+    }
+  }
+  return {
+    status: 200,
+    headers: { ...TEXT },
+    stream: lines(),
+    close: end,
+    onEnd: (fn) => {
+      if (ended) fn();
+      else endListeners.push(fn);
+    },
+  };
+}
