@@ -195,6 +195,7 @@ function buildCluster(
       startTime,
       scaleManagedFields,
       network,
+      componentEvents: true,
     });
     for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir: null } };
@@ -216,6 +217,7 @@ function buildCluster(
       store,
       scaleManagedFields,
       network,
+      componentEvents: true,
     });
     if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
     return { ok: true, value: { cluster, dataDir } };

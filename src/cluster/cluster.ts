@@ -12,6 +12,7 @@ import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults } from "../api/workload-defaults.js";
 import { customScalePaths } from "../apiserver/kinds/custom.js";
+import type { InvolvedObject } from "../controller/events/correlator.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
@@ -36,8 +37,16 @@ import { podFromTemplate } from "./controllers/pods.js";
 import { quotaStatus } from "./controllers/quota.js";
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
+import { ComponentEventRecorder } from "./events.js";
 import { GarbageCollector } from "./gc.js";
-import { DEFAULT_LIFECYCLE, DEFAULT_USAGE, Kubelet, podView, restoreStage } from "./kubelet.js";
+import {
+  DEFAULT_LIFECYCLE,
+  DEFAULT_USAGE,
+  Kubelet,
+  NODE_NAME,
+  podView,
+  restoreStage,
+} from "./kubelet.js";
 import { ServiceLoads } from "./load.js";
 import { MetricsPipeline } from "./metrics.js";
 import {
@@ -77,6 +86,12 @@ export interface ClusterOptions {
    * (`horizon up`); without it pods have no IP and nothing is served (the simulator).
    */
   network?: NetworkOptions;
+  /**
+   * The cluster's own components record their Events (ScalingReplicaSet, SuccessfulCreate,
+   * Scheduled, Pulled/Created/Started/Killing…), as a real cluster's do (`horizon up`); off in
+   * the simulator, whose outputs are the HPAs' decisions.
+   */
+  componentEvents?: boolean;
 }
 
 /** What the timeline samples record for one workload at the current time. */
@@ -142,6 +157,7 @@ export class EmbeddedCluster {
   /** What the workload controllers (controllers/*.ts) see of the cluster. */
   readonly #controllers: ControllerContext;
   readonly #scheduler: Scheduler;
+  readonly #events: ComponentEventRecorder | null;
   readonly #kubelet: Kubelet;
 
   constructor(options: ClusterOptions) {
@@ -151,6 +167,7 @@ export class EmbeddedCluster {
     this.#scaleManagedFields = options.scaleManagedFields;
     this.store = options.store ?? new ObjectStore({ now: () => this.now });
     this.#loads = new ServiceLoads(options.startTime);
+    this.#events = options.componentEvents ? new ComponentEventRecorder(this.store) : null;
     this.metrics = new MetricsPipeline(this);
     this.gc = new GarbageCollector({ store: this.store, now: () => this.now });
     this.#controllers = this.#controllerContext();
@@ -696,6 +713,17 @@ export class EmbeddedCluster {
       assignPodIp: (pod) => this.network?.assignPodIp(pod),
       podChanged: (pod) => this.network?.podChanged(pod),
       log: (pod, container, text) => this.logs.append(pod.key, container, this.now, text),
+      event: (pod, component, reason, message, options = {}) =>
+        this.#event(
+          { component, ...(component === "kubelet" ? { host: NODE_NAME } : {}) },
+          {
+            ...referenceOf(pod.obj),
+            ...(options.container ? { fieldPath: `spec.containers{${options.container}}` } : {}),
+          },
+          reason,
+          message,
+          options.warning ? "Warning" : "Normal",
+        ),
     });
   }
 
@@ -740,10 +768,25 @@ export class EmbeddedCluster {
           this.#dirtyWorkloads.delete(standalone);
         }
       },
+      event: (object, component, reason, message) =>
+        this.#event({ component }, referenceOf(object), reason, message),
       createPod: (owner, ordinal) => this.#createPod(owner, ordinal),
       deletePod: (pod) => this.#kubelet.deletePod(pod),
       removePod: (pod) => this.#kubelet.removePod(pod),
     };
+  }
+
+  /** A component's Event (with componentEvents on), through its recorder's correlator. */
+  #event(
+    source: { component: string; host?: string },
+    ref: InvolvedObject,
+    reason: string,
+    message: string,
+    type: "Normal" | "Warning" = "Normal",
+  ): void {
+    const events = this.#events;
+    if (!events) return;
+    this.#write(() => events.record(source, ref, { type, reason, message }, this.now));
   }
 
   #writeStatus(target: { obj: KubeObject }, status: unknown): void {
@@ -957,4 +1000,16 @@ function withApiDefaults(object: KubeObject): KubeObject {
   if (object.kind === "Service") return applyServiceDefaults(object);
   if (object.kind === "Pod") return { ...object, spec: defaultPodSpecOfPod(object.spec) };
   return applyWorkloadDefaults(object);
+}
+
+/** ref.GetReference of a stored object. */
+function referenceOf(object: KubeObject): InvolvedObject {
+  return {
+    kind: object.kind,
+    apiVersion: object.apiVersion,
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+    uid: object.metadata.uid,
+    resourceVersion: object.metadata.resourceVersion,
+  };
 }

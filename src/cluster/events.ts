@@ -5,8 +5,10 @@
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import {
   type CoreEvent,
+  type Correlation,
   EventCorrelator,
   type EventCorrelatorOptions,
+  type InvolvedObject,
 } from "../controller/events/correlator.js";
 import type { EventsPort } from "../controller/ports.js";
 import type { SyncEvent } from "../core/sync.js";
@@ -27,39 +29,79 @@ export class EventRecorder implements EventsPort {
   }
 
   record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void {
-    const correlation = this.#correlator.correlate(hpa, event, now);
-    if (correlation.action === "skip") return;
-    const { event: made } = correlation;
-    const namespace = made.metadata.namespace;
-    const patch = correlation.action === "patch" ? correlation.patch : undefined;
-    const existing = patch ? this.#store.get("Event", namespace, made.metadata.name) : undefined;
-    let written: KubeObject;
-    if (existing) {
-      // The strategic merge patch of count, lastTimestamp and message.
-      written = this.#store.update({
-        ...existing,
-        ...patch,
-        metadata: { ...existing.metadata, resourceVersion: undefined },
-      } as KubeObject);
-    } else {
-      // A new event, or a repeat of one that has gone: create it (again).
-      let name = made.metadata.name;
-      // Another recorder on the same store (an earlier controller) may hold the name: take the
-      // next free nanosecond, and remember the name written (updateState below).
-      if (this.#store.get("Event", namespace, name)) {
-        const dot = name.lastIndexOf(".");
-        const object = name.slice(0, dot);
-        let nanos = BigInt(`0x${name.slice(dot + 1)}`);
-        do {
-          nanos++;
-          name = `${object}.${nanos.toString(16)}`;
-        } while (this.#store.get("Event", namespace, name));
-      }
-      written = this.#store.create({
-        ...made,
-        metadata: { name, namespace },
-      } as unknown as KubeObject);
-    }
-    this.#correlator.updateState(made, written as unknown as CoreEvent);
+    writeCorrelated(this.#store, this.#correlator, this.#correlator.correlate(hpa, event, now));
   }
+}
+
+/**
+ * The Events of the cluster's own components (deployment-controller, replicaset-controller,
+ * statefulset-controller, default-scheduler, the node's kubelet): one recorder, so one
+ * correlator, per component and host, as each process of a real cluster has its own.
+ */
+export class ComponentEventRecorder {
+  readonly #store: ObjectStore;
+  readonly #correlators = new Map<string, EventCorrelator>();
+
+  constructor(store: ObjectStore) {
+    this.#store = store;
+  }
+
+  record(
+    source: { component: string; host?: string },
+    ref: InvolvedObject,
+    event: SyncEvent,
+    now: number,
+  ): void {
+    const key = `${source.component}\u0000${source.host ?? ""}`;
+    let correlator = this.#correlators.get(key);
+    if (!correlator) {
+      correlator = new EventCorrelator({
+        component: source.component,
+        ...(source.host ? { host: source.host } : {}),
+      });
+      this.#correlators.set(key, correlator);
+    }
+    writeCorrelated(this.#store, correlator, correlator.correlateFor(ref, event, now));
+  }
+}
+
+/** Writes what the correlator decided: a new Event, or the patch of a repeat. */
+function writeCorrelated(
+  store: ObjectStore,
+  correlator: EventCorrelator,
+  correlation: Correlation,
+): void {
+  if (correlation.action === "skip") return;
+  const { event: made } = correlation;
+  const namespace = made.metadata.namespace;
+  const patch = correlation.action === "patch" ? correlation.patch : undefined;
+  const existing = patch ? store.get("Event", namespace, made.metadata.name) : undefined;
+  let written: KubeObject;
+  if (existing) {
+    // The strategic merge patch of count, lastTimestamp and message.
+    written = store.update({
+      ...existing,
+      ...patch,
+      metadata: { ...existing.metadata, resourceVersion: undefined },
+    } as KubeObject);
+  } else {
+    // A new event, or a repeat of one that has gone: create it (again).
+    let name = made.metadata.name;
+    // Another recorder on the same store (an earlier controller) may hold the name: take the
+    // next free nanosecond, and remember the name written (updateState below).
+    if (store.get("Event", namespace, name)) {
+      const dot = name.lastIndexOf(".");
+      const object = name.slice(0, dot);
+      let nanos = BigInt(`0x${name.slice(dot + 1)}`);
+      do {
+        nanos++;
+        name = `${object}.${nanos.toString(16)}`;
+      } while (store.get("Event", namespace, name));
+    }
+    written = store.create({
+      ...made,
+      metadata: { name, namespace },
+    } as unknown as KubeObject);
+  }
+  correlator.updateState(made, written as unknown as CoreEvent);
 }

@@ -35,6 +35,19 @@ export const DEFAULT_USAGE: UsageModel = {
 export const CRASH_BACKOFF_INITIAL_MS = 10_000;
 export const CRASH_BACKOFF_MAX_MS = 300_000;
 
+/** The kubelet's Events of a container it starts (the image is always present here). */
+function containerStarted(c: { name: string; image: string }): [string, string][] {
+  return [
+    ["Pulled", `Container image "${c.image}" already present on machine`],
+    ["Created", `Created container: ${c.name}`],
+    ["Started", `Started container ${c.name}`],
+  ];
+}
+
+/** The scheduler's word for a pod the one full node cannot take. */
+const UNSCHEDULABLE =
+  "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.";
+
 /** Failed pods are collected after this long (upstream's PodGC keeps up to 12,500 terminated pods). */
 export const FAILED_POD_TTL_MS = 5 * 60_000;
 
@@ -296,6 +309,14 @@ export interface KubeletHost {
   podChanged(pod: PodRecord): void;
   /** A line a container of the pod wrote to its log now. */
   log(pod: PodRecord, container: string, text: string): void;
+  /** An Event about the pod (or one of its containers) from the scheduler or the kubelet. */
+  event(
+    pod: PodRecord,
+    component: "kubelet" | "default-scheduler",
+    reason: string,
+    message: string,
+    options?: { container?: string; warning?: boolean },
+  ): void;
 }
 
 interface PodTimer {
@@ -343,6 +364,9 @@ export class Kubelet {
         else {
           this.#setStage(pod, "unschedulable");
           this.#host.scheduler.wait(pod);
+          this.#host.event(pod, "default-scheduler", "FailedScheduling", UNSCHEDULABLE, {
+            warning: true,
+          });
         }
         break;
       case "creating":
@@ -355,6 +379,7 @@ export class Kubelet {
           pod.runningAt = now;
           if (pod.lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
           this.#setStage(pod, "running");
+          this.#containerEvents(pod, containerStarted);
           this.#startupLines(pod);
           this.schedule(pod, now + readinessDelayMs(pod));
         }
@@ -413,6 +438,13 @@ export class Kubelet {
     pod.readyCondition = { status: "False", time: truncateToSecond(now) };
     this.#setStage(pod, "running");
     this.schedule(pod, now + backOffMs);
+    this.#host.event(
+      pod,
+      "kubelet",
+      "BackOff",
+      `Back-off restarting failed container ${container} in pod ${pod.name}_${pod.namespace}(${pod.obj.metadata.uid ?? ""})`,
+      { container, warning: true },
+    );
   }
 
   /** The back-off is over: the container starts again, and is Ready after the usual delay. */
@@ -423,6 +455,7 @@ export class Kubelet {
     crash.backOffMs = null;
     crash.startedAt = now;
     this.#setStage(pod, "running");
+    this.#containerEvents(pod, (c) => (c.name === crash.container ? containerStarted(c) : []));
     this.#startupLines(pod, crash.container);
     this.schedule(pod, now + pod.lifecycle.readinessDelayMs);
   }
@@ -453,6 +486,26 @@ export class Kubelet {
     pod.readyCondition = { status: "False", time: truncateToSecond(now) };
     this.#setStage(pod, "creating");
     this.schedule(pod, now + pod.lifecycle.containerStartDelayMs);
+    this.#host.event(
+      pod,
+      "default-scheduler",
+      "Scheduled",
+      `Successfully assigned ${pod.namespace}/${pod.name} to ${NODE_NAME}`,
+    );
+  }
+
+  /** Events about each of the pod's containers (reason, message), from the kubelet. */
+  #containerEvents(
+    pod: PodRecord,
+    events: (container: { name: string; image: string }) => [string, string][],
+  ): void {
+    const spec = pod.obj.spec as { containers?: { name?: string; image?: string }[] } | undefined;
+    for (const c of spec?.containers ?? []) {
+      const container = { name: c.name ?? "", image: c.image ?? "" };
+      for (const [reason, message] of events(container)) {
+        this.#host.event(pod, "kubelet", reason, message, { container: container.name });
+      }
+    }
   }
 
   /** The pod frees its place on the node; waiting pods bind. */
@@ -490,6 +543,9 @@ export class Kubelet {
   #startTerminating(pod: PodRecord): void {
     const now = this.#host.now;
     pod.deletingAt = now;
+    if (pod.runningAt !== null && pod.stage !== "failed") {
+      this.#containerEvents(pod, (c) => [["Killing", `Stopping container ${c.name}`]]);
+    }
     if (pod.readyCondition?.status === "True") {
       pod.readyCondition = { status: "False", time: truncateToSecond(now) };
     }

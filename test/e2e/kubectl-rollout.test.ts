@@ -114,6 +114,36 @@ function describeRollout(binary: KubectlBinary): void {
         "wait",
       );
       assert.equal(wait.trim(), "deployment.apps/shop condition met");
+      // The components' Events tell the story, as on a real cluster.
+      const rs = deployment.metadata.name;
+      const described = kubectlOk(await run(["describe", "deployment", "shop"]), "describe");
+      assert.match(
+        described,
+        new RegExp(
+          `Normal\\s+ScalingReplicaSet\\s+\\S+\\s+deployment-controller\\s+Scaled up replica set ${rs}-[a-z0-9]+ from 0 to 3`,
+        ),
+      );
+      const pod = pods[0].metadata.name;
+      const podEvents = kubectlOk(
+        await run([
+          "get",
+          "events",
+          "--field-selector",
+          `involvedObject.name=${pod}`,
+          "-o",
+          "json",
+        ]),
+        "get events",
+      );
+      assert.deepEqual(
+        (JSON.parse(podEvents).items as Json[]).map((e) => [e.reason, e.source.component]),
+        [
+          ["Scheduled", "default-scheduler"],
+          ["Pulled", "kubelet"],
+          ["Created", "kubelet"],
+          ["Started", "kubelet"],
+        ],
+      );
     });
 
     it("kubectl logs: a pod's start-up line, by deployment, with timestamps, and -f until the pod goes", async () => {

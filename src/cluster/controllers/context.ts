@@ -32,6 +32,8 @@ export interface ControllerContext {
   workloadChanged(workload: Workload): void;
   /** A standalone ReplicaSet's records at `key` give way to `workload`, which adopts it. */
   dropStandalone(key: string, workload: Workload): void;
+  /** A Normal Event about `object` from `component` (recorded where the cluster records them). */
+  event(object: KubeObject, component: string, reason: string, message: string): void;
   /** Creates a pod of the owner (StatefulSet: at `ordinal`; else -1). */
   createPod(owner: PodOwner, ordinal: number): PodRecord;
   /** A controller's graceful delete (default DeleteOptions). */

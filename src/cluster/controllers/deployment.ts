@@ -346,6 +346,9 @@ function createReplicaSet(
   );
   workload.owners.push(owner);
   ctx.addOwner(owner);
+  if (replicas > 0) {
+    scalingEvent(ctx, owner, `Scaled up replica set ${name} from 0 to ${replicas}`);
+  }
   return owner;
 }
 
@@ -394,6 +397,7 @@ function scaleReplicaSet(
     current[DESIRED_REPLICAS] !== annotations[DESIRED_REPLICAS] ||
     current[MAX_REPLICAS] !== annotations[MAX_REPLICAS];
   if (owner.specReplicas === replicas && !(updateAnnotations && annotate)) return;
+  const from = owner.specReplicas;
   const object = owner.obj;
   owner.obj = ctx.write(() =>
     ctx.store.update({
@@ -407,6 +411,19 @@ function scaleReplicaSet(
     }),
   );
   ctx.ownerChanged(owner);
+  if (from !== replicas) {
+    const direction = replicas > from ? "up" : "down";
+    scalingEvent(
+      ctx,
+      owner,
+      `Scaled ${direction} replica set ${owner.name} from ${from} to ${replicas}`,
+    );
+  }
+}
+
+/** The deployment controller's ScalingReplicaSet Event, on the Deployment. */
+function scalingEvent(ctx: ControllerContext, owner: PodOwner, message: string): void {
+  ctx.event(owner.workload.obj, "deployment-controller", "ScalingReplicaSet", message);
 }
 
 /** Old ReplicaSets beyond revisionHistoryLimit go once they are empty. */

@@ -43,6 +43,10 @@ function burst(ctx: ControllerContext, owner: PodOwner, want: number): number {
   return granted;
 }
 
+/** The controller's name in its Events. */
+const componentOf = (owner: PodOwner) =>
+  owner.kind === "ReplicationController" ? "replication-controller" : "replicaset-controller";
+
 /** The ReplicaSet / ReplicationController controller: create or delete pods to match spec.replicas. */
 export function reconcileReplicaSet(ctx: ControllerContext, owner: PodOwner): void {
   const desired = owner.specReplicas;
@@ -52,13 +56,20 @@ export function reconcileReplicaSet(ctx: ControllerContext, owner: PodOwner): vo
   const diff = Math.sign(wanted) * burst(ctx, owner, Math.abs(wanted));
   if (diff < 0) {
     if (!namespaceTerminating(ctx.store, owner.namespace))
-      for (let i = 0; i < -diff; i++) ctx.createPod(owner, -1);
+      for (let i = 0; i < -diff; i++) {
+        const pod = ctx.createPod(owner, -1);
+        ctx.event(owner.obj, componentOf(owner), "SuccessfulCreate", `Created pod: ${pod.name}`);
+      }
   } else if (diff > 0) {
     const active = [...owner.pods].filter((p) => p.active);
     const now = ctx.now;
     const ranked = active.map((pod) => ({ pod, info: victimInfo(pod) }));
     ranked.sort((a, b) => compareVictims(a.info, b.info, now));
-    for (let i = 0; i < diff; i++) ctx.deletePod(ranked[i]!.pod);
+    for (let i = 0; i < diff; i++) {
+      const pod = ranked[i]!.pod;
+      ctx.deletePod(pod);
+      ctx.event(owner.obj, componentOf(owner), "SuccessfulDelete", `Deleted pod: ${pod.name}`);
+    }
   }
   const before = owner.obj.status as { availableReplicas?: number; replicas?: number } | undefined;
   ctx.writeStatus(owner, {

@@ -37,7 +37,10 @@ export function reconcileStatefulSet(ctx: ControllerContext, owner: PodOwner): v
   for (let ordinal = 0; ordinal < replicas; ordinal++) {
     const pod = byOrdinal.get(ordinal);
     if (!pod) {
-      if ((healthy || parallel) && manage) ctx.createPod(owner, ordinal);
+      if ((healthy || parallel) && manage) {
+        const pod = ctx.createPod(owner, ordinal);
+        podEvent(ctx, owner, "create", pod);
+      }
       healthy = false;
       if (!parallel) break;
       continue;
@@ -53,17 +56,17 @@ export function reconcileStatefulSet(ctx: ControllerContext, owner: PodOwner): v
   if (!manage) {
     // Left to the garbage collector.
   } else if (parallel) {
-    for (const pod of condemned) if (pod.active) ctx.deletePod(pod);
+    for (const pod of condemned) if (pod.active) deletePod(ctx, owner, pod);
   } else if (condemned.length > 0 && healthy) {
     const terminating = condemned.some((p) => p.stage === "terminating");
-    if (!terminating) ctx.deletePod(condemned[0]!);
+    if (!terminating) deletePod(ctx, owner, condemned[0]!);
   }
   if (manage && condemned.length === 0 && healthy && spec.updateStrategy?.type !== "OnDelete") {
     const outdated = [...byOrdinal.values()]
       .filter((p) => p.ordinal < replicas && p.revision !== owner.templateHash)
       .sort((a, b) => b.ordinal - a.ordinal);
     const busy = [...byOrdinal.values()].some((p) => p.stage === "terminating");
-    if (outdated.length > 0 && !busy) ctx.deletePod(outdated[0]!);
+    if (outdated.length > 0 && !busy) deletePod(ctx, owner, outdated[0]!);
   }
   let ready = 0;
   let current = 0;
@@ -84,4 +87,21 @@ export function reconcileStatefulSet(ctx: ControllerContext, owner: PodOwner): v
     updateRevision: `${owner.name}-${owner.templateHash}`,
     collisionCount: 0,
   });
+}
+
+/** The StatefulSet controller's Event of a pod it created or deleted. */
+function podEvent(
+  ctx: ControllerContext,
+  owner: PodOwner,
+  verb: "create" | "delete",
+  pod: PodRecord,
+) {
+  const reason = verb === "create" ? "SuccessfulCreate" : "SuccessfulDelete";
+  const message = `${verb} Pod ${pod.name} in StatefulSet ${owner.name} successful`;
+  ctx.event(owner.obj, "statefulset-controller", reason, message);
+}
+
+function deletePod(ctx: ControllerContext, owner: PodOwner, pod: PodRecord): void {
+  ctx.deletePod(pod);
+  podEvent(ctx, owner, "delete", pod);
 }

@@ -43,6 +43,17 @@ export interface CoreEvent {
   reportingInstance: string;
 }
 
+/** The object an event is about (an ObjectReference; `fieldPath` names a container). */
+export interface InvolvedObject {
+  kind: string;
+  apiVersion: string;
+  namespace?: string | undefined;
+  name: string;
+  uid?: string | undefined;
+  resourceVersion?: string | undefined;
+  fieldPath?: string;
+}
+
 /** The strategic merge patch of a repeat. */
 export interface EventPatch {
   count: number;
@@ -165,17 +176,18 @@ export class EventCorrelator {
     return `${objectName}.${nanos.toString(16)}`;
   }
 
-  /** The Event the recorder makes for an HPA (before correlation). */
-  #make(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): CoreEvent {
-    const namespace = hpa.metadata.namespace || "default";
-    const name = hpa.metadata.name ?? "";
+  /** The Event the recorder makes for an object (before correlation). */
+  #make(ref: InvolvedObject, event: SyncEvent, now: number): CoreEvent {
+    const namespace = ref.namespace || "default";
+    const name = ref.name;
     // ref.GetReference: empty fields are left out (ObjectReference's omitempty).
-    const involvedObject: Record<string, string> = { kind: "HorizontalPodAutoscaler" };
-    if (hpa.metadata.namespace) involvedObject.namespace = hpa.metadata.namespace;
+    const involvedObject: Record<string, string> = { kind: ref.kind };
+    if (ref.namespace) involvedObject.namespace = ref.namespace;
     if (name) involvedObject.name = name;
-    if (hpa.metadata.uid) involvedObject.uid = hpa.metadata.uid;
-    involvedObject.apiVersion = "autoscaling/v2";
-    if (hpa.metadata.resourceVersion) involvedObject.resourceVersion = hpa.metadata.resourceVersion;
+    if (ref.uid) involvedObject.uid = ref.uid;
+    involvedObject.apiVersion = ref.apiVersion;
+    if (ref.resourceVersion) involvedObject.resourceVersion = ref.resourceVersion;
+    if (ref.fieldPath) involvedObject.fieldPath = ref.fieldPath;
     const time = rfc3339(now);
     return {
       apiVersion: "v1",
@@ -197,9 +209,25 @@ export class EventCorrelator {
     };
   }
 
-  /** EventCorrelate: aggregate, observe (de-duplicate), then filter. */
+  /** EventCorrelate of an HPA's event (the HPA controller works on autoscaling/v2 objects). */
   correlate(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): Correlation {
-    const { event: aggregated, key } = this.#aggregate(this.#make(hpa, event, now), now);
+    return this.correlateFor(
+      {
+        kind: "HorizontalPodAutoscaler",
+        apiVersion: "autoscaling/v2",
+        namespace: hpa.metadata.namespace,
+        name: hpa.metadata.name ?? "",
+        uid: hpa.metadata.uid,
+        resourceVersion: hpa.metadata.resourceVersion,
+      },
+      event,
+      now,
+    );
+  }
+
+  /** EventCorrelate: aggregate, observe (de-duplicate), then filter. */
+  correlateFor(ref: InvolvedObject, event: SyncEvent, now: number): Correlation {
+    const { event: aggregated, key } = this.#aggregate(this.#make(ref, event, now), now);
     const correlation = this.#observe(aggregated, key);
     if (this.#spam && !this.#allow(spamKey(correlation.event), now)) {
       this.filtered++;
