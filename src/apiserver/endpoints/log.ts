@@ -6,11 +6,10 @@ import { isRecord } from "../../api/json.js";
 import type { LogLine } from "../../cluster/podlogs.js";
 import { badRequest, errorResponse, methodNotAllowed, notFound } from "../errors.js";
 import type { ApiResponse } from "../types.js";
+import { LineStream } from "../watch.js";
 import type { Ctx } from "./context.js";
 
 const TEXT = { "content-type": "text/plain" };
-/** Lines a follower may have waiting before it is ended. */
-const MAX_QUEUED = 10_000;
 
 /** A non-negative integer query parameter, absent, or an error naming it. */
 function count(ctx: Ctx, name: string): number | undefined | string {
@@ -95,63 +94,21 @@ export function podLog(ctx: Ctx, method: string): ApiResponse {
   const head = limited(lines.map(format).join(""));
   if (ctx.req.query.get("follow") !== "true")
     return { status: 200, headers: { ...TEXT }, raw: head };
-  return followStream(head, (push) =>
-    logs.follow(podKey, container, (line) => {
-      if (line === null) push(null);
-      else {
-        const text = limited(format(line));
-        push(text === "" && budget <= 0 ? null : text);
-      }
-    }),
-  );
-}
-
-/** A stream of text chunks: `head`, then what the subscription pushes until it pushes null. */
-function followStream(
-  head: string,
-  subscribe: (push: (chunk: string | null) => void) => () => void,
-): ApiResponse {
-  const queue: (string | null)[] = head === "" ? [] : [head];
-  let wake: (() => void) | null = null;
-  let ended = false;
-  const endListeners: (() => void)[] = [];
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    unsubscribe();
-    wake?.();
-    for (const fn of endListeners) fn();
-  };
-  const unsubscribe = subscribe((chunk) => {
-    // A follower that does not keep up is ended, as a watcher that falls behind is.
-    queue.push(queue.length < MAX_QUEUED ? chunk : null);
-    wake?.();
+  // The watch's bounded line queue: a follower that falls too far behind is cut, as a watcher.
+  const stream = new LineStream();
+  if (head !== "") stream.push(head);
+  const unfollow = logs.follow(podKey, container, (line) => {
+    const text = line === null ? "" : limited(format(line));
+    if (text !== "") stream.push(text);
+    if (line === null || budget <= 0) stream.end();
   });
-  async function* lines(): AsyncIterable<string> {
-    for (;;) {
-      while (queue.length > 0) {
-        const chunk = queue.shift()!;
-        if (chunk === null) {
-          end();
-          return;
-        }
-        yield chunk;
-      }
-      if (ended) return;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = null;
-    }
-  }
+  stream.onEnd(unfollow);
   return {
     status: 200,
     headers: { ...TEXT },
-    stream: lines(),
-    close: end,
-    onEnd: (fn) => {
-      if (ended) fn();
-      else endListeners.push(fn);
-    },
+    stream,
+    close: () => stream.end(),
+    unresponsive: () => stream.unresponsive,
+    onEnd: (fn) => stream.onEnd(fn),
   };
 }

@@ -15,6 +15,7 @@ import {
   required,
 } from "../../api/validation.js";
 import { topLevel } from "./meta.js";
+import { resourceList } from "./podvalidation.js";
 import { col, NAME } from "./printing.js";
 import { atomicOf, mapOf, pb, qty, str, struct } from "./schema.js";
 import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
@@ -73,17 +74,6 @@ export function validateResourceName(
     return [invalid(field, name, "must be a standard resource type or fully qualified")];
   }
   return [];
-}
-
-/** A resource list's parsed quantities (decoding has made them valid). */
-export function resourceList(list: unknown): Map<string, Quantity> {
-  const out = new Map<string, Quantity>();
-  if (!isRecord(list)) return out;
-  for (const [name, value] of Object.entries(list)) {
-    const parsed = Quantity.tryParse(value);
-    if (parsed.ok) out.set(name, parsed.quantity);
-  }
-  return out;
 }
 
 const LIMIT_TYPES = ["Pod", "Container", "PersistentVolumeClaim"];

@@ -75,13 +75,15 @@ function validatePorts(ports: unknown, path: string): FieldError[] {
   return errs;
 }
 
-/** A quantity (already decoded, so it parses) of a resource list. */
-function quantities(list: unknown): [string, Quantity][] {
-  if (!isRecord(list)) return [];
-  return Object.entries(list).flatMap(([name, value]) => {
+/** A resource list's quantities (decoding has made them valid). */
+export function resourceList(list: unknown): Map<string, Quantity> {
+  const out = new Map<string, Quantity>();
+  if (!isRecord(list)) return out;
+  for (const [name, value] of Object.entries(list)) {
     const parsed = Quantity.tryParse(value);
-    return parsed.ok ? [[name, parsed.quantity] as [string, Quantity]] : [];
-  });
+    if (parsed.ok) out.set(name, parsed.quantity);
+  }
+  return out;
 }
 
 /** ValidateResourceRequirements: quantities not negative, requests within limits. */
@@ -90,13 +92,13 @@ function validateResources(resources: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const limitsPath = child(path, "limits");
   const requestsPath = child(path, "requests");
-  const limits = new Map(quantities(r.limits));
+  const limits = resourceList(r.limits);
   for (const [name, quantity] of limits) {
     if (quantity.sign() < 0) {
       errs.push(invalid(`${limitsPath}[${name}]`, quantity.toString(), NEGATIVE));
     }
   }
-  for (const [name, quantity] of quantities(r.requests)) {
+  for (const [name, quantity] of resourceList(r.requests)) {
     if (quantity.sign() < 0) {
       errs.push(invalid(`${requestsPath}[${name}]`, quantity.toString(), NEGATIVE));
     }

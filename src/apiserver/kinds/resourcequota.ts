@@ -11,8 +11,9 @@ import {
   isQualifiedName,
   notSupported,
 } from "../../api/validation.js";
-import { COMPUTE_RESOURCES, OBJECT_COUNT_RESOURCES, resourceList } from "./limitrange.js";
+import { COMPUTE_RESOURCES, OBJECT_COUNT_RESOURCES } from "./limitrange.js";
 import { root } from "./meta.js";
+import { resourceList } from "./podvalidation.js";
 import { AGE, asRecord, col, NAME, since } from "./printing.js";
 import { atomicOf, mapOf, pb, qty, str, strs, struct } from "./schema.js";
 import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";

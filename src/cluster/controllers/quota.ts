@@ -5,6 +5,7 @@
 import { isRecord } from "../../api/json.js";
 import { Quantity } from "../../api/quantity.js";
 import type { KubeObject } from "../../api/types.js";
+import { resourceList } from "../../apiserver/kinds/podvalidation.js";
 import { KNOWN_KINDS, resourceOf } from "../kinds.js";
 import type { ObjectStore } from "../store.js";
 
@@ -30,9 +31,8 @@ function podAmount(pod: KubeObject, field: "requests" | "limits", resource: stri
   const containers = Array.isArray(spec.containers) ? spec.containers : [];
   return containers.flatMap((c) => {
     const resources = isRecord(c) && isRecord(c.resources) ? c.resources : {};
-    const list = isRecord(resources[field]) ? resources[field] : {};
-    const parsed = Quantity.tryParse(list[resource]);
-    return parsed.ok ? [parsed.quantity] : [];
+    const quantity = resourceList(resources[field]).get(resource);
+    return quantity ? [quantity] : [];
   });
 }
 
@@ -41,11 +41,16 @@ function sum(quantities: Quantity[]): Quantity {
   return rest.reduce((total, q) => total.add(q), first ?? Quantity.fromInt(0));
 }
 
-function used(store: ObjectStore, namespace: string, resource: string): Quantity {
-  const pods = () => store.list("Pod", namespace).filter((p) => !isTerminal(p));
+/** A resource's use in the namespace, given its pods that are not terminal. */
+function used(
+  store: ObjectStore,
+  namespace: string,
+  pods: readonly KubeObject[],
+  resource: string,
+): Quantity {
   const counted = COUNTED[resource];
   if (counted) {
-    const objects = counted === "Pod" ? pods() : store.list(counted, namespace);
+    const objects = counted === "Pod" ? pods : store.list(counted, namespace);
     return Quantity.fromInt(objects.length);
   }
   if (resource.startsWith("count/")) {
@@ -56,7 +61,7 @@ function used(store: ObjectStore, namespace: string, resource: string): Quantity
   const [field, name] = resource.startsWith("limits.")
     ? (["limits", resource.slice(7)] as const)
     : (["requests", resource.replace(/^requests\./, "")] as const);
-  return sum(pods().flatMap((pod) => podAmount(pod, field, name)));
+  return sum(pods.flatMap((pod) => podAmount(pod, field, name)));
 }
 
 /** The status the quota controller writes for a quota now. */
@@ -64,9 +69,10 @@ export function quotaStatus(store: ObjectStore, quota: KubeObject): Record<strin
   const spec = isRecord(quota.spec) ? quota.spec : {};
   const hard = isRecord(spec.hard) ? spec.hard : {};
   const namespace = quota.metadata.namespace ?? "default";
+  const pods = store.list("Pod", namespace).filter((p) => !isTerminal(p));
   const usedList: Record<string, string> = {};
   for (const resource of Object.keys(hard).sort()) {
-    usedList[resource] = used(store, namespace, resource).toString();
+    usedList[resource] = used(store, namespace, pods, resource).toString();
   }
   return { hard, used: usedList };
 }
