@@ -1,6 +1,6 @@
 // apps/v1 and core/v1 defaulting of the workload kinds, as the API server applies it on every
-// write (SetDefaults_Deployment, _StatefulSet, _ReplicaSet, _ReplicationController, and
-// SetDefaults_PodSpec on their pod template: pod-defaults.ts).
+// write (SetDefaults_Deployment, _StatefulSet, _DaemonSet, _ReplicaSet, _ReplicationController,
+// and SetDefaults_PodSpec on their pod template: pod-defaults.ts).
 import { defaultPodTemplate } from "./pod-defaults.js";
 import type { KubeObject } from "./types.js";
 
@@ -60,6 +60,20 @@ export function applyWorkloadDefaults(object: KubeObject): KubeObject {
       if (!retention.whenDeleted) retention.whenDeleted = "Retain";
       if (!retention.whenScaled) retention.whenScaled = "Retain";
       spec.persistentVolumeClaimRetentionPolicy = retention;
+      if (!isSet(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
+      spec.template = defaultPodTemplate(spec.template);
+      break;
+    }
+    case "DaemonSet": {
+      const updateStrategy = record(spec.updateStrategy);
+      if (!updateStrategy.type) updateStrategy.type = "RollingUpdate";
+      if (updateStrategy.type === "RollingUpdate") {
+        const rollingUpdate = record(updateStrategy.rollingUpdate);
+        if (!isSet(rollingUpdate.maxUnavailable)) rollingUpdate.maxUnavailable = 1;
+        if (!isSet(rollingUpdate.maxSurge)) rollingUpdate.maxSurge = 0;
+        updateStrategy.rollingUpdate = rollingUpdate;
+      }
+      spec.updateStrategy = updateStrategy;
       if (!isSet(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
       spec.template = defaultPodTemplate(spec.template);
       break;

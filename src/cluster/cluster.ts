@@ -1,7 +1,8 @@
 // The embedded cluster on a virtual clock: an object store, the workload controllers
-// (Deployment → ReplicaSet → Pod, StatefulSet, ReplicationController), pod lifecycles played as
-// data, load and usage models, and a metrics pipeline like metrics-server's. `advanceTo` runs
-// everything due up to a time; the controller talks to it through in-process port adapters.
+// (Deployment → ReplicaSet → Pod, StatefulSet, DaemonSet, ReplicationController), pod
+// lifecycles played as data, load and usage models, and a metrics pipeline like
+// metrics-server's. `advanceTo` runs everything due up to a time; the controller talks to it
+// through in-process port adapters.
 // It plays a ClusterModel and knows nothing of scenarios: src/sim maps a Scenario onto the
 // model and applies the scenario's events through the primitives below.
 
@@ -27,6 +28,7 @@ import {
   workloadKey,
 } from "./cluster-model.js";
 import type { ControllerContext } from "./controllers/context.js";
+import { reconcileDaemonSet } from "./controllers/daemonset.js";
 import {
   POD_TEMPLATE_HASH,
   reconcileDeployment,
@@ -113,6 +115,7 @@ export { DEFAULT_LIFECYCLE, DEFAULT_USAGE, FAILED_POD_TTL_MS } from "./kubelet.j
 const WORKLOAD_KINDS = new Set([
   "Deployment",
   "StatefulSet",
+  "DaemonSet",
   "ReplicaSet",
   "ReplicationController",
 ]);
@@ -245,7 +248,7 @@ export class EmbeddedCluster {
     const owner = ref ? this.#owners.get(`${namespace}/${ref.kind}/${ref.name}`) : undefined;
     const orphaned =
       ref !== undefined &&
-      ["ReplicaSet", "StatefulSet", "ReplicationController"].includes(ref.kind) &&
+      ["ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController"].includes(ref.kind) &&
       (!owner || owner.obj.metadata.uid !== ref.uid);
     if (object.metadata.deletionTimestamp !== undefined || orphaned) {
       this.#write(() => this.store.delete("Pod", namespace, object.metadata.name));
@@ -257,7 +260,9 @@ export class EmbeddedCluster {
     const revision =
       played?.kind === "StatefulSet"
         ? (revisionLabel?.slice(played.name.length + 1) ?? "")
-        : (played?.templateHash ?? "");
+        : played?.kind === "DaemonSet"
+          ? (revisionLabel ?? "")
+          : (played?.templateHash ?? "");
     const ordinal =
       played?.kind === "StatefulSet"
         ? Number(object.metadata.name.slice(played.name.length + 1))
@@ -683,6 +688,7 @@ export class EmbeddedCluster {
         for (const owner of owners) {
           if (this.#owners.get(owner.key) !== owner) continue;
           if (owner.kind === "StatefulSet") reconcileStatefulSet(this.#controllers, owner);
+          else if (owner.kind === "DaemonSet") reconcileDaemonSet(this.#controllers, owner);
           else reconcileReplicaSet(this.#controllers, owner);
         }
       }

@@ -13,7 +13,6 @@ interface KnownKind {
 }
 
 const NOT_SERVED: Record<string, KnownKind> = {
-  DaemonSet: { resource: "daemonsets", group: "apps", gcPolicy: "DeleteDependents" },
   ControllerRevision: { resource: "controllerrevisions", group: "apps", gcPolicy: "None" },
 };
 

@@ -53,6 +53,13 @@ export const FAILED_POD_TTL_MS = 5 * 60_000;
 
 export const NODE_NAME = "horizon-node";
 
+/** The node's labels (what a pod's nodeSelector is matched against). */
+export const NODE_LABELS: Readonly<Record<string, string>> = {
+  "kubernetes.io/hostname": NODE_NAME,
+  "kubernetes.io/os": "linux",
+  "kubernetes.io/arch": "amd64",
+};
+
 /**
  * The grace a controller's delete gives: the scenario's model for the workloads it models
  * (the pod template's terminationGracePeriodSeconds, or its own default), else the pod's

@@ -192,7 +192,7 @@ export class PodRecord {
   }
 }
 
-/** A controller that owns pods: ReplicaSet, ReplicationController or StatefulSet. */
+/** A controller that owns pods: ReplicaSet, ReplicationController, StatefulSet or DaemonSet. */
 export class PodOwner {
   readonly pods = new Set<PodRecord>();
   active = 0;
@@ -203,7 +203,7 @@ export class PodOwner {
   readonly names: Random;
 
   constructor(
-    readonly kind: "ReplicaSet" | "ReplicationController" | "StatefulSet",
+    readonly kind: "ReplicaSet" | "ReplicationController" | "StatefulSet" | "DaemonSet",
     readonly namespace: string,
     readonly name: string,
     public obj: KubeObject,
@@ -266,7 +266,12 @@ export class Workload {
   metricsCache: Record<string, number> = {};
 
   constructor(
-    readonly kind: "Deployment" | "StatefulSet" | "ReplicaSet" | "ReplicationController",
+    readonly kind:
+      | "Deployment"
+      | "StatefulSet"
+      | "DaemonSet"
+      | "ReplicaSet"
+      | "ReplicationController",
     readonly namespace: string,
     readonly name: string,
     public obj: KubeObject,

@@ -209,6 +209,49 @@ describe("apps/v1 TestSetDefaultStatefulSet", () => {
   }
 });
 
+describe("apps/v1 TestSetDefaultDaemonSetSpec", () => {
+  const rolling = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+  const cases: { name: string; original: Json; expected: Json }[] = [
+    {
+      name: "Labels change/defaulting test",
+      original: { template: TEMPLATE_WITH_LABELS },
+      expected: {
+        template: TEMPLATE_WITH_LABELS,
+        updateStrategy: rolling,
+        revisionHistoryLimit: 10,
+      },
+    },
+    {
+      name: "Labels change/defaulting test (revisionHistoryLimit set)",
+      original: { template: TEMPLATE_WITH_LABELS, revisionHistoryLimit: 1 },
+      expected: {
+        template: TEMPLATE_WITH_LABELS,
+        updateStrategy: rolling,
+        revisionHistoryLimit: 1,
+      },
+    },
+    {
+      name: "OnDeleteDaemonSetStrategyType update strategy",
+      original: { template: TEMPLATE, updateStrategy: { type: "OnDelete" } },
+      expected: {
+        template: TEMPLATE,
+        updateStrategy: { type: "OnDelete" },
+        revisionHistoryLimit: 10,
+      },
+    },
+    {
+      name: "Custom unique label key",
+      original: {},
+      expected: { template: TEMPLATE, updateStrategy: rolling, revisionHistoryLimit: 10 },
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(specOf(applyWorkloadDefaults(object("DaemonSet", c.original))), c.expected);
+    });
+  }
+});
+
 describe("apps/v1 TestSetDefaultReplicaSetReplicas and TestDefaultRequestIsNotSetForReplicaSet", () => {
   const cases = [
     { name: "unset → 1", replicas: undefined, expectReplicas: 1 },

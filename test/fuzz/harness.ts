@@ -112,7 +112,7 @@ export const KIND_CASES: readonly KindCase[] = [
       spec: { replicas: 1, selector: { app: "fuzz" }, template },
     }),
   },
-  ...(["Deployment", "ReplicaSet", "StatefulSet"] as const).map((kind) => ({
+  ...(["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"] as const).map((kind) => ({
     kind,
     collection: `/apis/apps/v1/namespaces/${NAMESPACE}/${kind.toLowerCase()}s`,
     allNamespaces: `/apis/apps/v1/${kind.toLowerCase()}s`,
@@ -121,7 +121,7 @@ export const KIND_CASES: readonly KindCase[] = [
     valid: (name: string) => ({
       metadata: { name },
       spec: {
-        replicas: 1,
+        ...(kind === "DaemonSet" ? {} : { replicas: 1 }),
         selector: { matchLabels: { app: "fuzz" } },
         template,
         ...(kind === "StatefulSet" ? { serviceName: "fuzz" } : {}),

@@ -172,17 +172,12 @@ describe("ScaleTargetPort contract", () => {
       target: ref("DaemonSet", "web"),
       error: "the server could not find the requested resource",
       status: 404,
-      // Serving DaemonSets honestly needs a daemon controller in the embedded cluster (a pod
-      // per simulated node, its status), not only discovery + CRUD + a table.
-      skip: "the embedded API server does not serve daemonsets, so discovery answers no matches for kind",
     },
   ];
   for (const adapter of [...ADAPTERS, SHARED_READS]) {
     describe(adapter.name, () => {
       for (const c of reads) {
-        it(`getScale: ${c.name}`, {
-          skip: "skip" in c && adapter.name.startsWith("Kubernetes") ? c.skip : false,
-        }, async () => {
+        it(`getScale: ${c.name}`, async () => {
           const h = await runningCluster();
           const got = await (await adapter.scale(h)).getScale("default", c.target);
           if (c.error) {

@@ -8,29 +8,7 @@ import { LABEL_SELECTOR, root } from "./meta.js";
 import { AGE, asRecord, col, int, NAME, since } from "./printing.js";
 import { DEDUCED, intstr, pb, str, struct } from "./schema.js";
 import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
-import { validateLabelSelector } from "./workloadvalidation.js";
-
-const PERCENT_FMT = "[0-9]+%";
-
-/** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. */
-function validateIntOrPercent(value: unknown, field: string): FieldError[] {
-  if (typeof value === "number") {
-    return value < 0 ? [invalid(field, value, "must be greater than or equal to 0")] : [];
-  }
-  if (typeof value !== "string") return [];
-  if (!new RegExp(`^${PERCENT_FMT}$`).test(value)) {
-    return [
-      invalid(
-        field,
-        value,
-        `a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '${PERCENT_FMT}')`,
-      ),
-    ];
-  }
-  return Number(value.slice(0, -1)) > 100
-    ? [invalid(field, value, "must not be greater than 100%")]
-    : [];
-}
+import { validateIntOrPercent, validateLabelSelector } from "./workloadvalidation.js";
 
 const EVICTION_POLICIES = ["AlwaysAllow", "IfHealthyBudget"];
 

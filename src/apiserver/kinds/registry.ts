@@ -3,6 +3,7 @@
 import { configMap } from "./configmap.js";
 import { customDefinition, customDefinitions, reserveBuiltIn } from "./custom.js";
 import { customResourceDefinition } from "./customresourcedefinition.js";
+import { daemonSet } from "./daemonset.js";
 import { deployment } from "./deployment.js";
 import { endpoints } from "./endpoints.js";
 import { endpointSlice } from "./endpointslice.js";
@@ -43,6 +44,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   Deployment: deployment,
   ReplicaSet: replicaSet,
   StatefulSet: statefulSet,
+  DaemonSet: daemonSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
   Ingress: ingress,
   IngressClass: ingressClass,

@@ -20,6 +20,7 @@ export type ServedKind =
   | "Deployment"
   | "ReplicaSet"
   | "StatefulSet"
+  | "DaemonSet"
   | "HorizontalPodAutoscaler"
   | "Lease"
   | "ServiceMonitor"

@@ -1,7 +1,8 @@
-// Workload spec validation (Deployment, ReplicaSet, StatefulSet, ReplicationController): the
-// part of upstream's Validate<Kind>Spec that the embedded controllers and `kubectl describe`
-// depend on: replicas, a selector that parses and selects the template's labels, valid template
-// labels and a valid pod spec; apps/v1 selectors are immutable.
+// Workload spec validation (Deployment, ReplicaSet, StatefulSet, DaemonSet,
+// ReplicationController): the part of upstream's Validate<Kind>Spec that the embedded
+// controllers and `kubectl describe` depend on: replicas, a selector that parses and selects the
+// template's labels, valid template labels and a valid pod spec; apps/v1 selectors are
+// immutable; a DaemonSet's restart policy and update strategy.
 import { isRecord, semanticallyEqual } from "../../api/json.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
 import {
@@ -12,6 +13,7 @@ import {
   invalid,
   isQualifiedName,
   isValidLabelValue,
+  notSupported,
   required,
   validateLabels,
 } from "../../api/validation.js";
@@ -19,6 +21,96 @@ import { selectorFromLabelSelector, selectorMatches } from "../../core/selector.
 import { validatePodSpec } from "./podvalidation.js";
 
 const IMMUTABLE = "field is immutable";
+const PERCENT_FMT = "[0-9]+%";
+
+/** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. */
+export function validateIntOrPercent(value: unknown, field: string): FieldError[] {
+  if (typeof value === "number") {
+    return value < 0 ? [invalid(field, value, "must be greater than or equal to 0")] : [];
+  }
+  if (typeof value !== "string") return [];
+  if (!new RegExp(`^${PERCENT_FMT}$`).test(value)) {
+    return [
+      invalid(
+        field,
+        value,
+        `a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '${PERCENT_FMT}')`,
+      ),
+    ];
+  }
+  return Number(value.slice(0, -1)) > 100
+    ? [invalid(field, value, "must not be greater than 100%")]
+    : [];
+}
+
+/** getIntOrPercentValue: a count, or a percentage's number. */
+function intOrPercentValue(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "string" && /^[0-9]+%$/.test(value)) return Number(value.slice(0, -1));
+  return 0;
+}
+
+function nonNegative(spec: Record<string, unknown>, name: string, path: string): FieldError[] {
+  const value = spec[name];
+  return typeof value === "number" && value < 0
+    ? [invalid(child(path, name), value, "must be greater than or equal to 0")]
+    : [];
+}
+
+/** ValidateDaemonSetUpdateStrategy (with ValidateRollingUpdateDaemonSet). */
+function validateDaemonSetUpdateStrategy(strategy: unknown, path: string): FieldError[] {
+  const s = isRecord(strategy) ? strategy : {};
+  if (s.type === "OnDelete") return [];
+  if (s.type !== "RollingUpdate") {
+    // Upstream renders the internal struct, which has no json tags.
+    const bad = { Type: s.type ?? "", RollingUpdate: s.rollingUpdate ?? null };
+    return [notSupported(path, bad, ["RollingUpdate", "OnDelete"])];
+  }
+  if (!isRecord(s.rollingUpdate)) return [required(child(path, "rollingUpdate"), "")];
+  const at = child(path, "rollingUpdate");
+  const { maxUnavailable, maxSurge } = s.rollingUpdate;
+  const errs = [
+    ...validateIntOrPercent(maxUnavailable, child(at, "maxUnavailable")),
+    ...validateIntOrPercent(maxSurge, child(at, "maxSurge")),
+  ];
+  const hasUnavailable = intOrPercentValue(maxUnavailable) !== 0;
+  const hasSurge = intOrPercentValue(maxSurge) !== 0;
+  if (hasUnavailable && hasSurge) {
+    errs.push(
+      invalid(child(at, "maxSurge"), maxSurge, "may not be set when maxUnavailable is non-zero"),
+    );
+  } else if (!hasUnavailable && !hasSurge) {
+    errs.push(required(child(at, "maxUnavailable"), "cannot be 0 when maxSurge is 0"));
+  }
+  return errs;
+}
+
+/** What ValidateDaemonSetSpec checks beyond the selector and template every workload gets. */
+function validateDaemonSetSpec(spec: Record<string, unknown>): FieldError[] {
+  const template = isRecord(spec.template) ? spec.template : {};
+  const podSpec = isRecord(template.spec) ? template.spec : {};
+  const errs: FieldError[] = [];
+  if (podSpec.restartPolicy !== "Always") {
+    errs.push(
+      notSupported("spec.template.spec.restartPolicy", podSpec.restartPolicy ?? "", ["Always"]),
+    );
+  }
+  if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
+    errs.push(
+      invalid(
+        "spec.template.spec.activeDeadlineSeconds",
+        podSpec.activeDeadlineSeconds,
+        "activeDeadlineSeconds in DaemonSet is not Supported",
+      ),
+    );
+  }
+  return [
+    ...errs,
+    ...nonNegative(spec, "minReadySeconds", "spec"),
+    ...validateDaemonSetUpdateStrategy(spec.updateStrategy, "spec.updateStrategy"),
+    ...nonNegative(spec, "revisionHistoryLimit", "spec"),
+  ];
+}
 
 function stringMap(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
@@ -83,6 +175,7 @@ const EMPTY_SELECTOR: Record<string, string> = {
   Deployment: "empty selector is invalid for deployment",
   ReplicaSet: "empty selector is invalid for deployment",
   StatefulSet: "empty selector is invalid for statefulset",
+  DaemonSet: "empty selector is invalid for daemonset",
 };
 
 /** A workload's spec, on create and update (`old`: the stored object). */
@@ -131,5 +224,7 @@ export function validateWorkload(object: KubeObject, old?: KubeObject): FieldErr
     errs.push(mismatch());
   }
   // An apps/v1 template is a struct, not a pointer: absent, it is the zero value.
-  return [...errs, ...validateTemplate(template ?? {}, "spec.template")];
+  errs.push(...validateTemplate(template ?? {}, "spec.template"));
+  if (object.kind === "DaemonSet") errs.push(...validateDaemonSetSpec(spec));
+  return errs;
 }

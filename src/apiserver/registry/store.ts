@@ -16,6 +16,7 @@ import {
   validateObjectMeta,
 } from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
+import { NODE_LABELS, NODE_NAME } from "../../cluster/kubelet.js";
 import { StoreError } from "../../cluster/store.js";
 import {
   type ApiError,
@@ -50,7 +51,6 @@ import { IMMORTAL_NAMESPACES, markNamespace, namespaceTerminating } from "./name
 
 /** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
-const NODE_NAME = "horizon-node";
 
 export interface RegistryStoreOptions {
   cluster: EmbeddedCluster;
@@ -117,11 +117,7 @@ export class RegistryStore {
           uid: "00000000-0000-0000-0000-000000000001",
           resourceVersion: "1",
           creationTimestamp: since,
-          labels: {
-            "kubernetes.io/hostname": NODE_NAME,
-            "kubernetes.io/os": "linux",
-            "kubernetes.io/arch": "amd64",
-          },
+          labels: { ...NODE_LABELS },
         },
         spec: {},
         status: {

@@ -1,9 +1,39 @@
 // A controller's pod from its template (upstream controller.GetPodFromTemplate): the
 // template's labels and annotations, a controller ownerReference, generateName for
-// ReplicaSets and ReplicationControllers; a StatefulSet's pods carry their identity labels.
+// ReplicaSets, ReplicationControllers and DaemonSets; a StatefulSet's pods carry their
+// identity labels, a DaemonSet's its revision, its node's affinity and the daemon tolerations.
 import type { KubeObject } from "../../api/types.js";
+import { NODE_NAME } from "../kubelet.js";
 import type { PodOwner } from "../model.js";
 import { CONTROLLER_REVISION_HASH } from "./statefulset.js";
+
+/** The tolerations every daemon pod gets (upstream's util.AddOrUpdateDaemonPodTolerations). */
+const DAEMON_TOLERATIONS = [
+  { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" },
+  { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute" },
+  { key: "node.kubernetes.io/disk-pressure", operator: "Exists", effect: "NoSchedule" },
+  { key: "node.kubernetes.io/memory-pressure", operator: "Exists", effect: "NoSchedule" },
+  { key: "node.kubernetes.io/pid-pressure", operator: "Exists", effect: "NoSchedule" },
+  { key: "node.kubernetes.io/unschedulable", operator: "Exists", effect: "NoSchedule" },
+];
+
+/** A daemon pod's spec: bound to its node by affinity, tolerating the node conditions. */
+function daemonPodSpec(spec: Record<string, unknown>): Record<string, unknown> {
+  const tolerations = Array.isArray(spec.tolerations) ? [...spec.tolerations] : [];
+  for (const t of DAEMON_TOLERATIONS) {
+    if (!tolerations.some((o) => o?.key === t.key && o?.effect === t.effect)) tolerations.push(t);
+  }
+  const affinity = (spec.affinity ?? {}) as Record<string, unknown>;
+  const nodeAffinity = {
+    ...((affinity.nodeAffinity ?? {}) as Record<string, unknown>),
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [
+        { matchFields: [{ key: "metadata.name", operator: "In", values: [NODE_NAME] }] },
+      ],
+    },
+  };
+  return { ...spec, affinity: { ...affinity, nodeAffinity }, tolerations };
+}
 
 /** The Pod `name` the owner creates (StatefulSet: at `ordinal`), before it is stored. */
 export function podFromTemplate(owner: PodOwner, name: string, ordinal: number): KubeObject {
@@ -14,6 +44,9 @@ export function podFromTemplate(owner: PodOwner, name: string, ordinal: number):
     labels[CONTROLLER_REVISION_HASH] = `${owner.name}-${owner.templateHash}`;
     labels["statefulset.kubernetes.io/pod-name"] = name;
     labels["apps.kubernetes.io/pod-index"] = String(ordinal);
+  } else if (owner.kind === "DaemonSet") {
+    labels[CONTROLLER_REVISION_HASH] = owner.templateHash;
+    labels["pod-template-generation"] = String(owner.obj.metadata.generation ?? 1);
   }
   const metadata: KubeObject["metadata"] = {
     name,
@@ -36,7 +69,7 @@ export function podFromTemplate(owner: PodOwner, name: string, ordinal: number):
     apiVersion: "v1",
     kind: "Pod",
     metadata,
-    spec: template.spec,
+    spec: owner.kind === "DaemonSet" ? daemonPodSpec(template.spec) : template.spec,
     status: { phase: "Pending" },
   };
 }
