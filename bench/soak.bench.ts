@@ -1,15 +1,18 @@
 // `npm run bench:soak -- [--seconds N]`: mixed clients against `horizon up` (plain HTTP, no
-// controller; on a worker thread, so that its event loop is not the clients') for N seconds
-// (default 30), twice, each in a fresh child process: with 5 watchers that never read, and
-// without them. Reads (GET, LIST), writes (create, PATCH of a
+// controller) for N seconds (default 30), twice, each with a fresh server: with 5 watchers that
+// never read, and without them. The server is a process of its own, pinned to one core and the
+// clients to the others where the machine has two or more (as clients on other machines: the
+// load generator does not take the server's CPU, and the server has exactly one core). Reads (GET, LIST), writes (create, PATCH of a
 // Service with a 20 KB annotation) and 3 reading watchers run throughout, and a /healthz probe
 // every 50 ms from a thread of its own (as a kubelet probes: its latency is the server's, not the
 // busy load generator's). Prints requests/s, p99 latency per verb, peak RSS and the watchers dropped, and
 // the issue's goals: RSS with the stalled watchers within 100 MiB of the run without them,
 // healthz p99 under 10 ms.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import { connect, type Socket } from "node:net";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { startUp } from "../src/cli/up.js";
@@ -79,7 +82,10 @@ async function probe(port: number, deadline: number): Promise<void> {
   parentPort?.postMessage(samples);
 }
 
-/** The server's thread: starts `horizon up`, posts its port, closes it when told. */
+/**
+ * The server's process: starts `horizon up`, prints its port; on a line on stdin closes it and
+ * prints its peak RSS in bytes.
+ */
 async function serve(): Promise<void> {
   const started = await startUp({
     port: 0,
@@ -89,19 +95,49 @@ async function serve(): Promise<void> {
   });
   if (!started.ok) throw new Error(started.error);
   const up = started.value;
-  parentPort?.once("message", async () => {
+  process.stdin.once("data", async () => {
     await up.close();
-    parentPort?.postMessage("closed");
+    console.log(process.resourceUsage().maxRSS * 1024);
+    process.exit(0);
   });
-  parentPort?.postMessage(up.port);
+  console.log(up.port);
+}
+
+/** `node ARGS` pinned to the given cores where `taskset` and two cores are there. */
+function pinned(cores: string, args: string[]) {
+  const pin = availableParallelism() >= 2 && existsSync("/usr/bin/taskset");
+  return pin
+    ? spawn("/usr/bin/taskset", ["-c", cores, process.execPath, ...args], {
+        stdio: ["pipe", "pipe", "inherit"],
+      })
+    : spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] });
+}
+
+/** The clients' cores and the server's: the last core is the server's. */
+function cores(): { clients: string; server: string } {
+  const n = availableParallelism();
+  return { clients: n >= 2 ? `0-${n - 2}` : "0", server: String(Math.max(0, n - 1)) };
+}
+
+/** Resolves with the next line a child prints. */
+function nextLine(proc: ReturnType<typeof spawn>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const end = out.indexOf("\n");
+      if (end < 0) return;
+      proc.stdout?.off("data", onData);
+      resolve(out.slice(0, end));
+    };
+    proc.stdout?.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`server exited ${code}`)));
+  });
 }
 
 async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
-  const server = new Worker(fileURLToPath(import.meta.url));
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("message", resolve);
-    server.once("error", reject);
-  });
+  const server = pinned(cores().server, [fileURLToPath(import.meta.url), "--serve"]);
+  const port = Number(await nextLine(server));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const latencies: Record<string, number[]> = {};
   let requests = 0;
@@ -145,10 +181,6 @@ async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
           .on("error", () => resolve());
       }),
   );
-  let peak = 0;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 100);
   const deadline = Date.now() + seconds * 1000;
   let created = 0;
   const loops = [
@@ -195,7 +227,6 @@ async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
   latencies.healthz = await probed;
   requests += latencies.healthz.length;
   await prober.terminate();
-  clearInterval(sampler);
   // A stalled watcher the server dropped ends soon once read; a kept one stays open.
   const dropped = await Promise.all(
     stalledSockets.map(
@@ -213,11 +244,10 @@ async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
   );
   for (const socket of stalledSockets) socket.destroy();
   agent.destroy();
-  const closed = new Promise((resolve) => server.once("message", resolve));
-  server.postMessage("close");
-  await closed;
+  const peakRss = nextLine(server);
+  server.stdin?.write("close\n");
+  const peak = Number(await peakRss);
   await Promise.all(readers);
-  await server.terminate();
   const result: PhaseResult = {
     stalled,
     seconds,
@@ -229,14 +259,15 @@ async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
   return result;
 }
 
-/** Runs one phase in a fresh child process (its own heap and RSS). */
+/** Runs one phase's clients in a child process on the clients' cores. */
 function child(stalled: number, seconds: number): Promise<PhaseResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      [fileURLToPath(import.meta.url), "--phase", String(stalled), String(seconds)],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
+    const proc = pinned(cores().clients, [
+      fileURLToPath(import.meta.url),
+      "--phase",
+      String(stalled),
+      String(seconds),
+    ]);
     let out = "";
     proc.stdout.setEncoding("utf8").on("data", (c: string) => {
       out += c;
@@ -287,9 +318,10 @@ async function main(args: string[]): Promise<void> {
 
 const args = process.argv.slice(2);
 if (!isMainThread) {
-  const role = workerData as { probe?: { port: number; deadline: number } } | null;
-  if (role?.probe) await probe(role.probe.port, role.probe.deadline);
-  else await serve();
+  const role = workerData as { probe: { port: number; deadline: number } };
+  await probe(role.probe.port, role.probe.deadline);
+} else if (args[0] === "--serve") {
+  await serve();
 } else if (args[0] === "--phase") {
   const result = await phase(Number(args[1]), Number(args[2]));
   console.log(JSON.stringify(result));

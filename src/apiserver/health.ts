@@ -18,6 +18,15 @@ const CHECKS = ["ping", "log", "etcd"];
 const ENDPOINTS = ["healthz", "livez", "readyz"];
 
 /**
+ * A health probe (`/healthz`, `/livez`, `/readyz` or one check of them): APF's mandatory `probes`
+ * FlowSchema puts these at the `exempt` priority level, so they never queue behind other work.
+ */
+export function isHealthProbe(path: string): boolean {
+  const parts = path.split("/");
+  return parts.length <= 3 && parts[0] === "" && ENDPOINTS.includes(parts[1] ?? "");
+}
+
+/**
  * `/healthz`, `/livez`, `/readyz` (and each `/<endpoint>/<check>`): `ok` as text/plain, or with
  * `?verbose` one `[+]check ok` line per check and `<endpoint> check passed`
  * (k8s.io/apiserver/pkg/server/healthz). Null for other paths.

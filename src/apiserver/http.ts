@@ -5,6 +5,7 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { requestEntityTooLarge } from "./errors.js";
+import { isHealthProbe } from "./health.js";
 import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
@@ -106,8 +107,40 @@ function drained(res: http.ServerResponse): Promise<void> {
   });
 }
 
+/**
+ * Requests take turns: one handler starts per event-loop turn, so the loop reads the sockets
+ * between two handlers and a health probe (exempt, never queued) waits for at most one
+ * request's work, not for every request that arrived before it.
+ */
+class Turns {
+  #waiting: (() => void)[] = [];
+  #next = 0;
+  #scheduled = false;
+
+  take(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve);
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(this.#release);
+      }
+    });
+  }
+
+  #release = (): void => {
+    const resolve = this.#waiting[this.#next++];
+    if (this.#next === this.#waiting.length) {
+      this.#waiting = [];
+      this.#next = 0;
+      this.#scheduled = false;
+    } else setImmediate(this.#release);
+    resolve?.();
+  };
+}
+
 async function serve(
   handler: (req: ApiRequest) => Promise<ApiResponse>,
+  turns: Turns,
   limit: number,
   req: http.IncomingMessage,
   res: http.ServerResponse,
@@ -135,6 +168,7 @@ async function serve(
     headers,
   };
   if (body.length > 0) apiRequest.body = body;
+  if (!isHealthProbe(apiRequest.path)) await turns.take();
   const response = await handler(apiRequest);
   const outHeaders: Record<string, string> = { ...(response.headers ?? {}) };
   if ("stream" in response) {
@@ -172,10 +206,11 @@ export function serveHttp(
   options: ServeOptions,
 ): Promise<RunningServer> {
   const limit = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+  const turns = new Turns();
   const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
     // A request came: the connection's first-request deadline (below) no longer applies.
     req.socket.setTimeout(0);
-    serve(handler, limit, req, res).catch((err: unknown) => {
+    serve(handler, turns, limit, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
         res.end(
