@@ -21,6 +21,7 @@ import type { ObjectMetricModel } from "../cluster/cluster-model.js";
 import { groupOf, pluralOf } from "../cluster/kinds.js";
 import type { PodRecord } from "../cluster/model.js";
 import { formatDuration } from "../core/duration.js";
+import { samplesByName } from "../core/replica-calculator.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
 import { isTableRequest, toTable } from "./tables.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
@@ -482,15 +483,16 @@ function customMetrics(
         : metricNotFound(stripClientPrefix(observed.error));
     }
     if (observed.kind !== "pods") return pathNotFound();
-    const names = [...observed.samples.keys()].sort();
+    const samples = samplesByName(observed.samples);
+    const names = [...samples.keys()].sort();
     if (name !== "*") {
-      const sample = observed.samples.get(name);
+      const sample = samples.get(name);
       if (!sample)
         return metricNotFound(`the server could not find the metric ${metric} for pods ${name}`);
       names.splice(0, names.length, name);
     }
     const items = names.map((podName) => {
-      const sample = observed.samples.get(podName)!;
+      const sample = samples.get(podName)!;
       return metricValue(
         version,
         {

@@ -8,7 +8,7 @@
 // Nothing is computed per pod on a scrape: a scrape records each workload's demand and
 // per-pod share, and a pod's sample is derived from those and its own timestamps when asked.
 import type { MetricSpec } from "../api/types.js";
-import type { PodSample, PodSamples } from "../core/replica-calculator.js";
+import type { SampleColumns } from "../core/replica-calculator.js";
 import type { Selector } from "../core/selector.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";
@@ -210,8 +210,6 @@ export class MetricsPipeline {
     const memory = pod.usage.memory;
     const bytes = (memory.baseBytes + memory.bytesPerRps * served) * memFactor;
     pod.memoryMilli = bytes > 0 ? Math.round(bytes) * 1000 : 0;
-    pod.cpuSample = null;
-    pod.memorySample = null;
     return true;
   }
 
@@ -240,28 +238,6 @@ export class MetricsPipeline {
       first.usage.memory = pod.memoryMilli;
     }
     return item;
-  }
-
-  /**
-   * Whole-pod cpu or memory of the latest scrape, as `usageByPod` would sum this pod's item
-   * (every container reports both), without building the item: the hot path of Resource metrics.
-   */
-  #wholePodSample(pod: PodRecord, resource: "cpu" | "memory"): PodSample | null {
-    if (!this.#usage(pod) || pod.template.containerNames.length === 0) return null;
-    if (resource === "cpu") {
-      pod.cpuSample ??= {
-        value: pod.cpuMilli,
-        timestamp: this.lastScrapeAt,
-        window: this.resolution,
-      };
-      return pod.cpuSample;
-    }
-    pod.memorySample ??= {
-      value: pod.memoryMilli,
-      timestamp: this.lastScrapeAt,
-      window: this.resolution,
-    };
-    return pod.memorySample;
   }
 
   /** Each pod's served requests/s averaged over the window (`rate(http_requests_total[window])`). */
@@ -318,6 +294,21 @@ export class MetricsPipeline {
     return count > 0 ? sum / count : null;
   }
 
+  /**
+   * Empty sample columns aligned with the entry's pod list, as the pods port returns it (the
+   * same list object: the calculator then needs no lookup by name).
+   */
+  #columns(entry: SelectorEntry): SampleColumns {
+    const n = entry.memberList().length;
+    return {
+      pods: entry.podViews(),
+      values: new Array<number>(n),
+      timestamps: new Array<number>(n),
+      windows: new Array<number>(n),
+      extra: [],
+    };
+  }
+
   /** What the metrics APIs answer for one metric spec of an HPA. */
   observe(namespace: string, spec: MetricSpec, podSelector: Selector): MetricObservation {
     switch (spec.type) {
@@ -335,15 +326,26 @@ export class MetricsPipeline {
             ? (spec.resource?.name ?? "")
             : (spec.containerResource?.name ?? "");
         if (spec.type === "Resource" && (name === "cpu" || name === "memory")) {
-          const samples: PodSamples = new Map();
-          let scraped = 0;
+          // The hot path: whole-pod usage as `usageByPod` would sum each pod's item (every
+          // container reports both), in columns aligned with the pods port's list.
+          const samples = this.#columns(entry);
+          const { values, timestamps, windows } = samples;
           const members = entry.memberList();
+          const cpu = name === "cpu";
+          let scraped = 0;
           for (let i = 0; i < members.length; i++) {
             const pod = members[i]!;
-            if (!this.#usage(pod)) continue;
-            scraped++;
-            const sample = this.#wholePodSample(pod, name);
-            if (sample) samples.set(pod.name, sample);
+            const has = this.#usage(pod);
+            if (has) scraped++;
+            if (!has || pod.template.containerNames.length === 0) {
+              values[i] = Number.NaN;
+              timestamps[i] = 0;
+              windows[i] = 0;
+              continue;
+            }
+            values[i] = cpu ? pod.cpuMilli : pod.memoryMilli;
+            timestamps[i] = this.lastScrapeAt;
+            windows[i] = this.resolution;
           }
           // No PodMetrics at all is the client's error, as resourceObservation words it.
           if (scraped === 0) return resourceObservation([], name);
@@ -382,22 +384,23 @@ export class MetricsPipeline {
         error: `unable to fetch metrics from custom metrics API: the server could not find the metric ${name} for pods`,
       };
     }
-    const samples = new Map<string, { value: number; timestamp: number; window: number }>();
-    const timestamp = this.lastScrapeAt;
-    for (const pod of this.#cluster.selectorEntry(namespace, podSelector).members) {
+    const entry = this.#cluster.selectorEntry(namespace, podSelector);
+    const samples = this.#columns(entry);
+    const { values, timestamps, windows } = samples;
+    const members = entry.memberList();
+    for (let i = 0; i < members.length; i++) {
+      const pod = members[i]!;
       const model = pod.workload?.podsMetrics.find((m) => m.name === name);
-      if (!model) continue;
-      const rate = this.podRate(pod, model.rateWindowMs);
-      if (rate === null) continue;
-      // podRate just cached this scrape's rate: keep one sample object per pod and scrape.
-      if (
-        pod.rateSample === null ||
-        pod.rateSample.timestamp !== timestamp ||
-        pod.rateSample.window !== model.rateWindowMs
-      ) {
-        pod.rateSample = { value: Math.round(rate * 1000), timestamp, window: model.rateWindowMs };
+      const rate = model ? this.podRate(pod, model.rateWindowMs) : null;
+      if (!model || rate === null) {
+        values[i] = Number.NaN;
+        timestamps[i] = 0;
+        windows[i] = 0;
+        continue;
       }
-      samples.set(pod.name, pod.rateSample);
+      values[i] = Math.round(rate * 1000);
+      timestamps[i] = this.lastScrapeAt;
+      windows[i] = model.rateWindowMs;
     }
     return { kind: "pods", samples };
   }

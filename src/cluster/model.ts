@@ -132,8 +132,6 @@ export class PodRecord {
   hasUsage = false;
   cpuMilli = 0;
   memoryMilli = 0;
-  cpuSample: import("../core/replica-calculator.js").PodSample | null = null;
-  memorySample: import("../core/replica-calculator.js").PodSample | null = null;
   /** Ready since before `t` and not terminating: served the whole window ending now. */
   servingThrough(from: number): boolean {
     return this.readyAt !== null && this.readyAt <= from && this.deletingAt === null;
@@ -142,7 +140,6 @@ export class PodRecord {
   rateScrape = -1;
   rateWindow = 0;
   rate: number | null = null;
-  rateSample: import("../core/replica-calculator.js").PodSample | null = null;
 
   constructor(
     readonly namespace: string,

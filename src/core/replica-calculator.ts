@@ -14,6 +14,95 @@ export interface PodSample {
 
 export type PodSamples = Map<string, PodSample>;
 
+/**
+ * Per-pod samples as columns aligned with a pod list (no object per pod and scrape, no lookup
+ * by name): pods[i]'s sample is values[i] (NaN: it has none), measured at timestamps[i] over
+ * windows[i]. `extra` holds the values of samples for pods not in the list (a metrics API may
+ * report pods the lister no longer lists): upstream counts them in its totals and entry counts.
+ */
+export interface SampleColumns {
+  pods: readonly PodView[];
+  values: number[];
+  timestamps: number[];
+  windows: number[];
+  extra: number[];
+}
+
+/** Samples as a metrics port hands them over: keyed by pod name, or already aligned. */
+export type Samples = PodSamples | SampleColumns;
+
+/** Columns aligned with `pods`: the given ones when they already are, else matched by name. */
+export function sampleColumns(pods: readonly PodView[], samples: Samples): SampleColumns {
+  if (!(samples instanceof Map)) {
+    if (samples.pods === pods) return samples;
+    const realigned = sampleColumns(pods, samplesByName(samples));
+    realigned.extra.push(...samples.extra);
+    return realigned;
+  }
+  const n = pods.length;
+  const columns: SampleColumns = {
+    pods,
+    values: new Array<number>(n),
+    timestamps: new Array<number>(n),
+    windows: new Array<number>(n),
+    extra: [],
+  };
+  // Samples usually come in the pods' order: walk them alongside, and look a pod's sample up
+  // by name only when the next one is not its own (a Map lookup per pod was most of the cost).
+  const names = samples.keys();
+  const values = samples.values();
+  let nextName = names.next().value;
+  let matched = 0;
+  for (let i = 0; i < n; i++) {
+    const name = pods[i]!.name;
+    let sample: PodSample | undefined;
+    if (nextName === name) {
+      sample = values.next().value;
+      nextName = names.next().value;
+    } else sample = samples.get(name);
+    if (sample === undefined) {
+      columns.values[i] = Number.NaN;
+      columns.timestamps[i] = 0;
+      columns.windows[i] = 0;
+      continue;
+    }
+    matched++;
+    columns.values[i] = sample.value;
+    columns.timestamps[i] = sample.timestamp;
+    columns.windows[i] = sample.window;
+  }
+  if (matched < samples.size) {
+    const listed = new Set<string>();
+    for (let i = 0; i < n; i++) listed.add(pods[i]!.name);
+    for (const [name, sample] of samples) if (!listed.has(name)) columns.extra.push(sample.value);
+  }
+  return columns;
+}
+
+/** The samples keyed by pod name (extras, having no name, are left out). */
+export function samplesByName(samples: Samples): PodSamples {
+  if (samples instanceof Map) return samples;
+  const out: PodSamples = new Map();
+  for (let i = 0; i < samples.pods.length; i++) {
+    const value = samples.values[i]!;
+    if (Number.isNaN(value)) continue;
+    out.set(samples.pods[i]!.name, {
+      value,
+      timestamp: samples.timestamps[i]!,
+      window: samples.windows[i]!,
+    });
+  }
+  return out;
+}
+
+/** How many samples there are (a Map's size; listed pods with one plus extras). */
+export function sampleCount(samples: Samples): number {
+  if (samples instanceof Map) return samples.size;
+  let count = samples.extra.length;
+  for (const value of samples.values) if (!Number.isNaN(value)) count++;
+  return count;
+}
+
 const NONE: string[] = [];
 
 function append(list: string[], name: string): string[] {
@@ -76,37 +165,72 @@ export type Calculation =
     }
   | { ok: false; error: string };
 
-/** Samples aligned with a pod list: the sample of pods[i], or undefined when it has none. */
-export type AlignedSamples = (PodSample | undefined)[];
-
 /**
  * Sorts pods into ready / unready / missing / ignored. Readiness timing only matters for cpu:
  * a young pod's sample must postdate its readiness transition by one window, and an older
- * pod is unready only if it never became ready. `ready`, when given, receives the sample of
- * each ready pod at its index (one lookup per pod serves the whole calculation).
+ * pod is unready only if it never became ready. `ready`, when given, receives the sample value
+ * of each ready pod at its index and NaN for every other pod (the values the ratio sums).
  */
 export function groupPods(
   pods: readonly PodView[],
-  samples: PodSamples,
+  samples: Samples,
   resource: string,
   settings: ReadinessSettings,
   now: number,
-  ready?: AlignedSamples,
+  ready?: number[],
 ): PodGroups {
+  return grouping(pods, samples, resource, settings, now, ready).groups;
+}
+
+/** groupPods, also counting the listed pods that have a sample. */
+function grouping(
+  pods: readonly PodView[],
+  samples: Samples,
+  resource: string,
+  settings: ReadinessSettings,
+  now: number,
+  ready?: number[],
+): { groups: PodGroups; sampled: number; columns: SampleColumns | null } {
+  // Columns aligned with another list (the pods changed in between) are matched by name.
+  const columns =
+    samples instanceof Map ? null : samples.pods === pods ? samples : sampleColumns(pods, samples);
+  const map = samples instanceof Map ? samples : null;
   // Most syncs find no unready, missing or ignored pod: share one empty list until one is found.
   const groups: PodGroups = { readyPodCount: 0, unready: NONE, missing: NONE, ignored: NONE };
-  // Samples usually come in the pods' order: walk them alongside, and look a pod's sample up
-  // by name only when the next one is not its own (a Map lookup per pod was most of the cost).
-  const names = samples.keys();
-  const values = samples.values();
-  let nextName = names.next().value;
+  const cpu = resource === "cpu";
+  let sampled = 0;
+  // Samples by name usually come in the pods' order: walk them alongside, and look a pod's
+  // sample up by name only when the next one is not its own (a lookup per pod was most of the
+  // cost).
+  const names = map?.keys();
+  const entries = map?.values();
+  let nextName = names?.next().value;
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i]!;
-    let sample: PodSample | undefined;
-    if (nextName === pod.name) {
-      sample = values.next().value;
-      nextName = names.next().value;
-    } else sample = samples.get(pod.name);
+    let value: number;
+    let timestamp = 0;
+    let window = 0;
+    if (columns !== null) {
+      value = columns.values[i]!;
+      if (cpu) {
+        timestamp = columns.timestamps[i]!;
+        window = columns.windows[i]!;
+      }
+    } else {
+      let sample: PodSample | undefined;
+      if (nextName === pod.name) {
+        sample = entries!.next().value;
+        nextName = names!.next().value;
+      } else sample = map!.get(pod.name);
+      if (sample === undefined) value = Number.NaN;
+      else {
+        value = sample.value;
+        timestamp = sample.timestamp;
+        window = sample.window;
+      }
+    }
+    if (ready) ready[i] = Number.NaN;
+    if (!Number.isNaN(value)) sampled++;
     if (pod.deleting || pod.phase === "Failed") {
       groups.ignored = append(groups.ignored, pod.name);
       continue;
@@ -115,21 +239,20 @@ export function groupPods(
       groups.unready = append(groups.unready, pod.name);
       continue;
     }
-    if (!sample) {
+    if (Number.isNaN(value)) {
       groups.missing = append(groups.missing, pod.name);
       continue;
     }
-    if (resource === "cpu") {
+    if (cpu) {
       let unready: boolean;
-      const ready = pod.ready;
-      if (ready === null || pod.startTime === null) unready = true;
+      const condition = pod.ready;
+      if (condition === null || pod.startTime === null) unready = true;
       else if (pod.startTime + settings.cpuInitializationPeriodMs > now) {
-        unready =
-          ready.status === "False" || sample.timestamp < ready.lastTransitionTime + sample.window;
+        unready = condition.status === "False" || timestamp < condition.lastTransitionTime + window;
       } else {
         unready =
-          ready.status === "False" &&
-          pod.startTime + settings.initialReadinessDelayMs > ready.lastTransitionTime;
+          condition.status === "False" &&
+          pod.startTime + settings.initialReadinessDelayMs > condition.lastTransitionTime;
       }
       if (unready) {
         groups.unready = append(groups.unready, pod.name);
@@ -137,9 +260,9 @@ export function groupPods(
       }
     }
     groups.readyPodCount++;
-    if (ready) ready[i] = sample;
+    if (ready) ready[i] = value;
   }
-  return groups;
+  return { groups, sampled, columns };
 }
 
 export type RequestsResult =
@@ -274,11 +397,12 @@ interface UtilizationRatio {
 }
 
 /**
- * utilization = floor(Σusage × 100 / Σrequest) over samples whose pod has a request; the
- * ratio is taken from that truncated integer, as upstream does.
+ * utilization = floor(Σusage × 100 / Σrequest) over samples whose pod has a request (`values`
+ * aligned with `requests`, NaN: no sample); the ratio is taken from that truncated integer, as
+ * upstream does.
  */
 export function resourceUtilizationRatio(
-  samples: AlignedSamples,
+  values: readonly number[],
   requests: readonly number[],
   targetUtilization: number,
 ): { ok: true; value: UtilizationRatio } | { ok: false; error: string } {
@@ -286,9 +410,9 @@ export function resourceUtilizationRatio(
   let requestTotal = 0;
   let entries = 0;
   for (let i = 0; i < requests.length; i++) {
-    const sample = samples[i];
-    if (sample === undefined) continue;
-    usageTotal += sample.value;
+    const value = values[i]!;
+    if (Number.isNaN(value)) continue;
+    usageTotal += value;
     requestTotal += requests[i]!;
     entries++;
   }
@@ -303,9 +427,9 @@ export function resourceUtilizationRatio(
     let usage = 0n;
     let total = 0n;
     for (let i = 0; i < requests.length; i++) {
-      const sample = samples[i];
-      if (sample === undefined) continue;
-      usage += BigInt(sample.value);
+      const value = values[i]!;
+      if (Number.isNaN(value)) continue;
+      usage += BigInt(value);
       total += BigInt(requests[i]!);
     }
     utilization = Number((usage * 100n) / total);
@@ -317,16 +441,31 @@ export function resourceUtilizationRatio(
   };
 }
 
-/** The truncated average of all entries and its ratio to the target (plain metrics). */
-export function plainUsageRatio(samples: PodSamples, targetMilli: number) {
+/**
+ * The truncated average of all entries (`values` of listed pods, NaN: none, and `extra`) and
+ * its ratio to the target (plain metrics).
+ */
+export function plainUsageRatio(
+  values: readonly number[],
+  extra: readonly number[],
+  targetMilli: number,
+) {
   let total = 0;
-  for (const sample of samples.values()) total += sample.value;
+  let count = 0;
+  for (const value of values) {
+    if (Number.isNaN(value)) continue;
+    total += value;
+    count++;
+  }
+  for (const value of extra) total += value;
+  count += extra.length;
   let average: number;
-  if (Number.isSafeInteger(total)) average = Math.trunc(total / samples.size);
+  if (Number.isSafeInteger(total)) average = Math.trunc(total / count);
   else {
     let exact = 0n;
-    for (const sample of samples.values()) exact += BigInt(sample.value);
-    average = Number(exact / BigInt(samples.size));
+    for (const value of values) if (!Number.isNaN(value)) exact += BigInt(value);
+    for (const value of extra) exact += BigInt(value);
+    average = Number(exact / BigInt(count));
   }
   return { usageRatio: average / targetMilli, averageMilli: average };
 }
@@ -334,8 +473,8 @@ export function plainUsageRatio(samples: PodSamples, targetMilli: number) {
 export interface PodMetricInput {
   currentReplicas: number;
   pods: readonly PodView[];
-  /** Samples by pod name; the calculator works on a copy. */
-  samples: PodSamples;
+  /** Samples by pod name or aligned with `pods`; the calculator never changes them. */
+  samples: Samples;
   /** The resource name for readiness rules ("cpu" enables them); "" for Pods metrics. */
   resource: string;
   tolerances: Tolerances;
@@ -345,36 +484,44 @@ export interface PodMetricInput {
 
 interface GroupedSamples {
   groups: PodGroups;
-  samples: PodSamples;
-  /** The samples of the ready pods, aligned with the input's pods. */
-  ready: AlignedSamples;
+  /** The values that count, aligned with the input's pods: ready pods' samples, NaN elsewhere. */
+  ready: number[];
+  /** Samples of pods not listed: upstream keeps them in its map. */
+  extra: readonly number[];
 }
 
 function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string } {
-  if (input.pods.length === 0) {
+  const { pods, samples } = input;
+  if (pods.length === 0) {
     return { error: "no pods returned by selector while calculating replica count" };
   }
-  const ready: AlignedSamples = new Array(input.pods.length);
-  const groups = groupPods(
-    input.pods,
-    input.samples,
+  const ready = new Array<number>(pods.length);
+  const { groups, sampled, columns } = grouping(
+    pods,
+    samples,
     input.resource,
     input.readiness,
     input.now,
     ready,
   );
-  // The caller's samples are only copied when something must be removed or filled in.
-  let samples = input.samples;
-  if (groups.ignored.length > 0 || groups.unready.length > 0) {
-    samples = new Map(samples);
-    for (const name of groups.ignored) samples.delete(name);
-    for (const name of groups.unready) samples.delete(name);
+  // Samples of pods not listed stay in upstream's map: they count in totals and entries.
+  let extra: readonly number[] = NONE_VALUES;
+  if (columns !== null) extra = columns.extra;
+  else if (samples instanceof Map && samples.size > sampled) {
+    const listed = new Set<string>();
+    for (const pod of pods) listed.add(pod.name);
+    const values: number[] = [];
+    for (const [name, sample] of samples) if (!listed.has(name)) values.push(sample.value);
+    extra = values;
   }
-  if (samples.size === 0) {
+  // Samples of ignored and unready pods are removed: what is left is the ready pods' and extras.
+  if (groups.readyPodCount + extra.length === 0) {
     return { error: "did not receive metrics for targeted pods (pods might be unready)" };
   }
-  return { groups, samples, ready };
+  return { groups, ready, extra };
 }
+
+const NONE_VALUES: readonly number[] = [];
 
 function baseTrace(input: PodMetricInput, groups: PodGroups, usageRatio: number): CalculationTrace {
   return {
@@ -398,8 +545,8 @@ function decideWithPods(
   input: PodMetricInput,
   grouped: GroupedSamples,
   usageRatio: number,
-  missingValue: (podName: string) => number | null,
-  recompute: (samples: PodSamples) => number,
+  missingValue: (podIndex: number) => number | null,
+  recompute: (values: readonly number[], extra: readonly number[]) => number,
 ): { replicas: number; trace: CalculationTrace } {
   const { groups } = grouped;
   const trace = baseTrace(input, groups, usageRatio);
@@ -411,17 +558,29 @@ function decideWithPods(
     }
     return { replicas: ceilToInt32(usageRatio * groups.readyPodCount), trace };
   }
-  const samples = grouped.samples === input.samples ? new Map(input.samples) : grouped.samples;
-  for (const name of groups.missing) {
-    const value = missingValue(name);
-    if (value !== null) samples.set(name, { value, timestamp: 0, window: 0 });
+  // The ready pods' values, with missing pods filled in and (on a scale-up) unready ones at 0.
+  const values = grouped.ready.slice();
+  let entries = groups.readyPodCount + grouped.extra.length;
+  const missing = new Set(groups.missing);
+  const pods = input.pods;
+  for (let i = 0; i < pods.length; i++) {
+    if (!Number.isNaN(values[i]!)) continue;
+    const pod = pods[i]!;
+    if (pod.deleting || pod.phase === "Failed") continue;
+    if (missing.has(pod.name)) {
+      const value = missingValue(i);
+      if (value !== null) {
+        values[i] = value;
+        entries++;
+      }
+    } else if (scaleUpWithUnready) {
+      values[i] = 0;
+      entries++;
+    }
   }
-  if (scaleUpWithUnready) {
-    for (const name of groups.unready) samples.set(name, { value: 0, timestamp: 0, window: 0 });
-  }
-  const newUsageRatio = recompute(samples);
+  const newUsageRatio = recompute(values, grouped.extra);
   trace.newUsageRatio = newUsageRatio;
-  trace.rebalancedEntries = samples.size;
+  trace.rebalancedEntries = entries;
   if (isWithinTolerance(newUsageRatio, input.tolerances)) {
     trace.path = "rebalancedWithinTolerance";
     return { replicas: input.currentReplicas, trace };
@@ -430,7 +589,7 @@ function decideWithPods(
     trace.path = "rebalancedDirectionChange";
     return { replicas: input.currentReplicas, trace };
   }
-  const newReplicas = ceilToInt32(newUsageRatio * samples.size);
+  const newReplicas = ceilToInt32(newUsageRatio * entries);
   if (
     (newUsageRatio < 1.0 && newReplicas > input.currentReplicas) ||
     (newUsageRatio > 1.0 && newReplicas < input.currentReplicas)
@@ -461,20 +620,14 @@ export function resourceUtilizationReplicas(
   // A missing pod counts at 100% of its request on a scale-down (or at the target when that is
   // above 100%), at 0 on a scale-up, and is left out at a ratio of exactly 1.
   const fallbackPercent = Math.max(100, input.targetUtilization);
-  let podIndex: Map<string, number> | undefined;
-  const requestByName = (podName: string) => {
-    podIndex ??= new Map(input.pods.map((pod, i) => [pod.name, i]));
-    return requests[podIndex.get(podName) ?? -1] ?? 0;
-  };
-  const missingValue = (podName: string): number | null => {
-    if (usageRatio < 1.0) return Math.trunc((requestByName(podName) * fallbackPercent) / 100);
+  const missingValue = (podIndex: number): number | null => {
+    if (usageRatio < 1.0) return Math.trunc((requests[podIndex]! * fallbackPercent) / 100);
     if (usageRatio > 1.0) return 0;
     return null;
   };
   let recomputeError: string | null = null;
-  const decision = decideWithPods(input, grouped, usageRatio, missingValue, (samples) => {
-    const aligned = input.pods.map((pod) => samples.get(pod.name));
-    const again = resourceUtilizationRatio(aligned, requests, input.targetUtilization);
+  const decision = decideWithPods(input, grouped, usageRatio, missingValue, (values) => {
+    const again = resourceUtilizationRatio(values, requests, input.targetUtilization);
     if (again.ok) return again.value.usageRatio;
     recomputeError = again.error;
     return 1.0;
@@ -496,7 +649,11 @@ export function resourceUtilizationReplicas(
 export function plainMetricReplicas(input: PodMetricInput & { targetMilli: number }): Calculation {
   const grouped = groupAndFilter(input);
   if ("error" in grouped) return { ok: false, error: grouped.error };
-  const { usageRatio, averageMilli } = plainUsageRatio(grouped.samples, input.targetMilli);
+  const { usageRatio, averageMilli } = plainUsageRatio(
+    grouped.ready,
+    grouped.extra,
+    input.targetMilli,
+  );
   // Missing pods count exactly at the target on a scale-down, at 0 on a scale-up, and are left
   // out at a ratio of exactly 1.
   const missingValue = () => (usageRatio < 1.0 ? input.targetMilli : usageRatio > 1.0 ? 0 : null);
@@ -505,7 +662,7 @@ export function plainMetricReplicas(input: PodMetricInput & { targetMilli: numbe
     grouped,
     usageRatio,
     missingValue,
-    (samples) => plainUsageRatio(samples, input.targetMilli).usageRatio,
+    (values, extra) => plainUsageRatio(values, extra, input.targetMilli).usageRatio,
   );
   return {
     ok: true,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { MetricSpec } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { samplesByName } from "../../src/core/replica-calculator.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
@@ -35,7 +36,7 @@ async function observe(c: EmbeddedCluster, spec: MetricSpec): Promise<MetricObse
 
 function samplesOf(o: MetricObservation) {
   assert.ok(o.kind === "resource" || o.kind === "pods", JSON.stringify(o));
-  return o.samples;
+  return samplesByName(o.samples);
 }
 
 describe("metrics-server samples", () => {

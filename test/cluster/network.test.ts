@@ -9,6 +9,7 @@ import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import type { ServiceRouting } from "../../src/cluster/controllers/endpoints.js";
 import { IpAllocator, parseLoopbackCidr } from "../../src/cluster/ipam.js";
 import type { NetworkPod, PodNetwork } from "../../src/cluster/network.js";
+import { samplesByName } from "../../src/core/replica-calculator.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, lifecycle, scenario, T0, workloadModel } from "./builders.js";
 
@@ -273,7 +274,7 @@ describe("CPU follows the requests pods really answer (fake clock)", () => {
           } as never,
         );
       return observed.kind === "resource"
-        ? observed.samples.get(pod.metadata.name)?.value
+        ? samplesByName(observed.samples).get(pod.metadata.name)?.value
         : undefined;
     };
     const first = c.metrics.nextScrapeAt;

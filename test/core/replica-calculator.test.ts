@@ -1,14 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import type { PodView } from "../../src/core/pods.js";
 import {
-  type AlignedSamples,
   calculatePodRequests,
   groupPods,
+  type PodSamples,
   perPodReplicas,
   plainMetricReplicas,
   podRequestList,
   resourceUtilizationReplicas,
+  type SampleColumns,
+  sampleColumns,
+  sampleCount,
+  samplesByName,
   usageRatioReplicas,
 } from "../../src/core/replica-calculator.js";
 import { pod, pods, t } from "./builders.js";
@@ -130,21 +135,136 @@ describe("groupPods finds each pod's sample whatever the samples' order", () => 
   for (const [name, keys] of orders) {
     it(name, () => {
       const samples = new Map(keys.map((k, i) => [k, sample(100 + i)]));
-      const ready: AlignedSamples = new Array(list.length);
+      const ready: number[] = new Array(list.length);
       const groups = groupPods(list, samples, "cpu", readiness, t(0), ready);
       assert.deepEqual(
         { ...groups },
         { readyPodCount: 3, unready: [], missing: ["d"], ignored: ["b"] },
       );
-      assert.deepEqual(Array.from(ready), [
-        samples.get("a"),
-        undefined,
-        samples.get("c"),
-        undefined,
-        samples.get("e"),
-      ]);
+      const value = (name: string) => samples.get(name)!.value;
+      assert.deepEqual(ready, [value("a"), Number.NaN, value("c"), Number.NaN, value("e")]);
     });
   }
+});
+
+describe("sample columns", () => {
+  const list = [pod({ name: "a" }), pod({ name: "b" }), pod({ name: "c" })];
+  it("align samples by name with the pod list, keeping the values of pods not listed", () => {
+    const samples = new Map([
+      ["c", sample(3, t(-5), 15_000)],
+      ["x", sample(9)],
+      ["a", sample(1, t(-6), 30_000)],
+    ]);
+    const columns = sampleColumns(list, samples);
+    assert.equal(columns.pods, list);
+    assert.deepEqual(columns.values, [1, Number.NaN, 3]);
+    assert.deepEqual(columns.timestamps, [t(-6), 0, t(-5)]);
+    assert.deepEqual(columns.windows, [30_000, 0, 15_000]);
+    assert.deepEqual(columns.extra, [9]);
+    assert.equal(sampleCount(columns), 3);
+    assert.deepEqual(
+      [...samplesByName(columns)].sort(),
+      [...samples].filter(([name]) => name !== "x").sort(),
+    );
+  });
+  it("are used as they are when aligned with this very list, realigned by name otherwise", () => {
+    const columns: SampleColumns = {
+      pods: list,
+      values: [1, 2, 3],
+      timestamps: [t(-1), t(-2), t(-3)],
+      windows: [15_000, 15_000, 15_000],
+      extra: [7],
+    };
+    assert.equal(sampleColumns(list, columns), columns);
+    const other = [list[2]!, pod({ name: "d" }), list[0]!];
+    const realigned = sampleColumns(other, columns);
+    assert.deepEqual(realigned.values, [3, Number.NaN, 1]);
+    assert.deepEqual(realigned.timestamps, [t(-3), 0, t(-1)]);
+    // b is not in the new list: its value joins the extras.
+    assert.deepEqual(realigned.extra.sort(), [2, 7]);
+  });
+});
+
+describe("samples by name and aligned columns give the same calculation", () => {
+  // Pods of every kind (ready, young, unready, pending, deleting, failed), each with or without
+  // a sample, plus samples of pods not listed: the calculator must not care how they came.
+  const kinds: Partial<PodView>[] = [
+    {},
+    { startTime: t(-60), ready: { status: "True", lastTransitionTime: t(-50) } },
+    { startTime: t(-60), ready: { status: "True", lastTransitionTime: t(-5) } },
+    { ready: { status: "False", lastTransitionTime: t(-3590) } },
+    { phase: "Pending" },
+    { deleting: true },
+    { phase: "Failed" },
+  ];
+  const podArb = fc.record({
+    kind: fc.integer({ min: 0, max: kinds.length - 1 }),
+    value: fc.option(fc.integer({ min: 0, max: 400 }), { nil: null }),
+  });
+  const input = fc.record({
+    pods: fc.array(podArb, { minLength: 1, maxLength: 12 }),
+    extra: fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 2 }),
+    currentReplicas: fc.integer({ min: 1, max: 20 }),
+    target: fc.integer({ min: 10, max: 200 }),
+    resource: fc.constantFrom("cpu", "memory"),
+  });
+  const build = (c: typeof input extends fc.Arbitrary<infer R> ? R : never) => {
+    const list = c.pods.map((p, i) => pod({ name: `p${i}`, ...kinds[p.kind]! }));
+    const byName: PodSamples = new Map();
+    c.pods.forEach((p, i) => {
+      if (p.value !== null) byName.set(`p${i}`, sample(p.value));
+    });
+    c.extra.forEach((v, i) => {
+      byName.set(`gone${i}`, sample(v));
+    });
+    const columns: SampleColumns = {
+      pods: list,
+      values: c.pods.map((p) => p.value ?? Number.NaN),
+      timestamps: c.pods.map((p) => (p.value === null ? 0 : t(-10))),
+      windows: c.pods.map((p) => (p.value === null ? 0 : 30_000)),
+      extra: c.extra,
+    };
+    return { list, byName, columns };
+  };
+  it("Utilization targets", () => {
+    fc.assert(
+      fc.property(input, (c) => {
+        const { list, byName, columns } = build(c);
+        const run = (samples: PodSamples | SampleColumns) =>
+          resourceUtilizationReplicas({
+            currentReplicas: c.currentReplicas,
+            pods: list,
+            samples,
+            resource: c.resource,
+            tolerances,
+            readiness,
+            now: t(0),
+            targetUtilization: c.target,
+            requests: () => podRequestList(list, "", "cpu", false),
+          });
+        assert.deepEqual(run(columns), run(byName));
+      }),
+    );
+  });
+  it("plain per-pod targets", () => {
+    fc.assert(
+      fc.property(input, (c) => {
+        const { list, byName, columns } = build(c);
+        const run = (samples: PodSamples | SampleColumns) =>
+          plainMetricReplicas({
+            currentReplicas: c.currentReplicas,
+            pods: list,
+            samples,
+            resource: c.resource,
+            tolerances,
+            readiness,
+            now: t(0),
+            targetMilli: c.target,
+          });
+        assert.deepEqual(run(columns), run(byName));
+      }),
+    );
+  });
 });
 
 describe("calculatePodRequests", () => {

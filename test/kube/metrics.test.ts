@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { MetricSpec } from "../../src/api/types.js";
+import { samplesByName } from "../../src/core/replica-calculator.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
@@ -78,7 +79,7 @@ function samplesOf(observation: MetricObservation) {
     observation.kind === "resource" || observation.kind === "pods",
     JSON.stringify(observation),
   );
-  return [...observation.samples.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  return [...samplesByName(observation.samples).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
 describe("Resource and ContainerResource (metrics.k8s.io/v1beta1)", () => {

@@ -21,6 +21,7 @@ import type {
   ScaleTargetPort,
 } from "../../src/controller/ports.js";
 import type { PodView } from "../../src/core/pods.js";
+import { samplesByName } from "../../src/core/replica-calculator.js";
 import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import type { SyncEvent } from "../../src/core/sync.js";
@@ -118,7 +119,7 @@ function normalize(observation: MetricObservation): unknown {
     case "pods":
       return {
         kind: observation.kind,
-        samples: [...observation.samples.entries()]
+        samples: [...samplesByName(observation.samples).entries()]
           .sort(([a], [b]) => (a < b ? -1 : 1))
           .map(([pod, s]) => ({
             pod,

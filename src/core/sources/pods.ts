@@ -1,7 +1,7 @@
 // Pods metrics: a per-pod custom metric (custom.metrics.k8s.io) against an average target.
 import { Quantity } from "../../api/quantity.js";
 import type { MetricSpec } from "../../api/types.js";
-import { plainMetricReplicas } from "../replica-calculator.js";
+import { plainMetricReplicas, sampleCount } from "../replica-calculator.js";
 import { selectorFromLabelSelector } from "../selector.js";
 import { errorOf } from "./resource.js";
 import { describeTarget, targetMilli } from "./resource-usage.js";
@@ -34,7 +34,7 @@ export const podsSource: MetricSourceModule = {
     const name = source.metric.name;
     if (observation.kind !== "pods")
       return wrap(`unable to get metric ${name}: ${errorOf(observation)}`);
-    if (observation.samples.size === 0) {
+    if (sampleCount(observation.samples) === 0) {
       return wrap(`unable to get metric ${name}: no metrics returned from custom metrics API`);
     }
     const calculation = plainMetricReplicas({

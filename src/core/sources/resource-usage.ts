@@ -8,6 +8,7 @@ import {
   plainMetricReplicas,
   podRequestList,
   resourceUtilizationReplicas,
+  type Samples,
 } from "../replica-calculator.js";
 import type { MetricContext, MetricObservation, PodMetricsItem } from "./types.js";
 
@@ -85,7 +86,7 @@ export function calculateResource(
   resource: string,
   container: string,
   target: MetricTarget,
-  observed: PodSamples | { error: string },
+  observed: Samples | { error: string },
   context: MetricContext,
 ): ResourceCalculation {
   const wrap = (error: string) => ({ ok: false as const, error });

@@ -2,7 +2,7 @@
 // in, a replica proposal (or a typed failure with its upstream reason) comes out.
 import type { LabelSelector, MetricSpec, MetricStatus } from "../../api/types.js";
 import type { PodView } from "../pods.js";
-import type { CalculationTrace, PodSamples, ReadinessSettings } from "../replica-calculator.js";
+import type { CalculationTrace, ReadinessSettings, Samples } from "../replica-calculator.js";
 import type { Tolerances } from "../tolerance.js";
 
 /** A metrics.k8s.io PodMetrics item: usage per container, milli-units. */
@@ -16,11 +16,11 @@ export interface PodMetricsItem {
 /**
  * What the metrics port returned for one metric spec. Resource metrics arrive as the metrics
  * client hands them to upstream's calculator: per-pod samples of the spec's resource (see
- * `resourceObservation`).
+ * `resourceObservation`), keyed by pod name or as columns aligned with the pods port's list.
  */
 export type MetricObservation =
-  | { kind: "resource"; samples: PodSamples }
-  | { kind: "pods"; samples: PodSamples }
+  | { kind: "resource"; samples: Samples }
+  | { kind: "pods"; samples: Samples }
   | { kind: "object"; valueMilli: bigint; timestamp: number }
   | { kind: "external"; valuesMilli: bigint[]; timestamp: number }
   /** The metrics API call failed; `error` is the client's message. */
