@@ -99,22 +99,36 @@ describe("one PodMetrics list per namespace", () => {
       now: () => now,
     });
     const upstream = new KubeMetricsPort({ client: h.client });
-    const selectors = [selector("app=web"), selector("app=other"), selector("app in (web,x)")];
+    // Equality (the label index), several requirements, set-based and none (every item).
+    const selectors = [
+      "app=web",
+      "app=other",
+      "app in (web,x)",
+      "app=web,pod-template-hash!=x",
+      "app,missing=label",
+      "app notin (x)",
+      "!missing",
+      "",
+    ].map(selector);
     const count = () => h.calls.filter((c) => c === POD_METRICS_LIST).length;
 
     const start = count();
     const sharedAnswers = [];
     for (const s of selectors) sharedAnswers.push(await shared.observe("default", CPU, s));
-    assert.equal(count() - start, 1, "one list for three selectors");
+    assert.equal(count() - start, 1, "one list for every selector");
     const middle = count();
     const upstreamAnswers = [];
     for (const s of selectors) upstreamAnswers.push(await upstream.observe("default", CPU, s));
-    assert.equal(count() - middle, 3, "upstream lists once per selector");
+    assert.equal(count() - middle, selectors.length, "upstream lists once per selector");
     assert.deepEqual(sharedAnswers, upstreamAnswers);
+    assert.ok(
+      sharedAnswers.some((a) => a.kind === "resource" && [...a.samples].length > 0),
+      "some selector reads pods",
+    );
 
     now += 15_000;
     await shared.observe("default", CPU, selectors[0]!);
-    assert.equal(count() - middle, 4, "older than the max age: listed again");
+    assert.equal(count() - middle, selectors.length + 1, "older than the max age: listed again");
   });
 });
 
