@@ -5,6 +5,7 @@
 //
 // The per-version view of the handler's resource catalogue (resources.ts) is built here.
 import { createHash } from "node:crypto";
+import { AUTH_RESOURCES, AUTHENTICATION_GROUP } from "./auth/apis.js";
 import { customGeneration } from "./kinds/custom.js";
 import { openapiSchemas } from "./openapi.js";
 import { RESOURCES as SERVED, type ResourceInfo as Served, servedResources } from "./resources.js";
@@ -28,8 +29,24 @@ export interface ResourceInfo {
 }
 
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
-/** A subresource's verbs: pods/log is only read. */
-const subresourceVerbs = (sub: string) => (sub === "log" ? ["get"] : SUBRESOURCE_VERBS);
+/** A subresource's verbs: pods/log is only read, serviceaccounts/token only created. */
+const subresourceVerbs = (sub: string) =>
+  sub === "log" ? ["get"] : sub === "token" ? ["create"] : SUBRESOURCE_VERBS;
+
+/** The subresources whose kind is not the parent's: Scale, TokenRequest. */
+function subresourceKind(sub: string): { group: string; version: string; kind: string } | null {
+  if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
+  if (sub === "token") return { group: AUTHENTICATION_GROUP, version: "v1", kind: "TokenRequest" };
+  return null;
+}
+
+// The reviews of authentication.k8s.io and authorization.k8s.io: create only, nothing stored.
+const AUTH_API_RESOURCES: ResourceInfo[] = AUTH_RESOURCES.map((r) => ({
+  ...r,
+  namespaced: false,
+  verbs: ["create"],
+  singular: r.kind.toLowerCase(),
+}));
 
 // metrics-server's resources: get and list only, no singular names.
 const METRICS_RESOURCES: ResourceInfo[] = [
@@ -71,7 +88,11 @@ function perVersion(r: Served): ResourceInfo[] {
 }
 
 /** One entry per built-in group-version-resource, from the handler's catalogue (preferred version first). */
-export const RESOURCES: ResourceInfo[] = [...SERVED.flatMap(perVersion), ...METRICS_RESOURCES];
+export const RESOURCES: ResourceInfo[] = [
+  ...SERVED.flatMap(perVersion),
+  ...AUTH_API_RESOURCES,
+  ...METRICS_RESOURCES,
+];
 
 let current = { generation: 0, resources: RESOURCES, groups: [] as GroupInfo[] };
 
@@ -189,8 +210,8 @@ function apiResources(group: string, version: string): object[] {
         namespaced: r.namespaced,
       };
       // The scale subresource is an autoscaling/v1 Scale whatever the parent's group.
-      if (sub === "scale")
-        Object.assign(subEntry, { group: "autoscaling", version: "v1", kind: "Scale" });
+      const other = subresourceKind(sub);
+      if (other) Object.assign(subEntry, other);
       else subEntry.kind = r.kind;
       subEntry.verbs = subresourceVerbs(sub);
       out.push(subEntry);
@@ -251,10 +272,7 @@ function discoveryResources(group: string, version: string): object[] {
     if (r.subresources && r.subresources.length > 0) {
       entry.subresources = r.subresources.map((sub) => ({
         subresource: sub,
-        responseKind:
-          sub === "scale"
-            ? { group: "autoscaling", version: "v1", kind: "Scale" }
-            : { group: "", version: "", kind: r.kind },
+        responseKind: subresourceKind(sub) ?? { group: "", version: "", kind: r.kind },
         verbs: subresourceVerbs(sub),
       }));
     }

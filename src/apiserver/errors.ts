@@ -1,7 +1,7 @@
 // Kubernetes `Status` errors, built in one place (k8s.io/apimachinery/pkg/api/errors): every
 // failure the API server answers with goes through these constructors, so the shapes
 // (kind/apiVersion/metadata/status/message/reason/details/code) match kube-apiserver's.
-import { type FieldError, fieldErrorBody, fieldErrorMessage } from "../api/validation.js";
+import { type FieldError, fieldErrorBody, fieldErrorMessage, goQuote } from "../api/validation.js";
 import type { ApiResponse } from "./types.js";
 
 export interface StatusCause {
@@ -137,6 +137,29 @@ export function badRequest(message: string): ApiError {
 
 export function unauthorized(): ApiError {
   return failure(401, "Unauthorized", "Unauthorized");
+}
+
+/**
+ * NewForbidden: `pods is forbidden: <why>`, `pods "p" is forbidden: <why>`, or `forbidden: <why>`
+ * for a request that names no resource (a non-resource path).
+ */
+export function forbidden(
+  r: { group: string; resource: string } | null,
+  name: string,
+  why: string,
+): ApiError {
+  const subject = r === null ? "" : qualifiedResource({ ...r, kind: "" });
+  const message =
+    subject === ""
+      ? `forbidden: ${why}`
+      : name === ""
+        ? `${subject} is forbidden: ${why}`
+        : `${subject} ${goQuote(name)} is forbidden: ${why}`;
+  return failure(403, "Forbidden", message, {
+    name,
+    group: r?.group ?? "",
+    kind: r?.resource ?? "",
+  });
 }
 
 export function methodNotAllowed(r?: ResourceNames, name?: string): ApiError {

@@ -1,9 +1,13 @@
-// The API server's filter chain, as kube-apiserver's handler chain (authentication, then the
-// non-resource paths, then the aggregated metrics APIs) in front of the resource endpoints.
+// The API server's filter chain, as kube-apiserver's handler chain (authentication, in-flight
+// limits, authorization, then the non-resource paths, then the aggregated metrics APIs) in front of the resource endpoints.
 // Each filter is `(req, next)`: it answers, or passes the request on.
 
+import { timingSafeEqual } from "node:crypto";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
-import { errorResponse, pathNotFound, unauthorized } from "./errors.js";
+import { authorize, forbiddenMessage, type RbacObjects, requestAttributes } from "./auth/rbac.js";
+import type { ObjectLookup, ServiceAccountTokens } from "./auth/tokens.js";
+import { ADMIN_USER, ANONYMOUS_USER, SYSTEM_MASTERS } from "./auth/user.js";
+import { errorResponse, forbidden, pathNotFound, unauthorized } from "./errors.js";
 import { handleHealth, isPublicInfoRequest } from "./health.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
@@ -15,15 +19,83 @@ export function chain(filters: readonly Filter[], last: Handler): Handler {
   return filters.reduceRight<Handler>((next, filter) => async (req) => filter(req, next), last);
 }
 
-/** Bearer-token authentication (none configured: everyone is let in). */
-export function authentication(token: string | undefined): Filter {
-  return (req, next) => {
-    if (token === undefined) return next(req);
+export interface AuthenticationOptions {
+  /** The admin's bearer token; none: no authentication, every request is the admin's. */
+  token: string | undefined;
+  /** Service account tokens (TokenRequest's), checked against the store's accounts. */
+  serviceAccounts?: {
+    tokens: ServiceAccountTokens;
+    lookup: ObjectLookup;
+    /** Epoch ms: a token's expiry is checked against it. */
+    now: () => number;
+  };
+}
+
+/** `Authorization: Bearer <token>` (the scheme in any case), else null. */
+function bearerToken(header: string): string | null {
+  const match = /^bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Bearer-token authentication: the admin token is `horizon-admin` in system:masters, a service
+ * account token its account's user; no credentials at all is the anonymous user, who may read
+ * the public info paths only; anything else is 401.
+ */
+export function authentication(options: AuthenticationOptions): Filter {
+  const { token, serviceAccounts } = options;
+  return async (req, next) => {
+    if (token === undefined) {
+      req.user = ADMIN_USER;
+      return next(req);
+    }
     const auth = req.headers.authorization;
-    // No credentials at all is the anonymous user, who may read the public info paths.
-    const anonymousPublic = auth === undefined && isPublicInfoRequest(req);
-    if (!anonymousPublic && auth !== `Bearer ${token}`) return errorResponse(unauthorized());
+    if (auth === undefined) {
+      if (!isPublicInfoRequest(req)) return errorResponse(unauthorized());
+      req.user = ANONYMOUS_USER;
+      return next(req);
+    }
+    const bearer = bearerToken(auth);
+    if (bearer === null) return errorResponse(unauthorized());
+    if (sameSecret(bearer, token)) {
+      req.user = ADMIN_USER;
+      return next(req);
+    }
+    const user = await serviceAccounts?.tokens.authenticate(
+      bearer,
+      serviceAccounts.now(),
+      serviceAccounts.lookup,
+    );
+    if (!user) return errorResponse(unauthorized());
+    req.user = user;
     return next(req);
+  };
+}
+
+/**
+ * Authorization: system:masters may do anything (as kube-apiserver's privileged-group
+ * authorizer); everyone else is asked of RBAC, and a request it does not allow is 403 with
+ * upstream's message, whatever the endpoint (resources, subresources, discovery, metrics APIs).
+ */
+export function authorization(objects: RbacObjects): Filter {
+  return (req, next) => {
+    const user = req.user;
+    if (user === undefined || user.groups.includes(SYSTEM_MASTERS)) return next(req);
+    const attrs = requestAttributes(req.method, req.path, req.query);
+    const decision = authorize(objects, user, attrs);
+    if (decision.allowed) return next(req);
+    const message = forbiddenMessage(user, attrs);
+    const resource = attrs.resourceRequest
+      ? { group: attrs.apiGroup, resource: attrs.resource }
+      : null;
+    const why = decision.reason === "" ? message : `${message}: ${decision.reason}`;
+    return errorResponse(forbidden(resource, attrs.name, why));
   };
 }
 

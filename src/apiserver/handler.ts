@@ -1,6 +1,6 @@
 // The API server handler core: a fetch-style function from ApiRequest to ApiResponse over the
-// embedded cluster. The filter chain (filters.ts: authentication, health, discovery, the
-// metrics APIs) runs first; then the router below resolves a resource request and hands it to
+// embedded cluster. The filter chain (filters.ts: authentication, authorization, health,
+// discovery, the auth APIs, the metrics APIs) runs first; then the router below resolves a resource request and hands it to
 // the endpoint of its verb (endpoints/: get, list, watch, create, update, patch, delete,
 // scale), which decode and answer, while the registry store (registry/store.ts) owns what
 // happens to the object on the way to the cluster's store.
@@ -8,6 +8,10 @@
 import { FeatureGates } from "../api/featuregates.js";
 import { goQuote } from "../api/validation.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
+import { startClusterRoleAggregation } from "../cluster/controllers/clusterroleaggregation.js";
+import { startServiceAccountsController } from "../cluster/controllers/serviceaccounts.js";
+import { authApis } from "./auth/apis.js";
+import { ServiceAccountTokens } from "./auth/tokens.js";
 import { handleDiscovery } from "./discovery.js";
 import type { ApiExtensions, Ctx, ServerScope } from "./endpoints/context.js";
 import { create } from "./endpoints/create.js";
@@ -22,6 +26,7 @@ import { watch } from "./endpoints/watch.js";
 import { badRequest, errorResponse, methodNotAllowed, pathNotFound } from "./errors.js";
 import {
   authentication,
+  authorization,
   chain,
   discovery,
   type Handler,
@@ -49,8 +54,10 @@ export type { ApiExtensions } from "./endpoints/context.js";
 export interface ApiHandlerOptions {
   cluster: EmbeddedCluster;
   featureGates?: FeatureGates;
-  /** Bearer token every request must carry (none: no authentication). */
+  /** The admin's bearer token (none: no authentication, every request has full access). */
   token?: string;
+  /** Signs and checks service account tokens (default: a key made for this handler). */
+  serviceAccountTokens?: ServiceAccountTokens;
   extensions?: Partial<ApiExtensions>;
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (upstream: about a minute). */
   bookmarkIntervalMs?: number;
@@ -80,12 +87,23 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
     watchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
     resourceVersionWaitMs: options.resourceVersionWaitMs ?? 3000,
   };
+  const store = options.cluster.store;
+  // kube-controller-manager's parts that serve authentication and RBAC.
+  startServiceAccountsController(store);
+  startClusterRoleAggregation(store);
+  const tokens = options.serviceAccountTokens ?? ServiceAccountTokens.generate();
+  const now = () => options.cluster.now;
   const handler = chain(
     [
-      authentication(options.token),
+      authentication({
+        token: options.token,
+        serviceAccounts: { tokens, lookup: (kind, ns, name) => store.get(kind, ns, name), now },
+      }),
       maxInFlight({ ...IN_FLIGHT_LIMITS, ...options.inFlight }),
+      authorization(store),
       health,
       discovery(extensions.handleDiscovery),
+      authApis({ tokens, objects: store, now }),
       prometheusSd(options.cluster),
       metricsApis(options.cluster, extensions.handleMetricsApi),
     ],

@@ -203,7 +203,7 @@ export const CA_KEY_FILE = join("tls", "server-ca.key");
 export const TOKEN_FILE = "token";
 
 /** Writes a secret file with mode 0600 through a temp file and a rename (never half-written). */
-async function writeSecret(path: string, text: string): Promise<void> {
+export async function writeSecret(path: string, text: string): Promise<void> {
   const temp = `${path}.tmp`;
   await writeFile(temp, text, { mode: 0o600 });
   // A temp file left by a crash keeps its old mode: set it.
@@ -211,7 +211,7 @@ async function writeSecret(path: string, text: string): Promise<void> {
   await rename(temp, path);
 }
 
-async function readIfExists(path: string): Promise<string | null> {
+export async function readIfExists(path: string): Promise<string | null> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {

@@ -1,5 +1,6 @@
 // Shared request/response shapes of the API server handler core: a fetch-style handler that
 // tests drive in-process and that `http.ts` binds to sockets.
+import type { UserInfo } from "./auth/user.js";
 
 /** One HTTP request as the handler sees it (path already split from the query). */
 export interface ApiRequest {
@@ -9,6 +10,8 @@ export interface ApiRequest {
   /** Lower-case header names. */
   headers: Record<string, string | undefined>;
   body?: Buffer;
+  /** Who sent it, once authentication has run (src/apiserver/auth). */
+  user?: UserInfo;
 }
 
 /** A JSON body, a raw body, or a watch stream (one JSON line per event). */

@@ -8,6 +8,7 @@ import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
+import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
 import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
@@ -321,6 +322,16 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     tls = { key: serving.value.key, cert: serving.value.cert };
   }
 
+  // Service account tokens stay valid across restarts with the data directory's signing key.
+  const tokens = dataDir
+    ? await persistentServiceAccountTokens(dataDir.dir)
+    : { ok: true as const, value: ServiceAccountTokens.generate() };
+  if (!tokens.ok) {
+    await podNetwork?.close();
+    dataDir?.close();
+    return tokens;
+  }
+
   const previousWarnings = new Map<string, Set<string>>();
   const overHttp = controllerConfig !== null && options.controllerTransport !== "in-process";
   const driver = new RealtimeDriver({
@@ -347,6 +358,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     cluster,
     featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
     ...(token !== null ? { token } : {}),
+    serviceAccountTokens: tokens.value,
     extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
     ...(options.inFlight ? { inFlight: options.inFlight } : {}),
   });

@@ -184,6 +184,8 @@ describe("legacy discovery", () => {
         "discovery.k8s.io",
         "apiextensions.k8s.io",
         "monitoring.coreos.com",
+        "authentication.k8s.io",
+        "authorization.k8s.io",
         "metrics.k8s.io",
         "custom.metrics.k8s.io",
         "external.metrics.k8s.io",

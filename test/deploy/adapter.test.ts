@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { allows, type PolicyRule, requestAttributes } from "../../src/apiserver/auth/rbac.js";
 import { readAdapterConfig } from "../../src/prometheus/adapter-config.js";
 import { kubectlRequired, whichKubectl } from "../e2e/helpers.js";
-import { allows, type PolicyRule, requestAttributes } from "./rbac.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are read loosely
 type Manifest = any;

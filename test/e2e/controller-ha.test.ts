@@ -16,8 +16,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { SYSTEM_DISCOVERY } from "../../src/apiserver/auth/bootstrap.js";
+import { allows, type PolicyRule, requestAttributes } from "../../src/apiserver/auth/rbac.js";
 import { LOAD_ANNOTATION } from "../../src/cluster/load.js";
-import { allows, type PolicyRule, requestAttributes, SYSTEM_DISCOVERY } from "../deploy/rbac.js";
 import {
   type ApiFront,
   apiRequest,

@@ -9,6 +9,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
 import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
+import { SYSTEM_DISCOVERY } from "../../src/apiserver/auth/bootstrap.js";
+import {
+  allows,
+  type PolicyRule,
+  requestAttributes,
+  ruleAllows,
+} from "../../src/apiserver/auth/rbac.js";
 import type { ApiResponse } from "../../src/apiserver/types.js";
 import { type RunningController, startController } from "../../src/cli/controller.js";
 import {
@@ -19,13 +26,6 @@ import { explainCommand } from "../../src/cli/explain.js";
 import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { LOAD_ANNOTATION } from "../../src/cluster/load.js";
 import { createLogger } from "../../src/controller/log.js";
-import {
-  allows,
-  type PolicyRule,
-  requestAttributes,
-  ruleAllows,
-  SYSTEM_DISCOVERY,
-} from "../deploy/rbac.js";
 import {
   type ApiFront,
   apiRequest,

@@ -1,4 +1,5 @@
-// core/v1 ServiceAccount: what a pod runs as (Horizon issues no tokens for it yet).
+// core/v1 ServiceAccount: what a pod runs as; its `token` subresource issues tokens that
+// authenticate as it (TokenRequest, src/apiserver/auth/apis.ts).
 import { topLevel } from "./meta.js";
 import { AGE, col, NAME, since } from "./printing.js";
 import { atomicOf, bool, mapList, patchMerge, pb, ptr, str, struct } from "./schema.js";
@@ -37,7 +38,7 @@ export const serviceAccount: KindDefinition<"ServiceAccount"> = {
   ],
   namespaced: true,
   verbs: READ_WRITE,
-  subresources: [],
+  subresources: ["token"],
   shortNames: ["sa"],
   gcPolicy: "None",
   fieldSelectors: [],

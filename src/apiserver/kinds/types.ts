@@ -40,7 +40,7 @@ export type ServedKind =
   | "ResourceQuota"
   | "PriorityClass";
 
-export type Subresource = "status" | "scale" | "log";
+export type Subresource = "status" | "scale" | "log" | "token";
 
 export type Verb =
   | "create"

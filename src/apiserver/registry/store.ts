@@ -18,6 +18,7 @@ import {
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import { NODE_LABELS, NODE_NAME } from "../../cluster/kubelet.js";
 import { StoreError } from "../../cluster/store.js";
+import { bootstrapPolicy } from "../auth/bootstrap.js";
 import {
   type ApiError,
   alreadyExists,
@@ -80,6 +81,10 @@ export class RegistryStore {
     }
     for (const priorityClass of SYSTEM_PRIORITY_CLASSES) {
       if (!store.get("PriorityClass", "", priorityClass.metadata.name)) store.create(priorityClass);
+    }
+    // The RBAC bootstrap policy: what is missing is created, what a user changed is kept.
+    for (const object of bootstrapPolicy()) {
+      if (!store.get(object.kind, "", object.metadata.name)) store.create(object);
     }
   }
 

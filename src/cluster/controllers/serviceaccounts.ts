@@ -1,0 +1,51 @@
+// The service account controller of kube-controller-manager: every namespace that is not
+// terminating has a `default` ServiceAccount, made when the namespace appears (and when the
+// controller starts) and made again if it is deleted. It runs after the write that woke it
+// (a microtask), as upstream's works from a queue, not inside the writer's store event.
+import { randomUUID } from "node:crypto";
+import { isRecord } from "../../api/json.js";
+import type { KubeObject } from "../../api/types.js";
+import type { ObjectStore } from "../store.js";
+
+export const DEFAULT_SERVICE_ACCOUNT = "default";
+
+function terminating(namespace: KubeObject): boolean {
+  const status = isRecord(namespace.status) ? namespace.status : {};
+  return namespace.metadata.deletionTimestamp !== undefined || status.phase === "Terminating";
+}
+
+/** Creates the missing `default` accounts. */
+export function syncServiceAccounts(store: ObjectStore): void {
+  for (const namespace of store.list("Namespace")) {
+    const name = namespace.metadata.name;
+    if (terminating(namespace) || store.get("ServiceAccount", name, DEFAULT_SERVICE_ACCOUNT)) {
+      continue;
+    }
+    store.create({
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace: name, uid: randomUUID() },
+    });
+  }
+}
+
+/** Runs the controller on the store from now on; returns its stop function. */
+export function startServiceAccountsController(store: ObjectStore): () => void {
+  let queued = false;
+  const sync = () => {
+    queued = false;
+    syncServiceAccounts(store);
+  };
+  syncServiceAccounts(store);
+  return store.watch((event) => {
+    const { kind, metadata } = event.object;
+    const wakes =
+      (kind === "Namespace" && event.type !== "DELETED") ||
+      (kind === "ServiceAccount" &&
+        event.type === "DELETED" &&
+        metadata.name === DEFAULT_SERVICE_ACCOUNT);
+    if (!wakes || queued) return;
+    queued = true;
+    queueMicrotask(sync);
+  });
+}
