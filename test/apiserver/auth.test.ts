@@ -632,3 +632,136 @@ describe("the signing key in a data directory", () => {
     }
   });
 });
+
+describe("privilege escalation prevention", () => {
+  const GROUPS = '["system:serviceaccounts" "system:serviceaccounts:team" "system:authenticated"]';
+  async function writer(extra: Record<string, unknown>[] = []) {
+    const s = await withTeam();
+    const token = await s.issue("bot");
+    const role = await s.admin("POST", `/apis/${RBAC}/v1/namespaces/team/roles`, {
+      metadata: { name: "rbac-writer" },
+      rules: [
+        {
+          apiGroups: [RBAC],
+          resources: ["roles", "rolebindings"],
+          verbs: ["create", "update", "get"],
+        },
+        { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] },
+        ...extra,
+      ],
+    });
+    assert.equal(role.status, 201, JSON.stringify(role.body));
+    const bound = await s.admin("POST", `/apis/${RBAC}/v1/namespaces/team/rolebindings`, {
+      metadata: { name: "rbac-writer" },
+      roleRef: { apiGroup: RBAC, kind: "Role", name: "rbac-writer" },
+      subjects: [{ kind: "ServiceAccount", name: "bot" }],
+    });
+    assert.equal(bound.status, 201);
+    const post = (resource: string, body: unknown) =>
+      s.call(token, "POST", `/apis/${RBAC}/v1/namespaces/team/${resource}`, body);
+    return { s, token, post };
+  }
+
+  it("a Role with rules the user holds is created", async () => {
+    const { post } = await writer();
+    const res = await post("roles", {
+      metadata: { name: "pod-reader" },
+      rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }],
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+  });
+
+  it("a Role with rules the user does not hold is 403, listing them as upstream", async () => {
+    const { s, post } = await writer();
+    const res = await post("roles", {
+      metadata: { name: "grab" },
+      rules: [
+        { apiGroups: [""], resources: ["secrets", "pods"], verbs: ["get", "list"] },
+        { apiGroups: ["apps"], resources: ["deployments/scale"], verbs: ["update"] },
+      ],
+    });
+    assert.equal(res.status, 403);
+    assert.deepEqual(res.body, {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `roles.rbac.authorization.k8s.io "grab" is forbidden: user "${BOT}" (groups=${GROUPS}) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}\n{APIGroups:["apps"], Resources:["deployments/scale"], Verbs:["update"]}`,
+      reason: "Forbidden",
+      details: { name: "grab", group: RBAC, kind: "roles" },
+      code: 403,
+    });
+    assert.equal(s.cluster.store.get("Role", "team", "grab"), undefined, "nothing stored");
+  });
+
+  it("a binding to a role whose rules the user does not hold is 403; to one they hold, 201", async () => {
+    const { post } = await writer();
+    const edit = await post("rolebindings", {
+      metadata: { name: "self-edit" },
+      roleRef: { apiGroup: RBAC, kind: "ClusterRole", name: "edit" },
+      subjects: [{ kind: "ServiceAccount", name: "bot" }],
+    });
+    assert.equal(edit.status, 403);
+    assert.match(
+      edit.body.message,
+      /^rolebindings\.rbac\.authorization\.k8s\.io "self-edit" is forbidden: user "system:serviceaccount:team:bot" \(groups=.*\) is attempting to grant RBAC permissions not currently held:\n(.*\n)*\{APIGroups:\[""\], Resources:\["configmaps"\], Verbs:\[.*"create".*\]\}/,
+    );
+    assert.doesNotMatch(edit.body.message, /Resources:\["pods"\], Verbs:\["get" "list"/);
+    const reader = await post("roles", {
+      metadata: { name: "pod-reader" },
+      rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }],
+    });
+    assert.equal(reader.status, 201);
+    const ok = await post("rolebindings", {
+      metadata: { name: "default-reads" },
+      roleRef: { apiGroup: RBAC, kind: "Role", name: "pod-reader" },
+      subjects: [{ kind: "ServiceAccount", name: "default" }],
+    });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+  });
+
+  it("the bind and escalate verbs let the user grant more than they hold", async () => {
+    const { post } = await writer([
+      { apiGroups: [RBAC], resources: ["clusterroles"], resourceNames: ["edit"], verbs: ["bind"] },
+      { apiGroups: [RBAC], resources: ["roles"], verbs: ["escalate"] },
+    ]);
+    const bound = await post("rolebindings", {
+      metadata: { name: "default-edit" },
+      roleRef: { apiGroup: RBAC, kind: "ClusterRole", name: "edit" },
+      subjects: [{ kind: "ServiceAccount", name: "default" }],
+    });
+    assert.equal(bound.status, 201, JSON.stringify(bound.body));
+    const viewBinding = await post("rolebindings", {
+      metadata: { name: "default-admin" },
+      roleRef: { apiGroup: RBAC, kind: "ClusterRole", name: "admin" },
+      subjects: [{ kind: "ServiceAccount", name: "default" }],
+    });
+    assert.equal(viewBinding.status, 403, "bind names edit only");
+    const escalated = await post("roles", {
+      metadata: { name: "secrets" },
+      rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }],
+    });
+    assert.equal(escalated.status, 201, JSON.stringify(escalated.body));
+  });
+
+  it("an update that grants nothing new (a label) needs no more than update", async () => {
+    const { s, token } = await writer();
+    await s.admin("POST", `/apis/${RBAC}/v1/namespaces/team/roles`, {
+      metadata: { name: "secrets" },
+      rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }],
+    });
+    const current = s.cluster.store.get("Role", "team", "secrets")!;
+    const path = `/apis/${RBAC}/v1/namespaces/team/roles/secrets`;
+    const labelled = await s.call(token, "PUT", path, {
+      ...current,
+      metadata: { ...current.metadata, labels: { team: "a" } },
+    });
+    assert.equal(labelled.status, 200, JSON.stringify(labelled.body));
+    const latest = s.cluster.store.get("Role", "team", "secrets")!;
+    const widened = await s.call(token, "PUT", path, {
+      ...latest,
+      rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get", "list"] }],
+    });
+    assert.equal(widened.status, 403);
+  });
+});

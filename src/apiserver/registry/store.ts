@@ -19,6 +19,7 @@ import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import { NODE_LABELS, NODE_NAME } from "../../cluster/kubelet.js";
 import { StoreError } from "../../cluster/store.js";
 import { bootstrapPolicy } from "../auth/bootstrap.js";
+import { escalationError } from "../auth/escalation.js";
 import {
   type ApiError,
   alreadyExists,
@@ -252,6 +253,8 @@ export class RegistryStore {
       now: this.cluster.now,
     });
     if (!prepared.ok) return fail(invalid(ctx.info, name, prepared.errors));
+    const escalation = escalationError(this.cluster.store, ctx.req.user, prepared.value);
+    if (escalation) return fail(escalation);
     if (prepared.warnings) ctx.warnings.push(...prepared.warnings);
     return ok(prepared.value);
   }
@@ -345,6 +348,8 @@ export class RegistryStore {
       now: this.cluster.now,
     });
     if (!prepared.ok) return fail(invalid(ctx.info, current.metadata.name, prepared.errors));
+    const escalation = escalationError(this.cluster.store, ctx.req.user, prepared.value, current);
+    if (escalation) return fail(escalation);
     if (prepared.warnings) ctx.warnings.push(...prepared.warnings);
     return ok(prepared.value);
   }
