@@ -137,6 +137,60 @@ function describeRbac(binary: KubectlBinary): void {
       assert.ok(rules.some((r) => r.includes("[/apis/*]")));
     });
 
+    it("granting what one does not hold is refused (privilege escalation)", async () => {
+      kubectlOk(
+        await kubectl(admin, [
+          "create",
+          "role",
+          "role-writer",
+          "-n",
+          "team",
+          "--verb=create",
+          "--resource=roles.rbac.authorization.k8s.io",
+        ]),
+        "create role-writer",
+      );
+      kubectlOk(
+        await kubectl(admin, [
+          "create",
+          "rolebinding",
+          "bot-role-writer",
+          "-n",
+          "team",
+          "--role=role-writer",
+          "--serviceaccount=team:bot",
+        ]),
+        "bind role-writer",
+      );
+      const grab = await kubectl(bot, [
+        "create",
+        "role",
+        "grab",
+        "-n",
+        "team",
+        "--verb=get",
+        "--resource=secrets",
+      ]);
+      assert.equal(grab.code, 1);
+      assert.match(
+        grab.stderr,
+        /roles\.rbac\.authorization\.k8s\.io "grab" is forbidden: user "system:serviceaccount:team:bot" \(groups=\["system:serviceaccounts" "system:serviceaccounts:team" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/,
+      );
+      // What view gives it, it may grant.
+      kubectlOk(
+        await kubectl(bot, [
+          "create",
+          "role",
+          "reader",
+          "-n",
+          "team",
+          "--verb=get",
+          "--resource=pods",
+        ]),
+        "create a role within its rights",
+      );
+    });
+
     it("kubectl create token: too short a duration, or no such account, is refused", async () => {
       const short = await kubectl(admin, ["create", "token", "bot", "-n", "team", "--duration=1m"]);
       assert.equal(short.code, 1);
