@@ -765,3 +765,73 @@ describe("privilege escalation prevention", () => {
     assert.equal(widened.status, 403);
   });
 });
+
+describe("discovery of the auth APIs", () => {
+  it("lists the review resources and serviceaccounts/token (TokenRequest)", async () => {
+    const s = setup();
+    const authz = await s.admin("GET", "/apis/authorization.k8s.io/v1");
+    assert.equal(authz.status, 200);
+    assert.deepEqual(authz.body.resources, [
+      {
+        name: "selfsubjectaccessreviews",
+        singularName: "selfsubjectaccessreview",
+        namespaced: false,
+        kind: "SelfSubjectAccessReview",
+        verbs: ["create"],
+      },
+      {
+        name: "selfsubjectrulesreviews",
+        singularName: "selfsubjectrulesreview",
+        namespaced: false,
+        kind: "SelfSubjectRulesReview",
+        verbs: ["create"],
+      },
+    ]);
+    const authn = await s.admin("GET", "/apis/authentication.k8s.io");
+    assert.deepEqual(
+      authn.body.versions.map((v: { version: string }) => v.version),
+      ["v1", "v1beta1"],
+    );
+    const core = await s.admin("GET", "/api/v1");
+    const token = core.body.resources.find(
+      (r: { name: string }) => r.name === "serviceaccounts/token",
+    );
+    assert.deepEqual(token, {
+      name: "serviceaccounts/token",
+      singularName: "",
+      namespaced: true,
+      group: "authentication.k8s.io",
+      version: "v1",
+      kind: "TokenRequest",
+      verbs: ["create"],
+    });
+  });
+
+  it("the bootstrap policy is there from the start, with its aggregated roles filled in", () => {
+    const { cluster } = setup();
+    const names = cluster.store.list("ClusterRole").map((r) => r.metadata.name);
+    for (const name of [
+      "cluster-admin",
+      "admin",
+      "edit",
+      "view",
+      "system:discovery",
+      "system:basic-user",
+      "system:public-info-viewer",
+    ]) {
+      assert.ok(names.includes(name), name);
+    }
+    const view = cluster.store.get("ClusterRole", "", "view")!;
+    assert.ok(Array.isArray(view.rules) && view.rules.length > 0, "view aggregated");
+    assert.ok(
+      cluster.store.get("Role", "kube-system", "extension-apiserver-authentication-reader"),
+    );
+    const bindings = cluster.store.list("ClusterRoleBinding").map((b) => b.metadata.name);
+    assert.deepEqual(bindings.sort(), [
+      "cluster-admin",
+      "system:basic-user",
+      "system:discovery",
+      "system:public-info-viewer",
+    ]);
+  });
+});

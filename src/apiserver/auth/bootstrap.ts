@@ -194,7 +194,7 @@ function clusterRoleBinding(name: string, groups: string[]): KubeObject {
 // admin takes in edit, which takes in view.
 const labelled = (role: string) => ({ [AGGREGATE_TO(role)]: "true" });
 
-/** The bootstrap ClusterRoles, then their ClusterRoleBindings. */
+/** The bootstrap roles, then their bindings. */
 export function bootstrapPolicy(): KubeObject[] {
   return [
     clusterRole("cluster-admin", [
@@ -219,6 +219,25 @@ export function bootstrapPolicy(): KubeObject[] {
     clusterRole("system:public-info-viewer", [
       { verbs: ["get"], nonResourceURLs: PUBLIC_INFO_URLS },
     ]),
+    {
+      // Aggregated API servers (deploy/adapter) read the front proxy's CA with it.
+      apiVersion: `${RBAC}/v1`,
+      kind: "Role",
+      metadata: {
+        name: "extension-apiserver-authentication-reader",
+        namespace: "kube-system",
+        labels: { "kubernetes.io/bootstrapping": "rbac-defaults" },
+        annotations: { "rbac.authorization.kubernetes.io/autoupdate": "true" },
+      },
+      rules: [
+        {
+          verbs: READ,
+          apiGroups: [""],
+          resources: ["configmaps"],
+          resourceNames: ["extension-apiserver-authentication"],
+        },
+      ],
+    },
     clusterRoleBinding("cluster-admin", [SYSTEM_MASTERS]),
     clusterRoleBinding("system:discovery", [SYSTEM_AUTHENTICATED]),
     clusterRoleBinding("system:basic-user", [SYSTEM_AUTHENTICATED]),

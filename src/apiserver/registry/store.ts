@@ -85,7 +85,8 @@ export class RegistryStore {
     }
     // The RBAC bootstrap policy: what is missing is created, what a user changed is kept.
     for (const object of bootstrapPolicy()) {
-      if (!store.get(object.kind, "", object.metadata.name)) store.create(object);
+      const { namespace = "", name } = object.metadata;
+      if (!store.get(object.kind, namespace, name)) store.create(object);
     }
   }
 
