@@ -528,16 +528,27 @@ function hpaDecodeProblems(hpa: HorizontalPodAutoscaler): { path: Path; message:
 // ---------------------------------------------------------------------------------------------
 // The parser
 
+// `horizon tune` parses one text once per candidate (only its --set edits differ): the last
+// text's documents are kept, and each parse gets a copy to edit.
+let lastParsed: { text: string; lines: LineCounter; asts: Document[] } | null = null;
+
+function parseDocuments(text: string): { lines: LineCounter; asts: Document[] } {
+  if (lastParsed?.text !== text) {
+    const lines = new LineCounter();
+    const parsed = parseAllDocuments(text, {
+      lineCounter: lines,
+      prettyErrors: false,
+      merge: true,
+    });
+    lastParsed = { text, lines, asts: Array.isArray(parsed) ? parsed : [] };
+  }
+  return { lines: lastParsed.lines, asts: lastParsed.asts.map((ast) => ast.clone()) };
+}
+
 /** Parses a scenario; never throws on bad input: every problem comes back in `errors`. */
 export function parseScenario(text: string, options: LoadOptions): ScenarioResult {
-  const lines = new LineCounter();
+  const { lines, asts } = parseDocuments(text);
   const r = new Reporter(options.file, lines);
-  const parsed = parseAllDocuments(text, {
-    lineCounter: lines,
-    prettyErrors: false,
-    merge: true,
-  });
-  const asts: Document[] = Array.isArray(parsed) ? parsed : [];
   const broken = new Set<Document>();
   asts.forEach((ast, i) => {
     for (const e of ast.errors) {

@@ -857,6 +857,21 @@ describe("--set", () => {
     ]);
   });
 
+  test("each parse of the same text starts from the file as written (no edit carries over)", () => {
+    const window = (sets: string[]) =>
+      (
+        ok(text, { sets }).objects[1]!.spec as {
+          behavior?: { scaleDown?: { stabilizationWindowSeconds?: number } };
+        }
+      ).behavior?.scaleDown?.stabilizationWindowSeconds;
+    assert.equal(window(["hpa/web:spec.behavior.scaleDown.stabilizationWindowSeconds=60"]), 60);
+    assert.equal(window([]), undefined);
+    assert.equal(window(["hpa/web:spec.behavior.scaleDown.stabilizationWindowSeconds=90"]), 90);
+    // Errors keep their lines on a parse of the same text after edits.
+    assert.deepEqual(errorLines(text, { sets: ["hpa/web:spec.maxReplicas=0"] }).length, 2);
+    assert.equal(ok(text).objects.length, 2);
+  });
+
   test("set errors are reported with the others", () => {
     assert.deepEqual(
       errorLines(text, {
