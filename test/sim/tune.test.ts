@@ -328,3 +328,30 @@ describe("the pool with one job", () => {
     assert.deepEqual(finished, [1, 2]);
   });
 });
+
+describe("the pool with two jobs", () => {
+  it("answers every task with its own outcome, each worker running its tasks in the order sent", async () => {
+    const file = example("scale-down-policies.yaml");
+    const pool = new TunePool(
+      { text: readFileSync(file, "utf8"), file, baseDir: dirname(file), sets: [] },
+      2,
+    );
+    // Seven tasks on two workers: each holds one running and one waiting, the rest queue here.
+    // Lengths differ so answers come back out of order; a bad --set fails only its own task.
+    const tasks = Array.from({ length: 7 }, (_, i) => ({
+      id: i,
+      sets: i === 3 ? ["hpa/nope:spec.minReplicas=2"] : [],
+      durationMs: (1 + (i % 3) * 20) * 60_000,
+    }));
+    const outcomes = await Promise.all(tasks.map((task) => pool.run(task)));
+    await pool.close();
+    assert.deepEqual(
+      outcomes.map((o) => o.id),
+      tasks.map((t) => t.id),
+    );
+    for (const [i, o] of outcomes.entries()) {
+      assert.equal(o.ok, i !== 3, JSON.stringify(o).slice(0, 200));
+      if (o.ok) assert.equal(o.durationMs, tasks[i]!.durationMs);
+    }
+  });
+});

@@ -1,7 +1,8 @@
 // `horizon tune`'s worker pool: N worker threads (`--jobs`), each running one candidate at a
-// time. With one job the candidates run in-process (no thread to start), also one at a time: run
-// together, hundreds of interleaved simulations would fight over memory and make one job far
-// slower per candidate than a worker.
+// time and holding the next one, so it never waits for this thread between candidates. With one
+// job the candidates run in-process (no thread to start), also one at a time: run together,
+// hundreds of interleaved simulations would fight over memory and make one job far slower per
+// candidate than a worker.
 import { Worker } from "node:worker_threads";
 import { evaluateTask, type TaskOutcome, type TuneBase, type TuneTask } from "./evaluate.js";
 
@@ -24,10 +25,10 @@ function startWorker(base: TuneBase): Worker {
 
 export class TunePool {
   readonly #base: TuneBase;
-  readonly #idle: Worker[] = [];
   readonly #all: Worker[] = [];
   readonly #queue: Pending[] = [];
-  readonly #running = new Map<Worker, Pending>();
+  /** Each worker's tasks in the order sent: the first runs, the next waits in the worker. */
+  readonly #sent = new Map<Worker, Pending[]>();
   /** The in-process path's queue: the previous candidate's run, settled or not. */
   #serial: Promise<unknown> = Promise.resolve();
 
@@ -42,7 +43,7 @@ export class TunePool {
         worker.on("message", (outcome: TaskOutcome) => this.#done(worker, outcome));
         worker.on("error", (error) => this.#failed(worker, error));
         this.#all.push(worker);
-        this.#idle.push(worker);
+        this.#sent.set(worker, []);
       }
     }
   }
@@ -63,29 +64,31 @@ export class TunePool {
     await Promise.all(this.#all.map((w) => w.terminate()));
   }
 
+  /** Sends queued tasks to the least loaded workers, up to two each (one running, one next). */
   #next(): void {
-    while (this.#idle.length > 0 && this.#queue.length > 0) {
-      const worker = this.#idle.pop()!;
-      const pending = this.#queue.shift()!;
-      this.#running.set(worker, pending);
-      worker.postMessage(pending.task);
+    for (let depth = 1; depth <= 2; depth++) {
+      for (const [worker, sent] of this.#sent) {
+        if (this.#queue.length === 0) return;
+        if (sent.length >= depth) continue;
+        const pending = this.#queue.shift()!;
+        sent.push(pending);
+        worker.postMessage(pending.task);
+      }
     }
   }
 
   #done(worker: Worker, outcome: TaskOutcome): void {
-    const pending = this.#running.get(worker);
-    this.#running.delete(worker);
-    this.#idle.push(worker);
-    pending?.resolve(outcome);
+    // A worker answers its tasks in the order it was sent them.
+    this.#sent.get(worker)?.shift()?.resolve(outcome);
     this.#next();
   }
 
   #failed(worker: Worker, error: Error): void {
-    const pending = this.#running.get(worker);
-    this.#running.delete(worker);
-    pending?.reject(error);
-    // A crashed worker is not reused; what is queued fails rather than waiting forever.
-    if (this.#idle.length === 0 && this.#running.size === 0) {
+    // A crashed worker is not reused: its tasks fail, and so does what is queued once no
+    // worker is left, rather than waiting forever.
+    for (const p of this.#sent.get(worker)?.splice(0) ?? []) p.reject(error);
+    this.#sent.delete(worker);
+    if (this.#sent.size === 0) {
       for (const p of this.#queue.splice(0)) p.reject(error);
     }
   }
