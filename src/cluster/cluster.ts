@@ -94,6 +94,8 @@ export interface ClusterOptions {
    * the simulator, whose outputs are the HPAs' decisions.
    */
   componentEvents?: boolean;
+  /** Recent changes the new store keeps for resumed watches (StoreOptions.history). */
+  watchHistory?: number;
 }
 
 /** What the timeline samples record for one workload at the current time. */
@@ -168,7 +170,8 @@ export class EmbeddedCluster {
     this.startTime = options.startTime;
     this.now = options.startTime;
     this.#scaleManagedFields = options.scaleManagedFields;
-    this.store = options.store ?? new ObjectStore({ now: () => this.now });
+    this.store =
+      options.store ?? new ObjectStore({ now: () => this.now, history: options.watchHistory });
     this.#loads = new ServiceLoads(options.startTime);
     this.#events = options.componentEvents ? new ComponentEventRecorder(this.store) : null;
     this.metrics = new MetricsPipeline(this);

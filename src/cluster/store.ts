@@ -48,6 +48,12 @@ export interface StoreOptions {
   journal?: (change: StoreChange) => void;
   /** Objects and the counter to start from; loaded without watch events or version bumps. */
   initial?: StoreState;
+  /**
+   * How many recent changes are kept for watches resumed from a resourceVersion (default 4096).
+   * 0 when nothing resumes a watch (the simulator): each kept change holds a whole object, and
+   * thousands of them outlive the young generation (garbage collection was most of a run).
+   */
+  history?: number;
 }
 
 export type StoreErrorReason = "AlreadyExists" | "Conflict" | "NotFound";
@@ -107,11 +113,13 @@ export class ObjectStore {
   /** The newest resourceVersion whose change is no longer kept. */
   #compacted = 0;
   #nameCounter = 0;
+  readonly #historySize: number;
 
   readonly #journal: ((change: StoreChange) => void) | undefined;
 
   constructor(options: StoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#historySize = options.history ?? HISTORY;
     this.#journal = options.journal;
     const initial = options.initial;
     if (initial) {
@@ -378,10 +386,13 @@ export class ObjectStore {
   }
 
   #emit(rv: number, event: WatchEvent): void {
-    this.#history.push({ rv, event });
-    if (this.#history.length > HISTORY * 2) {
-      const dropped = this.#history.splice(0, this.#history.length - HISTORY);
-      this.#compacted = dropped[dropped.length - 1]!.rv;
+    if (this.#historySize === 0) this.#compacted = rv;
+    else {
+      this.#history.push({ rv, event });
+      if (this.#history.length > this.#historySize * 2) {
+        const dropped = this.#history.splice(0, this.#history.length - this.#historySize);
+        this.#compacted = dropped[dropped.length - 1]!.rv;
+      }
     }
     // A copy: a listener may unsubscribe (a watch ending) while the others are notified.
     const errors: unknown[] = [];

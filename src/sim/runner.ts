@@ -126,7 +126,8 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const startTime = options.startTime ?? DEFAULT_START_TIME;
   const endTime = startTime + spec.durationMs;
   const config = controllerConfigFor(scenario);
-  const cluster = new EmbeddedCluster({ model: clusterModelOf(spec), startTime });
+  // No API server resumes watches of a virtual-time run: its store keeps no change history.
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(spec), startTime, watchHistory: 0 });
   for (const object of scenario.objects) cluster.create(object);
   let now = startTime;
   const listHpas = () =>

@@ -193,6 +193,35 @@ describe("ObjectStore", () => {
     assert.equal(store.changesSince("x"), "Expired");
   });
 
+  test("a store that keeps no history still notifies watchers, and expires every older resourceVersion", () => {
+    const store = new ObjectStore({ now: () => T0, history: 0 });
+    const events: string[] = [];
+    store.watch((e) => events.push(`${e.type} ${e.object.metadata.name}`));
+    const start = store.resourceVersion();
+    store.create(deploy("a"));
+    store.create(deploy("b"));
+    assert.deepEqual(events, ["ADDED a", "ADDED b"]);
+    assert.equal(store.changesSince(start), "Expired");
+    assert.deepEqual(store.changesSince(store.resourceVersion()), []);
+  });
+
+  test("a store keeps the given number of changes (twice that before it compacts)", () => {
+    const store = new ObjectStore({ now: () => T0, history: 2 });
+    const start = store.resourceVersion();
+    for (const name of ["a", "b", "c", "d"]) store.create(deploy(name));
+    assert.deepEqual(
+      (store.changesSince(start) as WatchEvent[]).map((e) => e.object.metadata.name),
+      ["a", "b", "c", "d"],
+    );
+    store.create(deploy("e"));
+    assert.equal(store.changesSince(start), "Expired");
+    const kept = store.changesSince(String(Number(start) + 3)) as WatchEvent[];
+    assert.deepEqual(
+      kept.map((e) => e.object.metadata.name),
+      ["d", "e"],
+    );
+  });
+
   test("an update or status write that changes nothing is not stored: old resourceVersion, no event, no journal", () => {
     const journaled: string[] = [];
     const store = new ObjectStore({
