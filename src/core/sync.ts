@@ -34,7 +34,13 @@ import type {
   MetricTrace,
 } from "./sources/types.js";
 import { tolerancesFor } from "./tolerance.js";
-import { DECISION_TRACE_VERSION, type DecisionTrace, type SyncBranch } from "./trace.js";
+import {
+  DECISION_TRACE_VERSION,
+  type DecisionTrace,
+  type LimitTrace,
+  type StabilizationTrace,
+  type SyncBranch,
+} from "./trace.js";
 
 export type ScaleObservation =
   | { ok: true; specReplicas: number; statusReplicas: number; selector?: string }
@@ -140,17 +146,21 @@ export function decideSync(input: SyncInput): SyncDecision {
   const events: SyncEvent[] = [];
   const minReplicas = hpa.spec.minReplicas ?? 1;
   const maxReplicas = hpa.spec.maxReplicas;
+  let scaleTrace: DecisionTrace["scale"];
+  if (input.scale.ok) {
+    // Fields assigned in order instead of spread from a temporary object (a spread per sync).
+    const ok: { specReplicas: number; statusReplicas: number; selector?: string } = {
+      specReplicas: input.scale.specReplicas,
+      statusReplicas: input.scale.statusReplicas,
+    };
+    if (input.scale.selector !== undefined) ok.selector = input.scale.selector;
+    scaleTrace = ok;
+  } else scaleTrace = { error: input.scale.error };
   const trace: DecisionTrace = {
     version: DECISION_TRACE_VERSION,
     hpa: { namespace: hpa.metadata.namespace ?? "", name: hpa.metadata.name ?? "" },
     time: nowText,
-    scale: input.scale.ok
-      ? {
-          specReplicas: input.scale.specReplicas,
-          statusReplicas: input.scale.statusReplicas,
-          ...(input.scale.selector !== undefined ? { selector: input.scale.selector } : {}),
-        }
-      : { error: input.scale.error },
+    scale: scaleTrace,
     branch: "metrics",
     minReplicas,
     maxReplicas,
@@ -485,31 +495,29 @@ function normalizeLegacy(
     LIMIT_MESSAGES[clamp.reason],
     nowText,
   );
-  decision.trace.stabilization = {
+  // Optional fields are assigned in the traces' key order, not spread from temporary objects.
+  const stabilizationTrace: StabilizationTrace = {
     path: "legacy",
     recommendation,
     stabilized: stabilization.stabilized,
     reason: stabilizationReason,
     windowSeconds: config.downscaleStabilizationWindowMs / 1000,
-    ...(stabilization.winner
-      ? {
-          winner: {
-            replicas: stabilization.winner.replicas,
-            ageSeconds: (now - stabilization.winner.timestamp) / 1000,
-          },
-        }
-      : {}),
   };
-  decision.trace.limit = {
-    reason: clamp.reason,
-    message: LIMIT_MESSAGES[clamp.reason],
-    ...(clamp.limit !== undefined ? { limit: clamp.limit } : {}),
-    legacyScaleUpLimit: legacyScaleUpLimit(
-      currentReplicas,
-      config.scaleUpLimitFactor,
-      config.scaleUpLimitMinimum,
-    ),
-  };
+  if (stabilization.winner) {
+    stabilizationTrace.winner = {
+      replicas: stabilization.winner.replicas,
+      ageSeconds: (now - stabilization.winner.timestamp) / 1000,
+    };
+  }
+  decision.trace.stabilization = stabilizationTrace;
+  const limitTrace: LimitTrace = { reason: clamp.reason, message: LIMIT_MESSAGES[clamp.reason] };
+  if (clamp.limit !== undefined) limitTrace.limit = clamp.limit;
+  limitTrace.legacyScaleUpLimit = legacyScaleUpLimit(
+    currentReplicas,
+    config.scaleUpLimitFactor,
+    config.scaleUpLimitMinimum,
+  );
+  decision.trace.limit = limitTrace;
   return clamp.replicas;
 }
 
@@ -572,18 +580,14 @@ function normalizeWithBehavior(
     upRecommendation: stabilization.upRecommendation,
     downRecommendation: stabilization.downRecommendation,
   };
-  decision.trace.limit = {
-    reason: clamp.reason,
-    message: LIMIT_MESSAGES[clamp.reason],
-    ...(clamp.limit !== undefined ? { limit: clamp.limit } : {}),
-    ...(clamp.policyLimit
-      ? {
-          selectPolicy: clamp.policyLimit.selectPolicy,
-          policies: clamp.policyLimit.proposals,
-          policyLimit: clamp.policyLimit.limit,
-        }
-      : {}),
-  };
+  const limitTrace: LimitTrace = { reason: clamp.reason, message: LIMIT_MESSAGES[clamp.reason] };
+  if (clamp.limit !== undefined) limitTrace.limit = clamp.limit;
+  if (clamp.policyLimit) {
+    limitTrace.selectPolicy = clamp.policyLimit.selectPolicy;
+    limitTrace.policies = clamp.policyLimit.proposals;
+    limitTrace.policyLimit = clamp.policyLimit.limit;
+  }
+  decision.trace.limit = limitTrace;
   return clamp.replicas;
 }
 
