@@ -31,7 +31,10 @@ export interface SampleColumns {
 /** Samples as a metrics port hands them over: keyed by pod name, or already aligned. */
 export type Samples = PodSamples | SampleColumns;
 
-/** Columns aligned with `pods`: the given ones when they already are, else matched by name. */
+/**
+ * Columns aligned with `pods`: the given ones when they already are, else matched by name (for
+ * columns of another pod list, whose pods not in `pods` become extras).
+ */
 export function sampleColumns(pods: readonly PodView[], samples: Samples): SampleColumns {
   if (!(samples instanceof Map)) {
     if (samples.pods === pods) return samples;
@@ -47,19 +50,10 @@ export function sampleColumns(pods: readonly PodView[], samples: Samples): Sampl
     windows: new Array<number>(n),
     extra: [],
   };
-  // Samples usually come in the pods' order: walk them alongside, and look a pod's sample up
-  // by name only when the next one is not its own (a Map lookup per pod was most of the cost).
-  const names = samples.keys();
-  const values = samples.values();
-  let nextName = names.next().value;
+  // Not the hot path (grouping reads samples by name in one pass): a lookup per pod.
   let matched = 0;
   for (let i = 0; i < n; i++) {
-    const name = pods[i]!.name;
-    let sample: PodSample | undefined;
-    if (nextName === name) {
-      sample = values.next().value;
-      nextName = names.next().value;
-    } else sample = samples.get(name);
+    const sample = samples.get(pods[i]!.name);
     if (sample === undefined) {
       columns.values[i] = Number.NaN;
       columns.timestamps[i] = 0;
