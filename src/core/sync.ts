@@ -605,24 +605,23 @@ export function completeSync(
   const original = hpa.status ?? { desiredReplicas: 0 };
   const finish = (
     status: HorizontalPodAutoscalerStatus,
-    extra: Partial<SyncResult>,
+    error: string | null,
+    desiredReplicas: number,
+    scaleUpdated = false,
+    history = decision.history,
   ): SyncResult => ({
     status,
     statusChanged: !jsonEqual(status, original),
     events,
-    history: decision.history,
-    desiredReplicas: decision.currentReplicas,
-    scaleUpdated: false,
-    error: null,
+    history,
+    desiredReplicas,
+    scaleUpdated,
+    error,
     trace,
-    ...extra,
   });
 
   if (decision.finished) {
-    return finish(decision.finished.status, {
-      error: decision.finished.error,
-      desiredReplicas: decision.desiredReplicas,
-    });
+    return finish(decision.finished.status, decision.finished.error, decision.desiredReplicas);
   }
 
   const { currentReplicas, desiredReplicas, rescaleReason } = decision;
@@ -652,7 +651,7 @@ export function completeSync(
       const error = `failed to rescale ${targetReference(hpa)}: ${outcome.error}`;
       trace.outcome = "failed";
       trace.error = error;
-      return finish(status, { error, desiredReplicas: original.desiredReplicas });
+      return finish(status, error, original.desiredReplicas);
     }
     setCondition(
       decision.conditions,
@@ -677,10 +676,7 @@ export function completeSync(
     );
     trace.outcome = "scaled";
     if (decision.deferredError) trace.error = decision.deferredError;
-    return {
-      ...finish(status, { error: decision.deferredError, desiredReplicas, scaleUpdated: true }),
-      history,
-    };
+    return finish(status, decision.deferredError, desiredReplicas, true, history);
   }
   const status = newStatus(
     currentReplicas,
@@ -691,7 +687,7 @@ export function completeSync(
   );
   trace.desiredReplicas = currentReplicas;
   if (decision.deferredError) trace.error = decision.deferredError;
-  return finish(status, { error: decision.deferredError, desiredReplicas: currentReplicas });
+  return finish(status, decision.deferredError, currentReplicas);
 }
 
 /** Scale events are only kept on the behavior path, where policies read them. */
