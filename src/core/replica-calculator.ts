@@ -202,59 +202,40 @@ function grouping(
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i]!;
     let value: number;
-    let timestamp = 0;
-    let window = 0;
-    if (columns !== null) {
-      value = columns.values[i]!;
-      if (cpu) {
-        timestamp = columns.timestamps[i]!;
-        window = columns.windows[i]!;
-      }
-    } else {
-      let sample: PodSample | undefined;
+    let sample: PodSample | undefined;
+    if (columns !== null) value = columns.values[i]!;
+    else {
       if (nextName === pod.name) {
         sample = entries!.next().value;
         nextName = names!.next().value;
       } else sample = map!.get(pod.name);
-      if (sample === undefined) value = Number.NaN;
-      else {
-        value = sample.value;
-        timestamp = sample.timestamp;
-        window = sample.window;
-      }
+      value = sample === undefined ? Number.NaN : sample.value;
     }
-    if (ready) ready[i] = Number.NaN;
-    if (!Number.isNaN(value)) sampled++;
-    if (pod.deleting || pod.phase === "Failed") {
-      groups.ignored = append(groups.ignored, pod.name);
-      continue;
-    }
-    if (pod.phase === "Pending") {
-      groups.unready = append(groups.unready, pod.name);
-      continue;
-    }
-    if (Number.isNaN(value)) {
-      groups.missing = append(groups.missing, pod.name);
-      continue;
-    }
-    if (cpu) {
+    const has = !Number.isNaN(value);
+    if (has) sampled++;
+    let group: string[] | null = null;
+    if (pod.deleting || pod.phase === "Failed")
+      group = groups.ignored = append(groups.ignored, pod.name);
+    else if (pod.phase === "Pending") group = groups.unready = append(groups.unready, pod.name);
+    else if (!has) group = groups.missing = append(groups.missing, pod.name);
+    else if (cpu) {
       let unready: boolean;
       const condition = pod.ready;
       if (condition === null || pod.startTime === null) unready = true;
       else if (pod.startTime + settings.cpuInitializationPeriodMs > now) {
+        // Only young pods need the sample's time and window.
+        const timestamp = columns !== null ? columns.timestamps[i]! : sample!.timestamp;
+        const window = columns !== null ? columns.windows[i]! : sample!.window;
         unready = condition.status === "False" || timestamp < condition.lastTransitionTime + window;
       } else {
         unready =
           condition.status === "False" &&
           pod.startTime + settings.initialReadinessDelayMs > condition.lastTransitionTime;
       }
-      if (unready) {
-        groups.unready = append(groups.unready, pod.name);
-        continue;
-      }
+      if (unready) group = groups.unready = append(groups.unready, pod.name);
     }
-    groups.readyPodCount++;
-    if (ready) ready[i] = value;
+    if (group === null) groups.readyPodCount++;
+    if (ready) ready[i] = group === null ? value : Number.NaN;
   }
   return { groups, sampled, columns };
 }
