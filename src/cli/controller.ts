@@ -124,6 +124,7 @@ export async function startController(
   try {
     history = new HpaHistory({
       capacity: config.dashboardHistorySize,
+      maxRecords: config.dashboardHistoryMaxRecords,
       clock: { now: Date.now },
       ...(config.dataDir !== null ? { file: join(config.dataDir, DASHBOARD_HISTORY_FILE) } : {}),
     });
@@ -594,6 +595,11 @@ export function registerControllerCommand(program: Command): void {
       "--dashboard-history-size <n>",
       "syncs the dashboard keeps per HPA (240: the last hour at a 15s sync period)",
       "240",
+    )
+    .option(
+      "--dashboard-history-max-records <n>",
+      "syncs the dashboard keeps across HPAs; each HPA keeps its share when that is fewer (about 130 MiB)",
+      "240000",
     )
     .option(
       "--dashboard-token-file <file>",

@@ -1,8 +1,9 @@
-// The dashboard's recorded history: per HPA a ring buffer of its last `capacity` syncs (each a
-// compact sample for the charts plus the sync's decision record), optionally journaled to a
-// JSON-lines file so a restarted controller shows the hour before its restart. Bounded by
-// construction: memory is capacity × HPAs records, the file is compacted to the live records
-// once it holds twice as many lines. Time comes from the clock passed in.
+// The dashboard's recorded history: per HPA its last `capacity` syncs (each a compact sample for
+// the charts plus the sync's decision record), optionally journaled to a JSON-lines file so a
+// restarted controller shows the hour before its restart. Bounded by construction: at most
+// `maxRecords` across HPAs (each HPA keeps its share, maxRecords ÷ HPAs, when that is fewer than
+// `capacity`), the file is compacted to the live records once it holds twice as many lines.
+// Time comes from the clock passed in.
 import {
   closeSync,
   existsSync,
@@ -97,6 +98,8 @@ export interface Clock {
 export interface HpaHistoryOptions {
   /** Syncs kept per HPA (`--dashboard-history-size`). */
   capacity: number;
+  /** Records kept across HPAs (`--dashboard-history-max-records`); absent: no bound. */
+  maxRecords?: number;
   clock: Clock;
   /** The journal (JSON lines); absent: in memory only. */
   file?: string;
@@ -104,6 +107,9 @@ export interface HpaHistoryOptions {
 
 /** 240 syncs: the last hour at the default 15 s sync period. */
 export const DEFAULT_HISTORY_CAPACITY = 240;
+
+/** 240,000 records: about 130 MiB of heap (bench:dashboard-memory), a full hour for 1,000 HPAs. */
+export const DEFAULT_HISTORY_MAX_RECORDS = 240_000;
 
 /**
  * One copy of each string the samples repeat at every sync (metric names and units, reasons),
@@ -155,37 +161,37 @@ export function sampleOf(
   };
 }
 
-/** A fixed-size ring: push overwrites the oldest once full. */
-class Ring<T> {
-  private readonly items: (T | undefined)[];
+/** Records oldest first; a push drops the oldest beyond a limit, which may change per push. */
+class RecordQueue<T> {
+  private items: (T | undefined)[] = [];
   private start = 0;
-  length = 0;
 
-  constructor(readonly capacity: number) {
-    this.items = new Array<T | undefined>(capacity);
+  get length(): number {
+    return this.items.length - this.start;
   }
 
-  push(item: T): void {
-    if (this.length < this.capacity) {
-      this.items[(this.start + this.length) % this.capacity] = item;
-      this.length++;
-      return;
+  /** Appends, then drops the oldest while more than `limit` are kept; returns how many went. */
+  push(item: T, limit: number): number {
+    this.items.push(item);
+    let dropped = 0;
+    while (this.length > limit) {
+      this.items[this.start++] = undefined;
+      dropped++;
     }
-    this.items[this.start] = item;
-    this.start = (this.start + 1) % this.capacity;
+    // The dropped slots are reclaimed once they are half the array.
+    if (this.start > 16 && this.start * 2 > this.items.length) {
+      this.items = this.items.slice(this.start);
+      this.start = 0;
+    }
+    return dropped;
   }
 
-  /** Oldest first. */
   toArray(): T[] {
-    const out: T[] = [];
-    for (let i = 0; i < this.length; i++) out.push(this.items[(this.start + i) % this.capacity]!);
-    return out;
+    return this.items.slice(this.start) as T[];
   }
 
   last(): T | undefined {
-    return this.length === 0
-      ? undefined
-      : this.items[(this.start + this.length - 1) % this.capacity];
+    return this.length === 0 ? undefined : this.items[this.items.length - 1];
   }
 }
 
@@ -199,9 +205,9 @@ function syncLine(key: string, record: HistoryRecord, json: string): string {
   return `{"k":${JSON.stringify(key)},"at":${record.sample.at}${load},"d":${json}}\n`;
 }
 
-/** A ring of one HPA's records, and the text its records are deflated against. */
+/** One HPA's records, and the text its records are deflated against. */
 interface HpaRing {
-  records: Ring<HistoryRecord>;
+  records: RecordQueue<HistoryRecord>;
   dictionary: string;
   /** Records deflated against `dictionary`: a new one is taken after DICTIONARY_USES. */
   dictionaryUses: number;
@@ -209,6 +215,7 @@ interface HpaRing {
 
 export class HpaHistory {
   readonly capacity: number;
+  readonly maxRecords: number;
   private readonly clock: Clock;
   private readonly rings = new Map<string, HpaRing>();
   private readonly listeners = new Set<(event: HistoryEvent) => void>();
@@ -226,6 +233,11 @@ export class HpaHistory {
       throw new Error(`history capacity must be a positive integer, got ${options.capacity}`);
     }
     this.capacity = options.capacity;
+    const maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
+    if (!(maxRecords >= 1)) {
+      throw new Error(`history maxRecords must be at least 1, got ${options.maxRecords}`);
+    }
+    this.maxRecords = maxRecords;
     this.clock = options.clock;
     this.file = options.file ?? null;
     if (this.file !== null) {
@@ -301,7 +313,7 @@ export class HpaHistory {
   ): HistoryRecord {
     let ring = this.rings.get(key);
     if (!ring) {
-      ring = { records: new Ring(this.capacity), dictionary: json, dictionaryUses: 0 };
+      ring = { records: new RecordQueue(), dictionary: json, dictionaryUses: 0 };
       this.rings.set(key, ring);
     } else if (ring.dictionaryUses >= DICTIONARY_USES) {
       // A recent sync as the new dictionary: the nearer in time, the more text they share (a
@@ -319,8 +331,9 @@ export class HpaHistory {
       packed: deflate(json, ring.dictionary),
       dictionary: ring.dictionary,
     };
-    if (ring.records.length < ring.records.capacity) this.live++;
-    ring.records.push(record);
+    // Each HPA's share of maxRecords: one over its share sheds the excess at its next sync.
+    const share = Math.max(1, Math.floor(this.maxRecords / this.rings.size));
+    this.live += 1 - ring.records.push(record, Math.min(this.capacity, share));
     return record;
   }
 

@@ -32,6 +32,7 @@ describe("horizon controller flags", () => {
     assert.equal(config.hpaSelector, "");
     assert.deepEqual(config.dashboardBindAddress, { host: "127.0.0.1", port: 8086 });
     assert.equal(config.dashboardHistorySize, 240);
+    assert.equal(config.dashboardHistoryMaxRecords, 240_000);
     assert.equal(config.dashboardTokenFile, null);
     assert.equal(config.dataDir, null);
   });
@@ -83,12 +84,14 @@ describe("horizon controller flags", () => {
       options: {
         dashboardBindAddress: "0",
         dashboardHistorySize: "5760",
+        dashboardHistoryMaxRecords: "1000000",
         dashboardTokenFile: "/etc/horizon/token",
         dataDir: "/var/lib/horizon",
       },
       check: (c) => {
         assert.equal(c.dashboardBindAddress, null);
         assert.equal(c.dashboardHistorySize, 5760);
+        assert.equal(c.dashboardHistoryMaxRecords, 1_000_000);
         assert.equal(c.dashboardTokenFile, "/etc/horizon/token");
         assert.equal(c.dataDir, "/var/lib/horizon");
       },
@@ -186,6 +189,12 @@ describe("horizon controller flags", () => {
       name: "a fractional history size",
       options: { dashboardHistorySize: "1.5" },
       error: /^--dashboard-history-size: must be an integer from 1 to 100000/,
+    },
+    {
+      name: "a history budget of 0",
+      options: { dashboardHistoryMaxRecords: "0" },
+      error:
+        /^--dashboard-history-max-records: must be an integer from 1 to 100000000 \(syncs kept across HPAs\), got "0"$/,
     },
     {
       name: "an empty --data-dir",

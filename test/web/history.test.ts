@@ -55,6 +55,34 @@ describe("HpaHistory", () => {
     assert.equal(web[2]!.sample.at - web[1]!.sample.at, 15_000);
   });
 
+  it("keeps at most maxRecords across HPAs: each HPA its share, newest first kept", () => {
+    const clock = fakeClock();
+    const history = new HpaHistory({ capacity: 10, maxRecords: 12, clock });
+    // Alone, an HPA keeps up to its capacity.
+    for (let i = 1; i <= 12; i++) history.record(decision({ name: "a", replicas: i }));
+    assert.equal(history.get("default", "a").length, 10);
+    // Three more HPAs: each keeps its share (12 ÷ 4), and "a" sheds its excess at its next sync.
+    for (let i = 1; i <= 5; i++) {
+      for (const name of ["a", "b", "c", "d"]) history.record(decision({ name, replicas: i }));
+    }
+    for (const name of ["a", "b", "c", "d"]) {
+      assert.deepEqual(
+        history.get("default", name).map((r) => r.sample.currentReplicas),
+        [3, 4, 5],
+        name,
+      );
+    }
+    assert.equal(history.size, 12);
+    // An HPA forgotten gives its share back.
+    history.forget("default", "d");
+    for (const name of ["a", "b", "c"]) history.record(decision({ name, replicas: 6 }));
+    assert.deepEqual(
+      history.get("default", "a").map((r) => r.sample.currentReplicas),
+      [3, 4, 5, 6],
+    );
+    assert.equal(history.size, 12);
+  });
+
   it("answers the syncs of the last N ms by the clock", () => {
     const clock = fakeClock();
     const history = new HpaHistory({ capacity: 1000, clock });
@@ -226,5 +254,9 @@ describe("HpaHistory", () => {
   it("refuses a capacity that is not a positive integer", () => {
     assert.throws(() => new HpaHistory({ capacity: 0, clock: fakeClock() }), /positive integer/);
     assert.throws(() => new HpaHistory({ capacity: 1.5, clock: fakeClock() }), /positive integer/);
+    assert.throws(
+      () => new HpaHistory({ capacity: 1, maxRecords: 0, clock: fakeClock() }),
+      /maxRecords must be at least 1/,
+    );
   });
 });
