@@ -11,7 +11,7 @@ import { withSpecReplicas } from "../api/scale.js";
 import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
-import { applyWorkloadDefaults } from "../api/workload-defaults.js";
+import { applyWorkloadDefaults, prepareJob } from "../api/workload-defaults.js";
 import { customScalePaths } from "../apiserver/kinds/custom.js";
 import type { InvolvedObject } from "../controller/events/correlator.js";
 import type { ControllerPorts } from "../controller/ports.js";
@@ -35,6 +35,7 @@ import {
   revisionOf,
   templateHash,
 } from "./controllers/deployment.js";
+import { reconcileJob } from "./controllers/job.js";
 import { podFromTemplate } from "./controllers/pods.js";
 import { quotaStatus } from "./controllers/quota.js";
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
@@ -118,6 +119,7 @@ const WORKLOAD_KINDS = new Set([
   "Deployment",
   "StatefulSet",
   "DaemonSet",
+  "Job",
   "ReplicaSet",
   "ReplicationController",
 ]);
@@ -251,7 +253,9 @@ export class EmbeddedCluster {
     const owner = ref ? this.#owners.get(`${namespace}/${ref.kind}/${ref.name}`) : undefined;
     const orphaned =
       ref !== undefined &&
-      ["ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController"].includes(ref.kind) &&
+      ["ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"].includes(
+        ref.kind,
+      ) &&
       (!owner || owner.obj.metadata.uid !== ref.uid);
     if (object.metadata.deletionTimestamp !== undefined || orphaned) {
       this.#write(() => this.store.delete("Pod", namespace, object.metadata.name));
@@ -685,6 +689,8 @@ export class EmbeddedCluster {
           // A deleted Deployment's records may still be referenced by its (orphaned) ReplicaSets.
           if (this.#workloads.get(workload.key) !== workload) continue;
           if (workload.kind === "Deployment") reconcileDeployment(this.#controllers, workload);
+          // The others' controllers (a Job's deadline or back-off) run over their pod owner.
+          else for (const owner of workload.owners) this.#dirtyOwners.add(owner);
         }
         const owners = [...this.#dirtyOwners];
         this.#dirtyOwners.clear();
@@ -692,6 +698,7 @@ export class EmbeddedCluster {
           if (this.#owners.get(owner.key) !== owner) continue;
           if (owner.kind === "StatefulSet") reconcileStatefulSet(this.#controllers, owner);
           else if (owner.kind === "DaemonSet") reconcileDaemonSet(this.#controllers, owner);
+          else if (owner.kind === "Job") reconcileJob(this.#controllers, owner);
           else reconcileReplicaSet(this.#controllers, owner);
         }
       }
@@ -777,8 +784,8 @@ export class EmbeddedCluster {
           this.#dirtyWorkloads.delete(standalone);
         }
       },
-      event: (object, component, reason, message) =>
-        this.#event({ component }, referenceOf(object), reason, message),
+      event: (object, component, reason, message, type = "Normal") =>
+        this.#event({ component }, referenceOf(object), reason, message, type),
       createPod: (owner, ordinal) => this.#createPod(owner, ordinal),
       deletePod: (pod) => this.#kubelet.deletePod(pod),
       removePod: (pod) => this.#kubelet.removePod(pod),
@@ -1008,6 +1015,8 @@ export class EmbeddedCluster {
 function withApiDefaults(object: KubeObject): KubeObject {
   if (object.kind === "Service") return applyServiceDefaults(object);
   if (object.kind === "Pod") return { ...object, spec: defaultPodSpecOfPod(object.spec) };
+  // A Job given with its uid gets the selector its create would generate.
+  if (object.kind === "Job") return prepareJob(object);
   return applyWorkloadDefaults(object);
 }
 

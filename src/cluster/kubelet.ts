@@ -128,6 +128,20 @@ export function restoreStage(pod: PodRecord, object: KubeObject, now: number): n
   };
   const state = status.containerStatuses?.[0]?.state;
   const lifecycle = pod.lifecycle;
+  if (status.phase === "Succeeded" || (status.phase === "Failed" && isJobPod(pod))) {
+    // A Job's finished pod stays, holding no place on the node, until its Job goes.
+    pod.stage = status.phase === "Succeeded" ? "succeeded" : "failed";
+    pod.scheduledAt = time(status.startTime);
+    pod.completesAt = time(state?.terminated?.finishedAt) ?? now;
+    if (pod.stage === "failed") pod.failedAt = pod.completesAt;
+    pod.readyCondition = {
+      status: "False",
+      time:
+        time(status.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime) ??
+        truncateToSecond(now),
+    };
+    return null;
+  }
   if (status.phase === "Failed") {
     pod.stage = "failed";
     pod.scheduledAt = time(status.startTime);
@@ -157,15 +171,17 @@ export function restoreStage(pod: PodRecord, object: KubeObject, now: number): n
     return scheduledAt + lifecycle.containerStartDelayMs;
   }
   pod.runningAt = runningAt;
+  if (isJobPod(pod)) pod.completesAt = runningAt + pod.template.jobRun.runDurationMs;
   if (lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
   if (ready?.status !== "True") {
     pod.stage = "running";
-    return runningAt + readinessDelayMs(pod);
+    return Math.min(runningAt + readinessDelayMs(pod), pod.completesAt ?? Infinity);
   }
   pod.stage = "ready";
   pod.readyAt = readyTime;
   const availableAt = readyTime + ownerMinReadyMs(pod.owner);
   pod.available = availableAt <= now;
+  if (pod.completesAt !== null) return pod.completesAt;
   return pod.available ? null : availableAt;
 }
 
@@ -175,9 +191,15 @@ export function ownerMinReadyMs(owner: PodOwner | null): number {
   return seconds * 1000;
 }
 
-export function podPhase(pod: PodRecord): "Pending" | "Running" | "Failed" {
+export function podPhase(pod: PodRecord): "Pending" | "Running" | "Succeeded" | "Failed" {
   if (pod.stage === "failed") return "Failed";
+  if (pod.stage === "succeeded") return "Succeeded";
   return pod.runningAt !== null ? "Running" : "Pending";
+}
+
+/** A Job's pod: its containers exit after the template's run duration. */
+function isJobPod(pod: PodRecord): boolean {
+  return pod.owner?.kind === "Job";
 }
 
 export function podStatus(pod: PodRecord): Record<string, unknown> {
@@ -208,7 +230,12 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
   const notReady =
     ready.status === "False"
       ? {
-          reason: pod.stage === "failed" ? "PodFailed" : "ContainersNotReady",
+          reason:
+            pod.stage === "failed"
+              ? "PodFailed"
+              : pod.stage === "succeeded"
+                ? "PodCompleted"
+                : "ContainersNotReady",
           ...(crash ? { message: `containers with unready status: [${crash.container}]` } : {}),
         }
       : {};
@@ -218,7 +245,18 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
       return crashedContainerStatus(pod, crash, containerReady);
     }
     let state: Record<string, unknown>;
-    if (pod.stage === "failed") {
+    if (pod.stage === "succeeded" || (pod.stage === "failed" && isJobPod(pod))) {
+      // A Job's container ran its course and exited with the template's code.
+      const exitCode = pod.template.jobRun.exitCode;
+      state = {
+        terminated: {
+          exitCode,
+          reason: exitCode === 0 ? "Completed" : "Error",
+          startedAt: rfc3339(pod.runningAt ?? pod.scheduledAt!),
+          finishedAt: rfc3339(pod.completesAt ?? pod.scheduledAt!),
+        },
+      };
+    } else if (pod.stage === "failed") {
       state = {
         terminated: {
           exitCode: 1,
@@ -232,7 +270,7 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
       name,
       ready: containerReady,
       restartCount: 0,
-      started: pod.runningAt !== null && pod.stage !== "failed",
+      started: pod.runningAt !== null && pod.stage !== "failed" && pod.stage !== "succeeded",
       state,
     };
   });
@@ -384,11 +422,12 @@ export class Kubelet {
           this.schedule(pod, now + FAILED_POD_TTL_MS);
         } else {
           pod.runningAt = now;
+          if (isJobPod(pod)) pod.completesAt = now + pod.template.jobRun.runDurationMs;
           if (pod.lifecycle.startupCpuBurst && pod.workload) pod.workload.bursting.push(pod);
           this.#setStage(pod, "running");
           this.#containerEvents(pod, containerStarted);
           this.#startupLines(pod);
-          this.schedule(pod, now + readinessDelayMs(pod));
+          this.schedule(pod, Math.min(now + readinessDelayMs(pod), pod.completesAt ?? Infinity));
         }
         break;
       case "running": {
@@ -396,15 +435,24 @@ export class Kubelet {
           this.#restartContainer(pod);
           break;
         }
+        if (pod.completesAt !== null && now >= pod.completesAt) {
+          this.#containersExited(pod);
+          break;
+        }
         pod.readyAt = now;
         pod.readyCondition = { status: "True", time: truncateToSecond(now) };
         const minReady = ownerMinReadyMs(pod.owner);
         pod.available = minReady <= 0;
         this.#setStage(pod, "ready");
-        if (minReady > 0) this.schedule(pod, now + minReady);
+        if (pod.completesAt !== null) this.schedule(pod, pod.completesAt);
+        else if (minReady > 0) this.schedule(pod, now + minReady);
         break;
       }
       case "ready":
+        if (pod.completesAt !== null && now >= pod.completesAt) {
+          this.#containersExited(pod);
+          break;
+        }
         // minReadySeconds elapsed: the pod now counts as available.
         this.#host.changeCounts(pod, () => {
           pod.available = true;
@@ -417,6 +465,22 @@ export class Kubelet {
       default:
         break;
     }
+  }
+
+  /**
+   * A Job's pod ran its course: its containers exit with the template's code (0: Succeeded, else
+   * Failed), it is no longer Ready and frees its place on the node; it stays until its Job goes.
+   */
+  #containersExited(pod: PodRecord): void {
+    const now = this.#host.now;
+    const failed = pod.template.jobRun.exitCode !== 0;
+    if (failed) pod.failedAt = now;
+    pod.readyCondition = { status: "False", time: truncateToSecond(now) };
+    this.#host.changeCounts(pod, () => {
+      pod.available = false;
+    });
+    this.#setStage(pod, failed ? "failed" : "succeeded");
+    this.release(pod);
   }
 
   /**

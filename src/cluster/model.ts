@@ -1,6 +1,7 @@
 // The embedded cluster's in-memory records: pods with their lifecycle stage and timestamps, the
 // controllers that own them (ReplicaSet, ReplicationController, StatefulSet), and the workloads
 // the scenario models (their traffic, usage and the metrics pipeline's per-scrape values).
+import { DEFAULT_RUN_DURATION_MS, type JobRun, jobRunOf } from "../api/job-run.js";
 import { defaultPodOnlySpec } from "../api/pod-defaults.js";
 import type { CrossVersionObjectReference, KubeObject } from "../api/types.js";
 import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
@@ -15,8 +16,8 @@ import { Random } from "./random.js";
 
 /**
  * Where a pod is in its life (kwok-style stages): waiting out its scheduling delay, waiting for
- * capacity, bound with containers being created, running (not yet ready), ready, failed,
- * terminating (deletionTimestamp set), gone.
+ * capacity, bound with containers being created, running (not yet ready), ready, succeeded (a
+ * Job's pod whose containers exited 0), failed, terminating (deletionTimestamp set), gone.
  */
 export type Stage =
   | "waiting"
@@ -24,6 +25,7 @@ export type Stage =
   | "creating"
   | "running"
   | "ready"
+  | "succeeded"
   | "failed"
   | "terminating"
   | "gone";
@@ -46,6 +48,8 @@ export interface TemplateInfo {
    * initialDelaySeconds of the containers (0 without one, as the kubelet starts probing at once).
    */
   readinessDelayMs: number;
+  /** How a Job's pod made from it runs and ends (its annotations; defaults where they are bad). */
+  jobRun: JobRun;
 }
 
 interface RawTemplate {
@@ -74,10 +78,12 @@ export function parseTemplate(template: unknown): TemplateInfo {
     const delay = c?.readinessProbe?.initialDelaySeconds;
     if (typeof delay === "number" && delay > readinessSeconds) readinessSeconds = delay;
   }
+  const run = jobRunOf(raw.metadata?.annotations);
   return {
     metadata,
     spec,
     readinessDelayMs: readinessSeconds * 1000,
+    jobRun: run.ok ? run.run : { runDurationMs: DEFAULT_RUN_DURATION_MS, exitCode: 0 },
     containers: view.containers,
     restartableInitContainers: view.restartableInitContainers,
     podRequests: view.podRequests,
@@ -112,6 +118,8 @@ export class PodRecord {
   readyAt: number | null = null;
   deletingAt: number | null = null;
   failedAt: number | null = null;
+  /** When a Job's pod's containers exit (run duration after they start); null for others. */
+  completesAt: number | null = null;
   /** Ready for the owner's minReadySeconds. */
   available = false;
   /** The Ready condition as written (second precision). */
@@ -163,9 +171,14 @@ export class PodRecord {
     return `${this.namespace}/${this.name}`;
   }
 
-  /** Counts toward its controller's replicas: not terminating and not failed. */
+  /** Counts toward its controller's replicas: not terminating, failed nor succeeded. */
   get active(): boolean {
-    return this.stage !== "failed" && this.stage !== "terminating" && this.stage !== "gone";
+    return (
+      this.stage !== "failed" &&
+      this.stage !== "succeeded" &&
+      this.stage !== "terminating" &&
+      this.stage !== "gone"
+    );
   }
 
   get isReady(): boolean {
@@ -175,7 +188,10 @@ export class PodRecord {
   /** Containers running at `t` (a scrape at `t` sees it). */
   containersRunningAt(t: number): boolean {
     return (
-      this.runningAt !== null && this.runningAt < t && (this.failedAt === null || this.failedAt > t)
+      this.runningAt !== null &&
+      this.runningAt < t &&
+      (this.failedAt === null || this.failedAt > t) &&
+      (this.completesAt === null || this.completesAt > t)
     );
   }
 
@@ -184,12 +200,13 @@ export class PodRecord {
     return (
       this.readyAt !== null &&
       this.readyAt <= t &&
-      (this.deletingAt === null || this.deletingAt > t)
+      (this.deletingAt === null || this.deletingAt > t) &&
+      (this.completesAt === null || this.completesAt > t)
     );
   }
 }
 
-/** A controller that owns pods: ReplicaSet, ReplicationController, StatefulSet or DaemonSet. */
+/** A controller that owns pods: ReplicaSet, ReplicationController, StatefulSet, DaemonSet or Job. */
 export class PodOwner {
   readonly pods = new Set<PodRecord>();
   active = 0;
@@ -200,7 +217,7 @@ export class PodOwner {
   readonly names: Random;
 
   constructor(
-    readonly kind: "ReplicaSet" | "ReplicationController" | "StatefulSet" | "DaemonSet",
+    readonly kind: "ReplicaSet" | "ReplicationController" | "StatefulSet" | "DaemonSet" | "Job",
     readonly namespace: string,
     readonly name: string,
     public obj: KubeObject,

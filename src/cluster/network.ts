@@ -122,6 +122,7 @@ export class ClusterNetwork {
       pod.ip !== null &&
       pod.runningAt !== null &&
       pod.stage !== "failed" &&
+      pod.stage !== "succeeded" &&
       (pod.crashLoop === null || pod.crashLoop.backOffMs === null);
     const gone = pod.stage === "gone";
     if (serving && !gone && !this.#started.has(pod.key)) {

@@ -252,6 +252,150 @@ describe("apps/v1 TestSetDefaultDaemonSetSpec", () => {
   }
 });
 
+describe("batch/v1 TestSetDefaultJob", () => {
+  // JobPodReplacementPolicy is on: podReplacementPolicy is defaulted in every case.
+  const jobDefaults = {
+    completionMode: "NonIndexed",
+    suspend: false,
+    podReplacementPolicy: "TerminatingOrFailed",
+    manualSelector: false,
+  };
+  const cases: { name: string; original: Json; expected: Json; labels?: Json }[] = [
+    {
+      name: "All unspecified -> sets all to default values",
+      original: { template: TEMPLATE_WITH_LABELS },
+      expected: {
+        ...jobDefaults,
+        completions: 1,
+        parallelism: 1,
+        backoffLimit: 6,
+        template: TEMPLATE_WITH_LABELS,
+      },
+      labels: LABELS,
+    },
+    {
+      name: "All unspecified -> all integers are defaulted and no default labels",
+      original: { template: TEMPLATE },
+      expected: {
+        ...jobDefaults,
+        completions: 1,
+        parallelism: 1,
+        backoffLimit: 6,
+        template: TEMPLATE,
+      },
+    },
+    {
+      name: "WQ: Parallelism explicitly 0 and completions unset -> BackoffLimit is defaulted",
+      original: { parallelism: 0, template: TEMPLATE },
+      expected: { ...jobDefaults, parallelism: 0, backoffLimit: 6, template: TEMPLATE },
+    },
+    {
+      name: "WQ: Parallelism explicitly 2 and completions unset -> BackoffLimit is defaulted",
+      original: { parallelism: 2, template: TEMPLATE },
+      expected: { ...jobDefaults, parallelism: 2, backoffLimit: 6, template: TEMPLATE },
+    },
+    {
+      name: "Completions explicitly 2 and others unset -> parallelism and BackoffLimit are defaulted",
+      original: { completions: 2, template: TEMPLATE },
+      expected: {
+        ...jobDefaults,
+        completions: 2,
+        parallelism: 1,
+        backoffLimit: 6,
+        template: TEMPLATE,
+      },
+    },
+    {
+      name: "BackoffLimit explicitly 5 and others unset -> parallelism and completions are defaulted",
+      original: { backoffLimit: 5, template: TEMPLATE },
+      expected: {
+        ...jobDefaults,
+        completions: 1,
+        parallelism: 1,
+        backoffLimit: 5,
+        template: TEMPLATE,
+      },
+    },
+    {
+      name: "BackoffLimitPerIndex specified, but backoffLimit not -> default to max int32",
+      original: {
+        completions: 4,
+        parallelism: 2,
+        backoffLimitPerIndex: 1,
+        completionMode: "Indexed",
+        template: TEMPLATE,
+      },
+      expected: {
+        ...jobDefaults,
+        completions: 4,
+        parallelism: 2,
+        backoffLimit: 2147483647,
+        backoffLimitPerIndex: 1,
+        completionMode: "Indexed",
+        template: TEMPLATE,
+      },
+    },
+    {
+      name: "Pod failure policy rule with empty status -> status True; replacement policy Failed",
+      original: {
+        template: TEMPLATE,
+        podFailurePolicy: {
+          rules: [{ action: "Ignore", onPodConditions: [{ type: "DisruptionTarget" }] }],
+        },
+      },
+      expected: {
+        ...jobDefaults,
+        podReplacementPolicy: "Failed",
+        completions: 1,
+        parallelism: 1,
+        backoffLimit: 6,
+        template: TEMPLATE,
+        podFailurePolicy: {
+          rules: [
+            { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget", status: "True" }] },
+          ],
+        },
+      },
+    },
+    {
+      name: "All set -> no change",
+      original: {
+        completions: 8,
+        parallelism: 9,
+        backoffLimit: 10,
+        completionMode: "NonIndexed",
+        suspend: true,
+        podReplacementPolicy: "Failed",
+        manualSelector: true,
+        template: TEMPLATE_WITH_LABELS,
+      },
+      expected: {
+        completions: 8,
+        parallelism: 9,
+        backoffLimit: 10,
+        completionMode: "NonIndexed",
+        suspend: true,
+        podReplacementPolicy: "Failed",
+        manualSelector: true,
+        template: TEMPLATE_WITH_LABELS,
+      },
+      labels: LABELS,
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const defaulted = applyWorkloadDefaults({
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name: "x" },
+        spec: c.original,
+      } as KubeObject);
+      assert.deepEqual(specOf(defaulted), c.expected);
+      assert.deepEqual(defaulted.metadata.labels, c.labels);
+    });
+  }
+});
+
 describe("apps/v1 TestSetDefaultReplicaSetReplicas and TestDefaultRequestIsNotSetForReplicaSet", () => {
   const cases = [
     { name: "unset → 1", replicas: undefined, expectReplicas: 1 },

@@ -176,6 +176,7 @@ describe("legacy discovery", () => {
       [
         "apps",
         "autoscaling",
+        "batch",
         "networking.k8s.io",
         "policy",
         "rbac.authorization.k8s.io",
@@ -310,7 +311,7 @@ describe("legacy discovery", () => {
       path: "/apis/custom.metrics.k8s.io/v1beta1",
     },
     { name: "external metrics resource list", path: "/apis/external.metrics.k8s.io/v1beta1" },
-    { name: "unknown group", path: "/apis/batch/v1" },
+    { name: "unknown group", path: "/apis/storage.k8s.io/v1" },
     { name: "unknown version", path: "/apis/apps/v2" },
     { name: "a resource path", path: "/apis/apps/v1/deployments" },
     { name: "core resource path", path: "/api/v1/pods" },
@@ -446,6 +447,7 @@ describe("OpenAPI", () => {
       "apis/apps/v1",
       "apis/autoscaling/v1",
       "apis/autoscaling/v2",
+      "apis/batch/v1",
       "apis/coordination.k8s.io/v1",
       "apis/discovery.k8s.io/v1",
       "apis/monitoring.coreos.com/v1",
@@ -509,6 +511,6 @@ describe("OpenAPI", () => {
   });
 
   test("an unknown OpenAPI v3 group-version is not discovery's", () => {
-    assert.equal(get("/openapi/v3/apis/batch/v1"), null);
+    assert.equal(get("/openapi/v3/apis/storage.k8s.io/v1"), null);
   });
 });

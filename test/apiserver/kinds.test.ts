@@ -144,6 +144,7 @@ describe("the derived views agree with the registry", () => {
       "apps/v1/Deployment",
       "autoscaling/v1/HorizontalPodAutoscaler",
       "autoscaling/v2/HorizontalPodAutoscaler",
+      "batch/v1/Job",
       "networking.k8s.io/v1/Ingress",
       "networking.k8s.io/v1/IngressClass",
       "networking.k8s.io/v1/NetworkPolicy",

@@ -180,3 +180,131 @@ describe("DaemonSet validation", () => {
     assert.equal(res.status, 404);
   });
 });
+
+describe("Job validation", () => {
+  const PATH = "/apis/batch/v1/namespaces/default/jobs";
+  const jobOf = (spec: Json, templateSpec: Json = { restartPolicy: "Never" }, meta: Json = {}) => ({
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: "pi" },
+    spec: {
+      ...spec,
+      template: { metadata: meta, spec: { containers: [container], ...templateSpec } },
+    },
+  });
+  const cases: { name: string; body: unknown; message: string }[] = [
+    {
+      name: "no restartPolicy (defaulted to Always)",
+      body: jobOf({}, {}),
+      message:
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+    },
+    {
+      name: "restartPolicy Always",
+      body: jobOf({}, { restartPolicy: "Always" }),
+      message:
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+    },
+    {
+      name: "negative completions",
+      body: jobOf({ completions: -1 }),
+      message: "spec.completions: Invalid value: -1: must be greater than or equal to 0",
+    },
+    {
+      name: "negative parallelism",
+      body: jobOf({ parallelism: -1 }),
+      message: "spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+    },
+    {
+      name: "negative backoffLimit",
+      body: jobOf({ backoffLimit: -1 }),
+      message: "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0",
+    },
+    {
+      name: "an unknown completion mode",
+      body: jobOf({ completionMode: "Foo" }),
+      message:
+        'spec.completionMode: Unsupported value: "Foo": supported values: "NonIndexed", "Indexed"',
+    },
+    {
+      name: "Indexed without completions",
+      body: jobOf({ completionMode: "Indexed", parallelism: 2 }),
+      message: "spec.completions: Required value: when completion mode is Indexed",
+    },
+    {
+      name: "a manual selector that does not select the template",
+      body: jobOf(
+        { manualSelector: true, selector: { matchLabels: { app: "x" } } },
+        { restartPolicy: "Never" },
+        { labels: { app: "y" } },
+      ),
+      message:
+        'spec.template.metadata.labels: Invalid value: {"app":"y"}: `selector` does not match template `labels`',
+    },
+    {
+      name: "a run duration that is not a duration",
+      body: jobOf(
+        {},
+        { restartPolicy: "Never" },
+        { annotations: { "horizon.dev/run-duration": "soon" } },
+      ),
+      message:
+        'spec.template.metadata.annotations[horizon.dev/run-duration]: Invalid value: "soon": time: invalid duration "soon" (expected e.g. 15s, 5m0s, 1h30m, 300ms)',
+    },
+    {
+      name: "an exit code out of range",
+      body: jobOf(
+        {},
+        { restartPolicy: "Never" },
+        { annotations: { "horizon.dev/exit-code": "256" } },
+      ),
+      message:
+        'spec.template.metadata.annotations[horizon.dev/exit-code]: Invalid value: "256": must be an exit code from 0 to 255',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: 422 and nothing stored`, async () => {
+      const { cluster, call } = setup();
+      const res = await call("POST", PATH, c.body);
+      assert.equal(res.status, 422, res.message);
+      assert.equal(res.message, `Job.batch "pi" is invalid: ${c.message}`);
+      assert.equal(cluster.store.get("Job", "default", "pi"), undefined);
+    });
+  }
+
+  it("is created with its generated selector and defaults; template and completions stay fixed", async () => {
+    const { call } = setup();
+    const created = await call("POST", PATH, jobOf({}));
+    assert.equal(created.status, 201, created.message);
+    const metadata = created.json.metadata as Json;
+    const uid = metadata.uid as string;
+    const spec = created.json.spec as Json;
+    assert.deepEqual(spec.selector, { matchLabels: { "batch.kubernetes.io/controller-uid": uid } });
+    const labels = {
+      "batch.kubernetes.io/controller-uid": uid,
+      "batch.kubernetes.io/job-name": "pi",
+      "controller-uid": uid,
+      "job-name": "pi",
+    };
+    assert.deepEqual(((spec.template as Json).metadata as Json).labels, labels);
+    // A Job without labels takes its template's, as a real server's read back shows.
+    assert.deepEqual(metadata.labels, labels);
+    assert.deepEqual(
+      [spec.completions, spec.parallelism, spec.backoffLimit, spec.completionMode, spec.suspend],
+      [1, 1, 6, "NonIndexed", false],
+    );
+    const patch = async (body: Json) =>
+      call("PATCH", `${PATH}/pi`, body, "application/strategic-merge-patch+json");
+    const image = await patch({
+      spec: { template: { spec: { containers: [{ name: "app", image: "perl:5.36" }] } } },
+    });
+    assert.equal(image.status, 422);
+    assert.match(image.message, /spec\.template: Invalid value: .*: field is immutable/);
+    const completions = await patch({ spec: { completions: 3 } });
+    assert.equal(completions.status, 422);
+    assert.match(completions.message, /spec\.completions: Invalid value: 3: field is immutable/);
+    // What may change: parallelism, suspend.
+    const parallelism = await patch({ spec: { parallelism: 0 } });
+    assert.equal(parallelism.status, 200, parallelism.message);
+  });
+});

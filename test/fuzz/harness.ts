@@ -308,6 +308,25 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    kind: "Job",
+    collection: `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`,
+    allNamespaces: "/apis/batch/v1/jobs",
+    resource: "jobs.batch",
+    apiVersion: "batch/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        completions: 2,
+        parallelism: 1,
+        backoffLimit: 1,
+        template: {
+          metadata: { annotations: { "horizon.dev/run-duration": "1s" } },
+          spec: { restartPolicy: "Never", containers: [container] },
+        },
+      },
+    }),
+  },
+  {
     kind: "PodDisruptionBudget",
     collection: `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets`,
     allNamespaces: "/apis/policy/v1/poddisruptionbudgets",

@@ -9,6 +9,7 @@ import { endpoints } from "./endpoints.js";
 import { endpointSlice } from "./endpointslice.js";
 import { event } from "./event.js";
 import { horizontalPodAutoscaler } from "./horizontalpodautoscaler.js";
+import { job } from "./job.js";
 import { lease } from "./lease.js";
 import { limitRange } from "./limitrange.js";
 import { namespace } from "./namespace.js";
@@ -46,6 +47,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   StatefulSet: statefulSet,
   DaemonSet: daemonSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
+  Job: job,
   Ingress: ingress,
   IngressClass: ingressClass,
   NetworkPolicy: networkPolicy,

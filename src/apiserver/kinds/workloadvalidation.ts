@@ -163,7 +163,7 @@ export function validateLabelSelector(selector: LabelSelector, path: string): Fi
 }
 
 /** ValidatePodTemplateSpec: labels (at `<path>.labels`, as upstream names it), then the spec. */
-function validateTemplate(template: Record<string, unknown>, path: string): FieldError[] {
+export function validateTemplate(template: Record<string, unknown>, path: string): FieldError[] {
   const metadata = isRecord(template.metadata) ? template.metadata : {};
   return [
     ...validateLabels(stringMap(metadata.labels), child(path, "labels")),

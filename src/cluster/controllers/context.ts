@@ -26,14 +26,23 @@ export interface ControllerContext {
   ownerChanged(owner: PodOwner): void;
   /** The owner's controller runs again at the cluster's next advance of time. */
   ownerDeferred(owner: PodOwner): void;
-  /** The Deployment's controller runs again at `at` (its progress deadline), or not (null). */
+  /**
+   * The workload's controller runs again at `at` (a Deployment's progress deadline, a Job's
+   * active deadline or back-off), or not (null).
+   */
   progressCheck(workload: Workload, at: number | null): void;
   /** The workload's controller runs again in this reconcile. */
   workloadChanged(workload: Workload): void;
   /** A standalone ReplicaSet's records at `key` give way to `workload`, which adopts it. */
   dropStandalone(key: string, workload: Workload): void;
-  /** A Normal Event about `object` from `component` (recorded where the cluster records them). */
-  event(object: KubeObject, component: string, reason: string, message: string): void;
+  /** An Event (Normal unless given) about `object` from `component`, where the cluster records them. */
+  event(
+    object: KubeObject,
+    component: string,
+    reason: string,
+    message: string,
+    type?: "Normal" | "Warning",
+  ): void;
   /** Creates a pod of the owner (StatefulSet: at `ordinal`; else -1). */
   createPod(owner: PodOwner, ordinal: number): PodRecord;
   /** A controller's graceful delete (default DeleteOptions). */

@@ -7,6 +7,14 @@ import { NODE_NAME } from "../kubelet.js";
 import type { PodOwner } from "../model.js";
 import { CONTROLLER_REVISION_HASH } from "./statefulset.js";
 
+const API_VERSIONS: Record<PodOwner["kind"], string> = {
+  ReplicaSet: "apps/v1",
+  StatefulSet: "apps/v1",
+  DaemonSet: "apps/v1",
+  ReplicationController: "v1",
+  Job: "batch/v1",
+};
+
 /** The tolerations every daemon pod gets (upstream's util.AddOrUpdateDaemonPodTolerations). */
 const DAEMON_TOLERATIONS = [
   { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" },
@@ -54,7 +62,7 @@ export function podFromTemplate(owner: PodOwner, name: string, ordinal: number):
     labels,
     ownerReferences: [
       {
-        apiVersion: owner.kind === "ReplicationController" ? "v1" : "apps/v1",
+        apiVersion: API_VERSIONS[owner.kind],
         kind: owner.kind,
         name: owner.name,
         uid: owner.obj.metadata.uid ?? "",
