@@ -1,5 +1,5 @@
 // apps/v1, batch/v1 and core/v1 defaulting of the workload kinds, as the API server applies it
-// on every write (SetDefaults_Deployment, _StatefulSet, _DaemonSet, _ReplicaSet, _Job,
+// on every write (SetDefaults_Deployment, _StatefulSet, _DaemonSet, _ReplicaSet, _Job, _CronJob,
 // _ReplicationController, and SetDefaults_PodSpec on their pod template: pod-defaults.ts), and
 // the selector a Job's create generates (the Job strategy's generateSelector).
 import { defaultPodTemplate } from "./pod-defaults.js";
@@ -111,6 +111,20 @@ export function applyWorkloadDefaults(object: KubeObject): KubeObject {
         spec.podReplacementPolicy = isSet(spec.podFailurePolicy) ? "Failed" : "TerminatingOrFailed";
       if (!isSet(spec.manualSelector)) spec.manualSelector = false;
       spec.template = defaultPodTemplate(spec.template);
+      break;
+    }
+    case "CronJob": {
+      if (!spec.concurrencyPolicy) spec.concurrencyPolicy = "Allow";
+      if (!isSet(spec.suspend)) spec.suspend = false;
+      if (!isSet(spec.successfulJobsHistoryLimit)) spec.successfulJobsHistoryLimit = 3;
+      if (!isSet(spec.failedJobsHistoryLimit)) spec.failedJobsHistoryLimit = 1;
+      // The job template's pod template and pod failure policy get their defaults, not a Job's.
+      const jobTemplate = record(spec.jobTemplate);
+      const jobSpec = record(jobTemplate.spec);
+      if (isSet(jobSpec.podFailurePolicy))
+        jobSpec.podFailurePolicy = withPodConditionStatuses(jobSpec.podFailurePolicy);
+      jobSpec.template = defaultPodTemplate(jobSpec.template);
+      spec.jobTemplate = { ...jobTemplate, spec: jobSpec };
       break;
     }
     case "ReplicaSet":

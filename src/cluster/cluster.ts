@@ -13,6 +13,7 @@ import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults, prepareJob } from "../api/workload-defaults.js";
 import { customScalePaths } from "../apiserver/kinds/custom.js";
+import { deleteFromStore } from "../apiserver/registry/delete.js";
 import type { InvolvedObject } from "../controller/events/correlator.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
@@ -28,6 +29,7 @@ import {
   workloadKey,
 } from "./cluster-model.js";
 import type { ControllerContext } from "./controllers/context.js";
+import { reconcileCronJob } from "./controllers/cronjob.js";
 import { reconcileDaemonSet } from "./controllers/daemonset.js";
 import {
   POD_TEMPLATE_HASH,
@@ -142,6 +144,9 @@ export class EmbeddedCluster {
   /** Deployments to look at again at their progress deadline (requeueStuckDeployment). */
   readonly #progressChecks = new Map<Workload, number>();
   readonly #dirtyOwners = new Set<PodOwner>();
+  /** CronJobs (`namespace/name`) to reconcile, and when each must look again. */
+  readonly #dirtyCronJobs = new Set<string>();
+  readonly #cronChecks = new Map<string, number>();
   /** Owners with more pods to create or delete than one sync does: taken up at the next advance. */
   readonly #deferredOwners = new Set<PodOwner>();
   #advances = 0;
@@ -333,6 +338,11 @@ export class EmbeddedCluster {
         this.#progressChecks.delete(workload);
         this.#dirtyWorkloads.add(workload);
       }
+      for (const [key, at] of this.#cronChecks) {
+        if (at > next) continue;
+        this.#cronChecks.delete(key);
+        this.#dirtyCronJobs.add(key);
+      }
       this.#reconcile();
       if (this.metrics.nextScrapeAt <= next) this.metrics.scrape(this.metrics.nextScrapeAt);
     }
@@ -351,6 +361,7 @@ export class EmbeddedCluster {
   nextDueTime(): number {
     let due = Math.min(this.#kubelet.nextDue(), this.metrics.nextScrapeAt);
     for (const at of this.#progressChecks.values()) due = Math.min(due, at);
+    for (const at of this.#cronChecks.values()) due = Math.min(due, at);
     return due;
   }
 
@@ -545,6 +556,11 @@ export class EmbeddedCluster {
     if (WORKLOAD_KINDS.has(object.kind)) {
       if (event.type === "DELETED") this.#workloadDeleted(object);
       else this.#workloadChanged(object);
+      if (object.kind === "Job") this.#cronJobOf(object);
+    } else if (object.kind === "CronJob") {
+      const key = `${object.metadata.namespace ?? "default"}/${object.metadata.name}`;
+      if (event.type === "DELETED") this.#cronChecks.delete(key);
+      else this.#dirtyCronJobs.add(key);
     } else if (object.kind === "Pod") {
       const namespace = object.metadata.namespace ?? "default";
       const existing = this.#pods.get(`${namespace}/${object.metadata.name}`);
@@ -568,6 +584,12 @@ export class EmbeddedCluster {
       ?.template;
     const labels = (template?.metadata?.labels ?? {}) as Record<string, string>;
     workload.traffic = this.#loads.withLoads(workload.traffic, workload.namespace, labels);
+  }
+
+  /** A Job of a CronJob changed: its CronJob's controller looks again. */
+  #cronJobOf(job: KubeObject): void {
+    const ref = job.metadata.ownerReferences?.find((r) => r.controller && r.kind === "CronJob");
+    if (ref) this.#dirtyCronJobs.add(`${job.metadata.namespace ?? "default"}/${ref.name}`);
   }
 
   #workloadChanged(object: KubeObject): void {
@@ -681,7 +703,12 @@ export class EmbeddedCluster {
         // The garbage collector's deletes and the pods' deletion marks come first.
         this.gc.process();
         this.#kubelet.flushMarkedPods();
-        if (this.#dirtyWorkloads.size === 0 && this.#dirtyOwners.size === 0 && !this.gc.pending)
+        if (
+          this.#dirtyWorkloads.size === 0 &&
+          this.#dirtyOwners.size === 0 &&
+          this.#dirtyCronJobs.size === 0 &&
+          !this.gc.pending
+        )
           break;
         const workloads = [...this.#dirtyWorkloads];
         this.#dirtyWorkloads.clear();
@@ -698,8 +725,21 @@ export class EmbeddedCluster {
           if (this.#owners.get(owner.key) !== owner) continue;
           if (owner.kind === "StatefulSet") reconcileStatefulSet(this.#controllers, owner);
           else if (owner.kind === "DaemonSet") reconcileDaemonSet(this.#controllers, owner);
-          else if (owner.kind === "Job") reconcileJob(this.#controllers, owner);
-          else reconcileReplicaSet(this.#controllers, owner);
+          else if (owner.kind === "Job") {
+            const before = owner.obj.status;
+            reconcileJob(this.#controllers, owner);
+            if (owner.obj.status !== before) this.#cronJobOf(owner.obj);
+          } else reconcileReplicaSet(this.#controllers, owner);
+        }
+        const cronJobs = [...this.#dirtyCronJobs];
+        this.#dirtyCronJobs.clear();
+        for (const key of cronJobs) {
+          const [namespace = "", name = ""] = key.split("/");
+          const cronJob = this.store.get("CronJob", namespace, name);
+          if (!cronJob) continue;
+          const wake = reconcileCronJob(this.#controllers, cronJob);
+          if (wake === null) this.#cronChecks.delete(key);
+          else this.#cronChecks.set(key, wake);
         }
       }
       // Endpoints and quota usage follow the pods as the controllers left them.
@@ -786,6 +826,22 @@ export class EmbeddedCluster {
       },
       event: (object, component, reason, message, type = "Normal") =>
         this.#event({ component }, referenceOf(object), reason, message, type),
+      createAsClient: (object) => this.store.create(object),
+      deleteAsClient: (object) => {
+        const current = this.store.get(
+          object.kind,
+          object.metadata.namespace ?? "",
+          object.metadata.name,
+        );
+        if (current)
+          deleteFromStore(
+            this.store,
+            current,
+            { propagationPolicy: "Background" },
+            this.now,
+            "DeleteDependents",
+          );
+      },
       createPod: (owner, ordinal) => this.#createPod(owner, ordinal),
       deletePod: (pod) => this.#kubelet.deletePod(pod),
       removePod: (pod) => this.#kubelet.removePod(pod),

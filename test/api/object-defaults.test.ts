@@ -396,6 +396,49 @@ describe("batch/v1 TestSetDefaultJob", () => {
   }
 });
 
+describe("batch/v1 TestSetDefaultCronJob", () => {
+  const cases: { name: string; original: Json; expected: Json }[] = [
+    {
+      name: "empty CronJob should be defaulted",
+      original: {},
+      expected: {
+        concurrencyPolicy: "Allow",
+        suspend: false,
+        successfulJobsHistoryLimit: 3,
+        failedJobsHistoryLimit: 1,
+        jobTemplate: { spec: { template: TEMPLATE } },
+      },
+    },
+    {
+      name: "set fields should not be defaulted",
+      original: {
+        concurrencyPolicy: "Forbid",
+        suspend: true,
+        successfulJobsHistoryLimit: 5,
+        failedJobsHistoryLimit: 5,
+      },
+      expected: {
+        concurrencyPolicy: "Forbid",
+        suspend: true,
+        successfulJobsHistoryLimit: 5,
+        failedJobsHistoryLimit: 5,
+        jobTemplate: { spec: { template: TEMPLATE } },
+      },
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const defaulted = applyWorkloadDefaults({
+        apiVersion: "batch/v1",
+        kind: "CronJob",
+        metadata: { name: "x" },
+        spec: c.original,
+      } as KubeObject);
+      assert.deepEqual(specOf(defaulted), c.expected);
+    });
+  }
+});
+
 describe("apps/v1 TestSetDefaultReplicaSetReplicas and TestDefaultRequestIsNotSetForReplicaSet", () => {
   const cases = [
     { name: "unset → 1", replicas: undefined, expectReplicas: 1 },

@@ -29,6 +29,7 @@ const WITH_TEMPLATE = new Set(["ReplicationController", "Deployment", "ReplicaSe
 const ADDED_SINCE = new Set([
   "DaemonSet",
   "Job",
+  "CronJob",
   "ServiceMonitor",
   "CustomResourceDefinition",
   "Endpoints",

@@ -144,6 +144,7 @@ describe("the derived views agree with the registry", () => {
       "apps/v1/Deployment",
       "autoscaling/v1/HorizontalPodAutoscaler",
       "autoscaling/v2/HorizontalPodAutoscaler",
+      "batch/v1/CronJob",
       "batch/v1/Job",
       "networking.k8s.io/v1/Ingress",
       "networking.k8s.io/v1/IngressClass",
@@ -175,8 +176,8 @@ describe("the derived views agree with the registry", () => {
     assert.equal(defaultGcPolicy("DaemonSet", "apps/v1"), "DeleteDependents");
     assert.equal(defaultGcPolicy("DaemonSet", "extensions/v1beta1"), "OrphanDependents");
     assert.ok(KNOWN_KINDS.has("ControllerRevision"));
-    assert.ok(!KNOWN_KINDS.has("CronJob"));
-    assert.equal(resourceOf("CronJob", "batch/v1"), "cronjobs.batch");
+    assert.ok(!KNOWN_KINDS.has("Widget"));
+    assert.equal(resourceOf("Widget", "example.com/v1"), "widgets.example.com");
   });
 });
 

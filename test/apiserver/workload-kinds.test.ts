@@ -308,3 +308,129 @@ describe("Job validation", () => {
     assert.equal(parallelism.status, 200, parallelism.message);
   });
 });
+
+describe("CronJob validation", () => {
+  const PATH = "/apis/batch/v1/namespaces/default/cronjobs";
+  const cronJobOf = (spec: Json, jobSpec: Json = {}, name = "tick") => ({
+    apiVersion: "batch/v1",
+    kind: "CronJob",
+    metadata: { name },
+    spec: {
+      schedule: "*/5 * * * *",
+      ...spec,
+      jobTemplate: {
+        spec: {
+          ...jobSpec,
+          template: { spec: { restartPolicy: "OnFailure", containers: [container] } },
+        },
+      },
+    },
+  });
+  const cases: { name: string; body: unknown; message: string; object?: string }[] = [
+    {
+      name: "no schedule",
+      body: cronJobOf({ schedule: "" }),
+      message: "spec.schedule: Required value",
+    },
+    {
+      name: "a schedule with six fields",
+      body: cronJobOf({ schedule: "0 */5 * * * *" }),
+      message:
+        'spec.schedule: Invalid value: "0 */5 * * * *": expected exactly 5 fields, found 6: [0 */5 * * * *]',
+    },
+    {
+      name: "a minute out of range",
+      body: cronJobOf({ schedule: "61 * * * *" }),
+      message:
+        'spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61',
+    },
+    {
+      name: "an unknown descriptor",
+      body: cronJobOf({ schedule: "@sometimes" }),
+      message: 'spec.schedule: Invalid value: "@sometimes": unrecognized descriptor: @sometimes',
+    },
+    {
+      name: "TZ in the schedule",
+      body: cronJobOf({ schedule: "TZ=UTC 0 * * * *" }),
+      message:
+        'spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+    },
+    {
+      name: "an unknown time zone",
+      body: cronJobOf({ timeZone: "Mars/Olympus" }),
+      message: 'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus',
+    },
+    {
+      name: "the Local time zone",
+      body: cronJobOf({ timeZone: "Local" }),
+      message:
+        'spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+    },
+    {
+      name: "an unknown concurrency policy",
+      body: cronJobOf({ concurrencyPolicy: "Sometimes" }),
+      message:
+        'spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"',
+    },
+    {
+      name: "a negative history limit",
+      body: cronJobOf({ failedJobsHistoryLimit: -1 }),
+      message: "spec.failedJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0",
+    },
+    {
+      name: "a job template with a selector",
+      body: cronJobOf({}, { selector: { matchLabels: { a: "b" } } }),
+      message:
+        'spec.jobTemplate.spec.selector: Invalid value: {"matchLabels":{"a":"b"}}: `selector` will be auto-generated',
+    },
+    {
+      name: "a name too long for its Jobs' names",
+      body: cronJobOf({}, {}, "a".repeat(53)),
+      object: "a".repeat(53),
+      message: `metadata.name: Invalid value: "${"a".repeat(53)}": must be no more than 52 characters`,
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: 422 and nothing stored`, async () => {
+      const { cluster, call } = setup();
+      const res = await call("POST", PATH, c.body);
+      assert.equal(res.status, 422, res.message);
+      assert.equal(res.message, `CronJob.batch "${c.object ?? "tick"}" is invalid: ${c.message}`);
+      assert.equal(cluster.store.list("CronJob").length, 0);
+    });
+  }
+
+  it("a job template whose pods would restart Always is refused", async () => {
+    const { call } = setup();
+    const body = cronJobOf({});
+    (body.spec.jobTemplate.spec.template.spec as Json).restartPolicy = "Always";
+    const res = await call("POST", PATH, body);
+    assert.equal(res.status, 422);
+    assert.equal(
+      res.message,
+      'CronJob.batch "tick" is invalid: spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+    );
+  });
+
+  it("is defaulted on create; @hourly and a time zone are accepted", async () => {
+    const { call } = setup();
+    const res = await call(
+      "POST",
+      PATH,
+      cronJobOf({ schedule: "@hourly", timeZone: "Europe/Paris" }),
+    );
+    assert.equal(res.status, 201, res.message);
+    const spec = res.json.spec as Json;
+    assert.deepEqual(
+      [
+        spec.concurrencyPolicy,
+        spec.suspend,
+        spec.successfulJobsHistoryLimit,
+        spec.failedJobsHistoryLimit,
+      ],
+      ["Allow", false, 3, 1],
+    );
+    const template = ((spec.jobTemplate as Json).spec as Json).template as Json;
+    assert.equal((template.spec as Json).dnsPolicy, "ClusterFirst");
+  });
+});

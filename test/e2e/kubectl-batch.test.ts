@@ -1,8 +1,8 @@
-// End-to-end: Jobs driven by the REAL kubectl (1.27 and 1.33) against `horizon up`: `kubectl
-// create job` (protobuf from 1.32), pods that complete after the template's run duration,
-// `kubectl wait --for=condition=Complete|Failed`, `kubectl get jobs` with the STATUS column the
-// server sends (kubectl 1.27 prints it too), `describe`, and a Job refused with upstream's
-// message. Every wait uses kubectl's own watch with a timeout. Without kubectl the tests skip
+// End-to-end: Jobs and CronJobs driven by the REAL kubectl (1.27 and 1.33) against `horizon
+// up`: `kubectl create job|cronjob` (protobuf from 1.32), pods that complete after the template's
+// run duration, `kubectl wait --for=condition=Complete|Failed`, `kubectl get jobs|cronjobs` with
+// the columns the server sends (kubectl 1.27 prints STATUS too), `describe`, `kubectl create job
+// --from=cronjob/…`, a CronJob's scheduled Job, and a Job refused with upstream's message. Every wait uses kubectl's own watch with a timeout. Without kubectl the tests skip
 // with the reason, except under CI=true.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -12,6 +12,7 @@ import {
   kubectl,
   kubectlOk,
   kubectlsUnderTest,
+  pollUntil,
   startTestServer,
   type TestServer,
   tableRows,
@@ -145,6 +146,106 @@ function describeJobs(binary: KubectlBinary): void {
       ).items[0];
       assert.equal(pod.status.phase, "Failed");
       assert.equal(pod.status.containerStatuses[0].state.terminated.exitCode, 2);
+    });
+
+    it("kubectl create cronjob; get cronjobs; create job --from=cronjob; a scheduled run", async () => {
+      kubectlOk(
+        await run([
+          "create",
+          "cronjob",
+          "nightly",
+          "--image=busybox:1.36",
+          "--schedule=0 3 * * *",
+          "--",
+          "true",
+        ]),
+        "create cronjob",
+      );
+      const [header, row] = tableRows(kubectlOk(await run(["get", "cronjobs"]), "get cronjobs"));
+      assert.deepEqual(header, [
+        "NAME",
+        "SCHEDULE",
+        "TIMEZONE",
+        "SUSPEND",
+        "ACTIVE",
+        "LAST SCHEDULE",
+        "AGE",
+      ]);
+      assert.deepEqual(row?.slice(0, 6), [
+        "nightly",
+        "0 3 * * *",
+        "<none>",
+        "False",
+        "0",
+        "<none>",
+      ]);
+      kubectlOk(
+        await run(["create", "job", "nightly-by-hand", "--from=cronjob/nightly"]),
+        "create job --from",
+      );
+      const manual = JSON.parse(
+        kubectlOk(await run(["get", "job", "nightly-by-hand", "-o", "json"]), "get job"),
+      );
+      assert.equal(manual.metadata.annotations["cronjob.kubernetes.io/instantiate"], "manual");
+      assert.deepEqual(
+        manual.metadata.ownerReferences.map((r: Json) => [r.kind, r.name]),
+        [["CronJob", "nightly"]],
+      );
+      kubectlOk(
+        await run(["wait", "--for=condition=Complete", "job/nightly-by-hand", "--timeout=60s"]),
+        "wait manual",
+      );
+      // A schedule that is due at once: its Job is created on the cluster's clock and completes.
+      kubectlOk(
+        await run(
+          ["apply", "-f", "-"],
+          JSON.stringify({
+            apiVersion: "batch/v1",
+            kind: "CronJob",
+            metadata: { name: "often" },
+            spec: {
+              schedule: "@every 1s",
+              concurrencyPolicy: "Forbid",
+              jobTemplate: {
+                spec: JSON.parse(jobManifest("x", {}, { "horizon.dev/run-duration": "1s" })).spec,
+              },
+            },
+          }),
+        ),
+        "apply cronjob",
+      );
+      const cron = await pollUntil(
+        "the CronJob's first Job to complete",
+        async () => {
+          const got = JSON.parse(
+            kubectlOk(await run(["get", "cronjob", "often", "-o", "json"]), "get cronjob"),
+          );
+          return got.status?.lastSuccessfulTime ? got : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      assert.ok(cron.status.lastScheduleTime);
+      const jobs = JSON.parse(kubectlOk(await run(["get", "jobs", "-o", "json"]), "get jobs"))
+        .items as Json[];
+      const scheduled = jobs.filter((j) => j.metadata.ownerReferences?.[0]?.name === "often");
+      assert.ok(scheduled.length >= 1);
+      assert.match(scheduled[0].metadata.name, /^often-\d+$/);
+      const events = JSON.parse(
+        kubectlOk(
+          await run([
+            "get",
+            "events",
+            "--field-selector",
+            "involvedObject.kind=CronJob,involvedObject.name=often",
+            "-o",
+            "json",
+          ]),
+          "events",
+        ),
+      ).items as Json[];
+      const reasons = events.map((e) => e.reason);
+      assert.ok(reasons.includes("SuccessfulCreate"), reasons.join());
+      assert.ok(reasons.includes("SawCompletedJob"), reasons.join());
     });
 
     it("a Job whose pods would restart forever is refused with upstream's message", async () => {

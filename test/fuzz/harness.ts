@@ -327,6 +327,24 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    kind: "CronJob",
+    collection: `/apis/batch/v1/namespaces/${NAMESPACE}/cronjobs`,
+    allNamespaces: "/apis/batch/v1/cronjobs",
+    resource: "cronjobs.batch",
+    apiVersion: "batch/v1",
+    valid: (name) => ({
+      metadata: { name },
+      spec: {
+        schedule: "*/5 * * * *",
+        timeZone: "Europe/Paris",
+        concurrencyPolicy: "Forbid",
+        jobTemplate: {
+          spec: { template: { spec: { restartPolicy: "OnFailure", containers: [container] } } },
+        },
+      },
+    }),
+  },
+  {
     kind: "PodDisruptionBudget",
     collection: `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets`,
     allNamespaces: "/apis/policy/v1/poddisruptionbudgets",

@@ -1,12 +1,14 @@
 // batch/v1 validation (upstream pkg/apis/batch/validation): a Job's spec (counts, completion
-// mode, the restart policy its pods need, the generated selector) and a Job's update (what stays
-// fixed).
+// mode, the restart policy its pods need, the generated selector), a Job's update (what stays
+// fixed), and a CronJob's spec (schedule, time zone, concurrency policy, history limits, its job
+// template, whose selector is always generated).
+import { isKnownTimeZone, parseCronSchedule } from "../../api/cron.js";
 import { jobRunOf } from "../../api/job-run.js";
 import { isRecord, semanticallyEqual } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import { child, type FieldError, invalid, notSupported, required } from "../../api/validation.js";
 import { CONTROLLER_UID_LABEL } from "../../api/workload-defaults.js";
-import { validateWorkload } from "./workloadvalidation.js";
+import { validateTemplate, validateWorkload } from "./workloadvalidation.js";
 
 type Json = Record<string, unknown>;
 
@@ -128,5 +130,89 @@ export function validateJob(job: KubeObject, old?: KubeObject): FieldError[] {
       }
     }
   }
+  return errs;
+}
+
+/** Upstream's validTimeZoneCharacters, per `/`-separated part. */
+const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
+
+function validateTimeZone(timeZone: unknown, path: string): FieldError[] {
+  if (timeZone === undefined || timeZone === null) return [];
+  const zone = String(timeZone);
+  if (zone === "") return [invalid(path, zone, "timeZone must be nil or non-empty string")];
+  const errs: FieldError[] = [];
+  if (zone.toLowerCase() === "local") {
+    errs.push(
+      invalid(
+        path,
+        zone,
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+      ),
+    );
+  }
+  for (const part of zone.split("/")) {
+    if (part === "." || part === ".." || part.startsWith("-") || !TIME_ZONE_PART.test(part)) {
+      return [...errs, invalid(path, zone, `unknown time zone ${zone}`)];
+    }
+  }
+  // time.LoadLocation knows "Local" (the process's zone), in that spelling only.
+  if (zone !== "Local" && !isKnownTimeZone(zone))
+    errs.push(invalid(path, zone, `unknown time zone ${zone}`));
+  return errs;
+}
+
+const CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"];
+
+/** ValidateCronJobCreate / ValidateCronJobUpdate's spec checks. */
+export function validateCronJob(cronJob: KubeObject, old?: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = cronJob.metadata.name;
+  // Its Jobs are named <name>-<minutes since epoch> (up to 11 digits) within 63 characters.
+  if (!old && name.length > 52) {
+    errs.push(invalid("metadata.name", name, "must be no more than 52 characters"));
+  }
+  const spec = isRecord(cronJob.spec) ? cronJob.spec : {};
+  const schedule = typeof spec.schedule === "string" ? spec.schedule : "";
+  if (schedule === "") errs.push(required("spec.schedule", ""));
+  else {
+    const oldSchedule = isRecord(old?.spec) ? old.spec.schedule : undefined;
+    if (schedule.includes("TZ") && schedule !== oldSchedule) {
+      errs.push(
+        invalid(
+          "spec.schedule",
+          schedule,
+          "cannot use TZ or CRON_TZ in schedule, use timeZone field instead",
+        ),
+      );
+    } else {
+      const parsed = parseCronSchedule(schedule);
+      if (!parsed.ok) errs.push(invalid("spec.schedule", schedule, parsed.error));
+    }
+  }
+  errs.push(...validateTimeZone(spec.timeZone, "spec.timeZone"));
+  errs.push(...nonNegative(spec, "startingDeadlineSeconds", "spec"));
+  const policy = spec.concurrencyPolicy;
+  if (policy === undefined || policy === null || policy === "") {
+    errs.push(required("spec.concurrencyPolicy", ""));
+  } else if (!CONCURRENCY_POLICIES.includes(String(policy))) {
+    errs.push(notSupported("spec.concurrencyPolicy", policy, CONCURRENCY_POLICIES));
+  }
+  const jobTemplate = isRecord(spec.jobTemplate) ? spec.jobTemplate : {};
+  const jobSpec = isRecord(jobTemplate.spec) ? jobTemplate.spec : {};
+  const at = "spec.jobTemplate.spec";
+  errs.push(...validateJobSpecFields(jobSpec, at));
+  errs.push(
+    ...validateTemplate(isRecord(jobSpec.template) ? jobSpec.template : {}, `${at}.template`),
+  );
+  if (jobSpec.selector !== undefined && jobSpec.selector !== null) {
+    errs.push(
+      invalid(child(at, "selector"), jobSpec.selector, "`selector` will be auto-generated", true),
+    );
+  }
+  if (jobSpec.manualSelector === true) {
+    errs.push(notSupported(child(at, "manualSelector"), true, ["nil", "false"]));
+  }
+  errs.push(...nonNegative(spec, "successfulJobsHistoryLimit", "spec"));
+  errs.push(...nonNegative(spec, "failedJobsHistoryLimit", "spec"));
   return errs;
 }

@@ -1,6 +1,7 @@
 // Every served kind maps to its definition; the compiler checks that none is missing and that
 // each module defines the kind it is listed under. Discovery lists them in this order.
 import { configMap } from "./configmap.js";
+import { cronJob } from "./cronjob.js";
 import { customDefinition, customDefinitions, reserveBuiltIn } from "./custom.js";
 import { customResourceDefinition } from "./customresourcedefinition.js";
 import { daemonSet } from "./daemonset.js";
@@ -48,6 +49,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   DaemonSet: daemonSet,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
   Job: job,
+  CronJob: cronJob,
   Ingress: ingress,
   IngressClass: ingressClass,
   NetworkPolicy: networkPolicy,

@@ -22,6 +22,7 @@ export type ServedKind =
   | "StatefulSet"
   | "DaemonSet"
   | "Job"
+  | "CronJob"
   | "HorizontalPodAutoscaler"
   | "Lease"
   | "ServiceMonitor"

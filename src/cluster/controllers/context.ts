@@ -43,6 +43,13 @@ export interface ControllerContext {
     message: string,
     type?: "Normal" | "Warning",
   ): void;
+  /**
+   * Creates an object as a client of the API server would (a CronJob's Job): the cluster's
+   * records and controllers follow it as they follow any client's write.
+   */
+  createAsClient(object: KubeObject): KubeObject;
+  /** Deletes an object as a client would, its dependents in the background (a CronJob's Job). */
+  deleteAsClient(object: KubeObject): void;
   /** Creates a pod of the owner (StatefulSet: at `ordinal`; else -1). */
   createPod(owner: PodOwner, ordinal: number): PodRecord;
   /** A controller's graceful delete (default DeleteOptions). */
