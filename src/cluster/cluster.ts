@@ -12,6 +12,7 @@ import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults, prepareJob } from "../api/workload-defaults.js";
+import { admitPod, LIMIT_RANGER_ANNOTATION } from "../apiserver/admission.js";
 import { customScalePaths } from "../apiserver/kinds/custom.js";
 import { deleteFromStore } from "../apiserver/registry/delete.js";
 import type { InvolvedObject } from "../controller/events/correlator.js";
@@ -116,6 +117,15 @@ export interface WorkloadSnapshot {
 
 export { templateHash } from "./controllers/deployment.js";
 export { DEFAULT_LIFECYCLE, DEFAULT_USAGE, FAILED_POD_TTL_MS } from "./kubelet.js";
+
+/** The controller of each pod owner, as its Events name it. */
+const CONTROLLER_COMPONENTS: Record<PodOwner["kind"], string> = {
+  ReplicaSet: "replicaset-controller",
+  ReplicationController: "replication-controller",
+  StatefulSet: "statefulset-controller",
+  DaemonSet: "daemonset-controller",
+  Job: "job-controller",
+};
 
 const WORKLOAD_KINDS = new Set([
   "Deployment",
@@ -872,7 +882,7 @@ export class EmbeddedCluster {
   // ---------------------------------------------------------------------------------------
   // Pods
 
-  #createPod(owner: PodOwner, ordinal: number): PodRecord {
+  #createPod(owner: PodOwner, ordinal: number): PodRecord | null {
     const namespace = owner.namespace;
     let name: string;
     if (owner.kind === "StatefulSet") name = `${owner.name}-${ordinal}`;
@@ -881,11 +891,39 @@ export class EmbeddedCluster {
       while (this.#pods.has(`${namespace}/${name}`));
     }
     const workload = owner.workload;
+    // The API server's admission, as for any client's pod.
+    const object = podFromTemplate(owner, name, ordinal);
+    const admitted = admitPod(this.store, object);
+    if (!admitted.ok) {
+      // Upstream names a generateName pod by its prefix; the controller tries again later.
+      const shown = owner.kind === "StatefulSet" ? name : `${owner.name}-`;
+      const error = `pods "${shown}" is forbidden: ${admitted.reason}`;
+      const message =
+        owner.kind === "StatefulSet"
+          ? `create Pod ${name} in StatefulSet ${owner.name} failed error: ${error}`
+          : `Error creating: ${error}`;
+      this.#event(
+        { component: CONTROLLER_COMPONENTS[owner.kind] },
+        referenceOf(owner.obj),
+        "FailedCreate",
+        message,
+        "Warning",
+      );
+      this.#deferredOwners.add(owner);
+      return null;
+    }
+    const pod = admitted.pod;
+    // LimitRanger's defaults are the pod's requests: the usage model and the HPA read them.
+    const limitRanged =
+      pod.metadata.annotations?.[LIMIT_RANGER_ANNOTATION] !==
+      object.metadata.annotations?.[LIMIT_RANGER_ANNOTATION];
     return this.#registerPod(
-      podFromTemplate(owner, name, ordinal),
+      pod,
       owner,
       workload,
-      owner.template,
+      limitRanged
+        ? parseTemplate({ metadata: owner.template.metadata, spec: pod.spec })
+        : owner.template,
       workload.lifecycle,
       workload.usage,
       ordinal,

@@ -257,9 +257,18 @@ describe("ResourceQuota status", () => {
       kind: "Pod",
       metadata: { name },
       spec: {
+        // ResourceQuota admission: each container names what the quota counts.
         containers: [
-          { name: "a", image: "nginx:1", resources: { requests: { cpu } } },
-          { name: "b", image: "nginx:1", resources: { limits: { memory: "64Mi" } } },
+          {
+            name: "a",
+            image: "nginx:1",
+            resources: { requests: { cpu }, limits: { memory: "64Mi" } },
+          },
+          {
+            name: "b",
+            image: "nginx:1",
+            resources: { requests: { cpu: "50m" }, limits: { memory: "32Mi" } },
+          },
         ],
       },
     });
@@ -278,10 +287,9 @@ describe("ResourceQuota status", () => {
       used: {
         configmaps: "0",
         "count/deployments.apps": "0",
-        "limits.memory": "128Mi",
+        "limits.memory": "192Mi",
         pods: "2",
-        // Pod defaulting copies limits to requests: b asks for no CPU.
-        "requests.cpu": "350m",
+        "requests.cpu": "450m",
       },
     });
   });

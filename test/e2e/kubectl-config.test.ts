@@ -296,7 +296,25 @@ function describeConfig(binary: KubectlBinary): void {
       assert.deepEqual(quota[0], ["NAME", "AGE", "REQUEST", "LIMIT"]);
       assert.equal(quota[1]?.[0], "small");
       assert.equal(quota[1]?.[2], "pods: 1/5, requests.cpu: 200m/1");
-      assert.equal(quota[1]?.[3], "limits.cpu: 0/4");
+      // LimitRanger gave the pod the LimitRange's default limit (its max), which the quota counts.
+      assert.equal(quota[1]?.[3], "limits.cpu: 2/4");
+      const admitted = JSON.parse(
+        kubectlOk(await run(["get", "pod", "one", ...ns, "-o", "json"]), "get pod"),
+      );
+      assert.deepEqual(admitted.spec.containers[0].resources, {
+        limits: { cpu: "2" },
+        requests: { cpu: "200m" },
+      });
+      // ResourceQuota admission: past the quota's requests.cpu, a pod is refused.
+      const over = await run(
+        ["apply", ...ns, "-f", "-"],
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: two}\nspec:\n  containers:\n  - {name: app, image: 'nginx:1.27', resources: {requests: {cpu: 900m}}}\n",
+      );
+      assert.notEqual(over.code, 0);
+      assert.match(
+        over.stderr,
+        /pods "two" is forbidden: exceeded quota: small, requested: requests.cpu=900m, used: requests.cpu=200m, limited: requests.cpu=1/,
+      );
       const classes = tableRows(kubectlOk(await run(["get", "pc"]), "get pc"));
       assert.deepEqual(classes[0], ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]);
       assert.deepEqual(

@@ -387,7 +387,8 @@ export const KIND_CASES: readonly KindCase[] = [
     apiVersion: "v1",
     valid: (name) => ({
       metadata: { name },
-      spec: { hard: { pods: "100", "requests.cpu": "64", "limits.memory": "64Gi" } },
+      // The fuzzed pods name a CPU request: the quota admits them (ResourceQuota admission).
+      spec: { hard: { pods: "1M", "requests.cpu": "1M", "count/configmaps": "1M" } },
     }),
   },
   {

@@ -1,6 +1,6 @@
 // core/v1 LimitRange: per-namespace minimum, maximum and default compute resources of containers
-// and pods (and storage of claims), validated and defaulted as upstream. Stored and shown: no
-// LimitRanger admission applies it to pods yet.
+// and pods (and storage of claims), validated and defaulted as upstream; LimitRanger admission
+// (../admission.ts) applies it to new pods.
 import { isRecord } from "../../api/json.js";
 import { Quantity } from "../../api/quantity.js";
 import type { KubeObject } from "../../api/types.js";

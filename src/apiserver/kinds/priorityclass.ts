@@ -1,7 +1,7 @@
 // scheduling.k8s.io/v1 PriorityClass: a name for a pod priority, validated and defaulted as
 // upstream (user values up to one billion, `system-` names reserved, value and preemption
-// policy immutable). The two system classes exist from the start (SYSTEM_PRIORITY_CLASSES). No
-// Priority admission runs yet (one global default, a pod's priority from its class).
+// policy immutable). The two system classes exist from the start (SYSTEM_PRIORITY_CLASSES).
+// Priority admission (../admission.ts) sets a new pod's priority from its class.
 import type { KubeObject } from "../../api/types.js";
 import { type FieldError, forbidden, notSupported } from "../../api/validation.js";
 import { topLevel } from "./meta.js";

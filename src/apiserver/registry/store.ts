@@ -18,6 +18,7 @@ import {
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import { NODE_LABELS, NODE_NAME } from "../../cluster/kubelet.js";
 import { StoreError } from "../../cluster/store.js";
+import { admitPod } from "../admission.js";
 import { bootstrapPolicy } from "../auth/bootstrap.js";
 import { escalationError } from "../auth/escalation.js";
 import {
@@ -188,6 +189,12 @@ export class RegistryStore {
     if (!prepared.ok) return prepared;
     object = prepared.value;
     const name = object.metadata.name ?? "";
+    if (ctx.info.kind === "Pod") {
+      // LimitRanger, Priority and ResourceQuota admission.
+      const admitted = admitPod(this.cluster.store, object);
+      if (!admitted.ok) return fail(forbidden(ctx.info, name, admitted.reason));
+      object = admitted.pod;
+    }
     const existing = this.lookup(ctx, name);
     if (existing) {
       const error = alreadyExists(ctx.info, name);

@@ -50,8 +50,11 @@ export interface ControllerContext {
   createAsClient(object: KubeObject): KubeObject;
   /** Deletes an object as a client would, its dependents in the background (a CronJob's Job). */
   deleteAsClient(object: KubeObject): void;
-  /** Creates a pod of the owner (StatefulSet: at `ordinal`; else -1). */
-  createPod(owner: PodOwner, ordinal: number): PodRecord;
+  /**
+   * Creates a pod of the owner (StatefulSet: at `ordinal`; else -1), or null when admission
+   * refuses it (a FailedCreate Event; the owner's controller runs again at the next advance).
+   */
+  createPod(owner: PodOwner, ordinal: number): PodRecord | null;
   /** A controller's graceful delete (default DeleteOptions). */
   deletePod(pod: PodRecord): void;
   /** The final delete: the pod leaves the store. */

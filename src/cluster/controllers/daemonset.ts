@@ -60,7 +60,7 @@ export function reconcileDaemonSet(ctx: ControllerContext, owner: PodOwner): voi
     const pods = live();
     if (shouldRun && pods.length === 0) {
       const pod = ctx.createPod(owner, -1);
-      ctx.event(owner.obj, COMPONENT, "SuccessfulCreate", `Created pod: ${pod.name}`);
+      if (pod) ctx.event(owner.obj, COMPONENT, "SuccessfulCreate", `Created pod: ${pod.name}`);
     } else if (shouldRun) {
       // More than one pod of a revision on the node: all but the oldest go.
       const seen = new Set<string>();
@@ -104,7 +104,7 @@ function rollingUpdate(ctx: ControllerContext, owner: PodOwner, surge: number): 
   if (surge > 0 && availableOld && !updated.some((p) => p.isReady && p.available)) {
     if (updated.length === 0) {
       const pod = ctx.createPod(owner, -1);
-      ctx.event(owner.obj, COMPONENT, "SuccessfulCreate", `Created pod: ${pod.name}`);
+      if (pod) ctx.event(owner.obj, COMPONENT, "SuccessfulCreate", `Created pod: ${pod.name}`);
     }
     return;
   }

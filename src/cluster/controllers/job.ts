@@ -180,6 +180,7 @@ export function reconcileJob(ctx: ControllerContext, owner: PodOwner): void {
       }
       for (let i = 0; i < create; i++) {
         const pod = ctx.createPod(owner, -1);
+        if (!pod) break;
         ctx.event(job, COMPONENT, "SuccessfulCreate", `Created pod: ${pod.name}`);
       }
       if (running.length > wanted) {

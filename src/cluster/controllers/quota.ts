@@ -1,7 +1,7 @@
 // The resource quota controller's status: each ResourceQuota's `hard` as its spec says and `used`
 // for each of those resources, counted from the store as kube-controller-manager's evaluators do
 // (pods not yet terminal and their containers' requests and limits; object counts, `count/…`).
-// Quotas are shown, not enforced: no admission refuses what would pass them.
+// ResourceQuota admission (src/apiserver/admission.ts) refuses a pod that would pass them.
 import { isRecord } from "../../api/json.js";
 import { Quantity } from "../../api/quantity.js";
 import type { KubeObject } from "../../api/types.js";

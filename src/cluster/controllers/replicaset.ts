@@ -58,6 +58,7 @@ export function reconcileReplicaSet(ctx: ControllerContext, owner: PodOwner): vo
     if (!namespaceTerminating(ctx.store, owner.namespace))
       for (let i = 0; i < -diff; i++) {
         const pod = ctx.createPod(owner, -1);
+        if (!pod) break;
         ctx.event(owner.obj, componentOf(owner), "SuccessfulCreate", `Created pod: ${pod.name}`);
       }
   } else if (diff > 0) {

@@ -39,7 +39,7 @@ export function reconcileStatefulSet(ctx: ControllerContext, owner: PodOwner): v
     if (!pod) {
       if ((healthy || parallel) && manage) {
         const pod = ctx.createPod(owner, ordinal);
-        podEvent(ctx, owner, "create", pod);
+        if (pod) podEvent(ctx, owner, "create", pod);
       }
       healthy = false;
       if (!parallel) break;

@@ -1,0 +1,269 @@
+// Pod admission as kube-apiserver's LimitRanger, Priority and ResourceQuota plugins do it, for a
+// client's create (403 Forbidden with upstream's messages, nothing stored) and for the cluster's
+// controllers' pods (a FailedCreate Warning; LimitRanger's defaults are the requests the HPA and
+// the usage model read).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { KubeObject } from "../../src/api/types.js";
+import { createApiHandler } from "../../src/apiserver/handler.js";
+import type { ApiRequest } from "../../src/apiserver/types.js";
+import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { selectorFromLabelSelector } from "../../src/core/selector.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
+import { at, deployment, scenario, T0 } from "../cluster/builders.js";
+
+type Json = Record<string, unknown>;
+
+function setup() {
+  const cluster = new EmbeddedCluster({
+    model: clusterModelOf(scenario()),
+    startTime: T0,
+    componentEvents: true,
+  });
+  const handler = createApiHandler({ cluster });
+  const call = async (method: string, path: string, body: unknown) => {
+    const req: ApiRequest = {
+      method,
+      path,
+      query: new URLSearchParams(),
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(JSON.stringify(body)),
+    };
+    const res = await handler(req);
+    const json = ("body" in res ? res.body : {}) as Json;
+    return { status: res.status, message: (json.message as string | undefined) ?? "", json };
+  };
+  const create = async (body: Json) => {
+    const kind = body.kind as string;
+    const path =
+      kind === "PriorityClass"
+        ? "/apis/scheduling.k8s.io/v1/priorityclasses"
+        : `/api/v1/namespaces/default/${kind === "LimitRange" ? "limitranges" : kind === "ResourceQuota" ? "resourcequotas" : "pods"}`;
+    return call("POST", path, body);
+  };
+  return { cluster, call, create };
+}
+
+const pod = (name: string, resources?: Json, spec: Json = {}) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name },
+  spec: {
+    ...spec,
+    containers: [{ name: "app", image: "nginx:1.27", ...(resources ? { resources } : {}) }],
+  },
+});
+const limitRange = (item: Json) => ({
+  apiVersion: "v1",
+  kind: "LimitRange",
+  metadata: { name: "limits" },
+  spec: { limits: [{ type: "Container", ...item }] },
+});
+const quota = (hard: Json) => ({
+  apiVersion: "v1",
+  kind: "ResourceQuota",
+  metadata: { name: "q" },
+  spec: { hard },
+});
+
+describe("LimitRanger", () => {
+  it("defaults a container's requests and limits, and says so in an annotation", async () => {
+    const { create } = setup();
+    const made = await create(
+      limitRange({ default: { cpu: "500m" }, defaultRequest: { cpu: "200m", memory: "64Mi" } }),
+    );
+    assert.equal(made.status, 201, made.message);
+    const res = await create(pod("p"));
+    assert.equal(res.status, 201, res.message);
+    const container = ((res.json.spec as Json).containers as Json[])[0]!;
+    assert.deepEqual(container.resources, {
+      limits: { cpu: "500m" },
+      requests: { cpu: "200m", memory: "64Mi" },
+    });
+    assert.equal(
+      ((res.json.metadata as Json).annotations as Json)["kubernetes.io/limit-ranger"],
+      "LimitRanger plugin set: cpu, memory request for container app; cpu limit for container app",
+    );
+  });
+
+  const refusals: { name: string; item: Json; resources: Json; reason: string }[] = [
+    {
+      name: "a request under the minimum",
+      item: { min: { cpu: "100m" } },
+      resources: { requests: { cpu: "50m" } },
+      reason: "minimum cpu usage per Container is 100m, but request is 50m",
+    },
+    {
+      // A Container item's minimum is also its default request: a Pod item has no defaults.
+      name: "no request where a pod's minimum is set",
+      item: { type: "Pod", min: { cpu: "100m" } },
+      resources: {},
+      reason: "minimum cpu usage per Pod is 100m.  No request is specified",
+    },
+    {
+      name: "a limit over the maximum",
+      item: { max: { memory: "1Gi" } },
+      resources: { limits: { memory: "2Gi" } },
+      reason: "maximum memory usage per Container is 1Gi, but limit is 2Gi",
+    },
+    {
+      name: "two bounds broken at once",
+      item: { min: { cpu: "100m" }, max: { memory: "1Gi" } },
+      resources: { requests: { cpu: "50m" }, limits: { memory: "2Gi" } },
+      reason:
+        "[minimum cpu usage per Container is 100m, but request is 50m, maximum memory usage per Container is 1Gi, but limit is 2Gi]",
+    },
+    {
+      name: "a limit to request ratio over the maximum",
+      item: { maxLimitRequestRatio: { cpu: "2" } },
+      resources: { requests: { cpu: "100m" }, limits: { cpu: "500m" } },
+      reason: "cpu max limit to request ratio per Container is 2, but provided ratio is 5.000000",
+    },
+  ];
+  for (const c of refusals) {
+    it(`${c.name}: 403 and nothing stored`, async () => {
+      const { cluster, create } = setup();
+      assert.equal((await create(limitRange(c.item))).status, 201);
+      const res = await create(pod("p", c.resources));
+      assert.equal(res.status, 403, res.message);
+      assert.equal(res.json.reason, "Forbidden");
+      assert.equal(res.message, `pods "p" is forbidden: ${c.reason}`);
+      assert.equal(cluster.store.get("Pod", "default", "p"), undefined);
+    });
+  }
+});
+
+describe("Priority", () => {
+  it("sets the pod's priority from its class, the global default, or 0", async () => {
+    const { create } = setup();
+    const plain = await create(pod("plain"));
+    assert.deepEqual(
+      [(plain.json.spec as Json).priority, (plain.json.spec as Json).preemptionPolicy],
+      [0, "PreemptLowerPriority"],
+    );
+    const high = {
+      apiVersion: "scheduling.k8s.io/v1",
+      kind: "PriorityClass",
+      metadata: { name: "high" },
+      value: 1000,
+      preemptionPolicy: "Never",
+    };
+    assert.equal((await create(high)).status, 201);
+    const named = await create(pod("named", undefined, { priorityClassName: "high" }));
+    assert.deepEqual(
+      [(named.json.spec as Json).priority, (named.json.spec as Json).preemptionPolicy],
+      [1000, "Never"],
+    );
+    const fallback = { ...high, metadata: { name: "fallback" }, value: 10, globalDefault: true };
+    assert.equal((await create(fallback)).status, 201);
+    const defaulted = await create(pod("defaulted"));
+    assert.deepEqual(
+      [(defaulted.json.spec as Json).priorityClassName, (defaulted.json.spec as Json).priority],
+      ["fallback", 10],
+    );
+    const critical = await create(
+      pod("critical", undefined, { priorityClassName: "system-cluster-critical" }),
+    );
+    assert.equal((critical.json.spec as Json).priority, 2000000000);
+  });
+
+  it("refuses an unknown class and a priority that disagrees with the class", async () => {
+    const { create } = setup();
+    const unknown = await create(pod("p", undefined, { priorityClassName: "nope" }));
+    assert.equal(unknown.status, 403);
+    assert.equal(
+      unknown.message,
+      'pods "p" is forbidden: no PriorityClass with name nope was found',
+    );
+    const given = await create(pod("q", undefined, { priority: 5 }));
+    assert.equal(given.status, 403);
+    assert.equal(
+      given.message,
+      'pods "q" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name',
+    );
+  });
+});
+
+describe("ResourceQuota", () => {
+  it("refuses a pod past the quota's pod count, with upstream's message", async () => {
+    const { cluster, create } = setup();
+    assert.equal((await create(quota({ pods: "1" }))).status, 201);
+    assert.equal((await create(pod("a"))).status, 201);
+    const res = await create(pod("b"));
+    assert.equal(res.status, 403);
+    assert.equal(
+      res.message,
+      'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1',
+    );
+    assert.equal(cluster.store.get("Pod", "default", "b"), undefined);
+  });
+
+  it("refuses requests past the quota, and a pod that names none of a quota's compute resources", async () => {
+    const { create } = setup();
+    assert.equal((await create(quota({ "requests.cpu": "1" }))).status, 201);
+    const bare = await create(pod("bare"));
+    assert.equal(bare.status, 403);
+    assert.equal(
+      bare.message,
+      'pods "bare" is forbidden: failed quota: q: must specify requests.cpu',
+    );
+    assert.equal((await create(pod("a", { requests: { cpu: "600m" } }))).status, 201);
+    const res = await create(pod("b", { requests: { cpu: "600m" } }));
+    assert.equal(
+      res.message,
+      'pods "b" is forbidden: exceeded quota: q, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1',
+    );
+  });
+});
+
+describe("admission of the controllers' pods", () => {
+  it("a quota stops a Deployment's ReplicaSet at its limit (FailedCreate); raised, the rest follow", () => {
+    const { cluster } = setup();
+    cluster.create({
+      ...(quota({ pods: "2" }) as KubeObject),
+      metadata: { name: "q", namespace: "default" },
+    });
+    cluster.create(deployment({ replicas: 3 }));
+    cluster.advanceTo(at(1));
+    assert.equal(cluster.store.list("Pod", "default").length, 2);
+    const rs = cluster.store.list("ReplicaSet", "default")[0]!;
+    const failed = cluster.store
+      .list("Event", "default")
+      .map((e) => e as unknown as Json)
+      .filter((e) => e.reason === "FailedCreate");
+    assert.ok(failed.length >= 1);
+    assert.deepEqual(
+      [failed[0]!.type, (failed[0]!.source as Json).component, failed[0]!.message],
+      [
+        "Warning",
+        "replicaset-controller",
+        `Error creating: pods "${rs.metadata.name}-" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`,
+      ],
+    );
+    const current = cluster.store.get("ResourceQuota", "default", "q")!;
+    cluster.update({
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: undefined },
+      spec: { hard: { pods: "5" } },
+    });
+    cluster.advanceTo(at(2));
+    assert.equal(cluster.store.list("Pod", "default").length, 3);
+  });
+
+  it("LimitRanger's default request is the request the HPA reads", () => {
+    const { cluster } = setup();
+    cluster.create({
+      ...(limitRange({ defaultRequest: { cpu: "250m" }, default: { cpu: "1" } }) as KubeObject),
+      metadata: { name: "limits", namespace: "default" },
+    });
+    const web = deployment({ replicas: 1 });
+    const container = ((web.spec as Json).template as Json).spec as Json;
+    (container.containers as Json[])[0]!.resources = {};
+    cluster.create(web);
+    cluster.advanceTo(at(1));
+    const selector = selectorFromLabelSelector({ matchLabels: { app: "web" } });
+    assert.ok(selector.ok);
+    const [view] = cluster.listPods("default", selector.selector);
+    assert.equal(view?.containers[0]?.requests.cpu, 250);
+  });
+});
