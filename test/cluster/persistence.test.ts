@@ -515,6 +515,62 @@ describe("restart of the simulated runtime", () => {
   });
 });
 
+describe("restart of the batch and daemon workloads", () => {
+  test("a finished Job, a DaemonSet and a CronJob are taken up as they were: nothing is rewritten", () => {
+    const dir = tempDir();
+    const { store } = openAsDoomed(dir);
+    const cluster = new EmbeddedCluster({
+      model: clusterModelOf(scenario({ workloads: [] })),
+      startTime: T0,
+      store,
+    });
+    const template = (restartPolicy: string) => ({
+      metadata: { labels: { app: "x" }, annotations: { "horizon.dev/run-duration": "5s" } },
+      spec: { restartPolicy, containers: [{ name: "c", image: "busybox" }] },
+    });
+    cluster.create({
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "once", namespace: "default", uid: "uid-once" },
+      spec: { template: template("Never") },
+    });
+    cluster.create({
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      metadata: { name: "agent", namespace: "default" },
+      spec: { selector: { matchLabels: { app: "x" } }, template: template("Always") },
+    });
+    cluster.create({
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata: { name: "hourly", namespace: "default" },
+      spec: { schedule: "@hourly", jobTemplate: { spec: { template: template("OnFailure") } } },
+    });
+    cluster.advanceTo(at(30));
+    const job = store.get("Job", "default", "once")!;
+    assert.equal((job.status as { succeeded?: number }).succeeded, 1);
+    const rv = store.resourceVersion();
+    const { store: again } = reopen(dir);
+    const restarted = new EmbeddedCluster({
+      model: clusterModelOf(scenario({ workloads: [] })),
+      startTime: at(60),
+      store: again,
+    });
+    restarted.advanceTo(at(120));
+    restarted.reconcile();
+    assert.equal(again.resourceVersion(), rv, "nothing unchanged is written again");
+    // The CronJob goes on from its clock: its first Job at 13:00.
+    restarted.advanceTo(at(3600));
+    assert.deepEqual(
+      again
+        .list("Job", "default")
+        .map((j) => j.metadata.name)
+        .sort(),
+      ["hourly-29454540", "once"],
+    );
+  });
+});
+
 describe("data directory: modes", () => {
   const mode = (path: string) => statSync(path).mode & 0o777;
 
