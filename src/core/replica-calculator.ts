@@ -171,7 +171,7 @@ export function groupPods(
   resource: string,
   settings: ReadinessSettings,
   now: number,
-  ready?: number[],
+  ready?: number[] | Float64Array,
 ): PodGroups {
   return grouping(pods, samples, resource, settings, now, ready).groups;
 }
@@ -183,7 +183,7 @@ function grouping(
   resource: string,
   settings: ReadinessSettings,
   now: number,
-  ready?: number[],
+  ready?: number[] | Float64Array,
 ): { groups: PodGroups; sampled: number; columns: SampleColumns | null } {
   // Columns aligned with another list (the pods changed in between) are matched by name.
   const columns =
@@ -377,7 +377,7 @@ interface UtilizationRatio {
  * upstream does.
  */
 export function resourceUtilizationRatio(
-  values: readonly number[],
+  values: ArrayLike<number>,
   requests: readonly number[],
   targetUtilization: number,
 ): { ok: true; value: UtilizationRatio } | { ok: false; error: string } {
@@ -421,7 +421,7 @@ export function resourceUtilizationRatio(
  * its ratio to the target (plain metrics).
  */
 export function plainUsageRatio(
-  values: readonly number[],
+  values: Iterable<number>,
   extra: readonly number[],
   targetMilli: number,
 ) {
@@ -460,7 +460,7 @@ export interface PodMetricInput {
 interface GroupedSamples {
   groups: PodGroups;
   /** The values that count, aligned with the input's pods: ready pods' samples, NaN elsewhere. */
-  ready: number[];
+  ready: Float64Array;
   /** Samples of pods not listed: upstream keeps them in its map. */
   extra: readonly number[];
 }
@@ -470,7 +470,7 @@ function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string
   if (pods.length === 0) {
     return { error: "no pods returned by selector while calculating replica count" };
   }
-  const ready = new Array<number>(pods.length);
+  const ready = new Float64Array(pods.length);
   const { groups, sampled, columns } = grouping(
     pods,
     samples,
@@ -521,7 +521,7 @@ function decideWithPods(
   grouped: GroupedSamples,
   usageRatio: number,
   missingValue: (podIndex: number) => number | null,
-  recompute: (values: readonly number[], extra: readonly number[]) => number,
+  recompute: (values: ArrayLike<number> & Iterable<number>, extra: readonly number[]) => number,
 ): { replicas: number; trace: CalculationTrace } {
   const { groups } = grouped;
   const trace = baseTrace(input, groups, usageRatio);
