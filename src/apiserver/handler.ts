@@ -1,5 +1,5 @@
 // The API server handler core: a fetch-style function from ApiRequest to ApiResponse over the
-// embedded cluster. The filter chain (filters.ts: authentication, authorization, health,
+// embedded cluster. The filter chain (filters.ts: authentication, impersonation, authorization, health,
 // discovery, the auth APIs, the metrics APIs) runs first; then the router below resolves a resource request and hands it to
 // the endpoint of its verb (endpoints/: get, list, watch, create, update, patch, delete,
 // scale), which decode and answer, while the registry store (registry/store.ts) owns what
@@ -11,6 +11,7 @@ import type { EmbeddedCluster } from "../cluster/cluster.js";
 import { startClusterRoleAggregation } from "../cluster/controllers/clusterroleaggregation.js";
 import { startServiceAccountsController } from "../cluster/controllers/serviceaccounts.js";
 import { authApis } from "./auth/apis.js";
+import { impersonation } from "./auth/impersonation.js";
 import { ServiceAccountTokens } from "./auth/tokens.js";
 import { handleDiscovery } from "./discovery.js";
 import type { ApiExtensions, Ctx, ServerScope } from "./endpoints/context.js";
@@ -99,6 +100,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
         token: options.token,
         serviceAccounts: { tokens, lookup: (kind, ns, name) => store.get(kind, ns, name), now },
       }),
+      impersonation(store),
       maxInFlight({ ...IN_FLIGHT_LIMITS, ...options.inFlight }),
       authorization(store),
       health,

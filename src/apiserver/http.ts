@@ -168,6 +168,8 @@ async function serve(
     headers,
   };
   if (body.length > 0) apiRequest.body = body;
+  // Impersonate-Group repeats once per group: its values must not be joined.
+  if (headers["impersonate-user"] !== undefined) apiRequest.headerValues = req.headersDistinct;
   if (!isHealthProbe(apiRequest.path)) await turns.take();
   const response = await handler(apiRequest);
   const outHeaders: Record<string, string> = { ...(response.headers ?? {}) };

@@ -9,6 +9,8 @@ export interface ApiRequest {
   query: URLSearchParams;
   /** Lower-case header names. */
   headers: Record<string, string | undefined>;
+  /** Every value of each header as sent, where one may repeat (Impersonate-Group); else unset. */
+  headerValues?: Record<string, readonly string[] | undefined>;
   body?: Buffer;
   /** Who sent it, once authentication has run (src/apiserver/auth). */
   user?: UserInfo;

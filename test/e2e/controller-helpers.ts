@@ -8,8 +8,8 @@
 // over the same cluster, bound with the same `serveHttp`, on a certificate made once per test:
 // a restarted server (same data dir, port and token) keeps its CA, as a real kube-apiserver
 // keeps its serving certificate. Requests are recorded with the `Impersonate-User` header each
-// process's kubeconfig carries (`as:`), which names the process sending them (the embedded
-// server ignores impersonation).
+// process's kubeconfig carries (`as:`), which names the process sending them; the server runs
+// them as that user, whom a binding gives full access (`grantImpersonatedUsers`).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -108,6 +108,7 @@ export async function startApiFront(options: {
       featureGates: FeatureGates.fromRecord(options.scenario.spec.featureGates),
       token,
     });
+    await grantImpersonatedUsers(api, token);
     const handler = async (req: ApiRequest): Promise<ApiResponse> => {
       const receivedAt = Date.now();
       running.driver.catchUp();
@@ -188,6 +189,37 @@ export async function startApiFront(options: {
     },
   };
   return front;
+}
+
+/**
+ * The processes' requests run as their `as:` users (the server impersonates them), each in
+ * system:authenticated: a binding of cluster-admin to that group gives them the admin's access
+ * (deploy/'s least privilege is checked over the recorded requests and in deploy-rbac.test.ts).
+ */
+async function grantImpersonatedUsers(
+  api: (req: ApiRequest) => Promise<ApiResponse>,
+  token: string,
+): Promise<void> {
+  const binding = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "e2e-impersonated-controllers" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+    subjects: [
+      { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "system:authenticated" },
+    ],
+  };
+  const res = await api({
+    method: "POST",
+    path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    query: new URLSearchParams(),
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: Buffer.from(JSON.stringify(binding)),
+  });
+  // 409: kept in the data dir from before a restart.
+  if (res.status !== 201 && res.status !== 409) {
+    throw new Error(`binding the impersonated users: ${res.status} ${JSON.stringify(res)}`);
+  }
 }
 
 /** Kubernetes API calls from the test itself (no impersonation: not counted as a controller's). */

@@ -2,8 +2,9 @@
 // enforced for them. Every namespace has a `default` ServiceAccount; `kubectl create token`
 // issues a token that authenticates as its account; with a kubeconfig holding it, requests
 // RBAC does not allow fail with upstream's Forbidden message; `kubectl auth can-i` answers
-// yes/no with kubectl's exit codes, `--list` prints the rules, `whoami` the user; the admin
-// token keeps full access. Without kubectl the cases skip with the reason, except under CI=true.
+// yes/no with kubectl's exit codes, `--list` prints the rules, `whoami` the user; `--as` runs a
+// request as another user (impersonation); the admin token keeps full access. Without kubectl
+// the cases skip with the reason, except under CI=true.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -206,6 +207,62 @@ function describeRbac(binary: KubectlBinary): void {
       assert.match(
         self.stderr,
         /serviceaccounts "bot" is forbidden: User "system:serviceaccount:team:bot" cannot create resource "serviceaccounts\/token" in API group "" in the namespace "team"/,
+      );
+    });
+
+    it("kubectl --as/--as-group/--as-uid: the request runs as the impersonated user", async () => {
+      const who = JSON.parse(
+        kubectlOk(
+          await kubectl(admin, [
+            "auth",
+            "whoami",
+            "-o",
+            "json",
+            "--as=jane",
+            "--as-group=devs",
+            "--as-group=ops",
+            "--as-uid=42",
+          ]),
+          "whoami --as",
+        ),
+      ).status.userInfo;
+      assert.deepEqual(who, {
+        username: "jane",
+        uid: "42",
+        groups: ["devs", "ops", "system:authenticated"],
+      });
+      const jane = await kubectl(admin, ["get", "pods", "-n", "team", "--as=jane"]);
+      assert.equal(jane.code, 1);
+      assert.match(
+        jane.stderr,
+        /Error from server \(Forbidden\): pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "team"/,
+      );
+      // The bot holds view in team (above): impersonated, the admin gets just that.
+      const asBot = await kubectl(admin, [
+        "auth",
+        "can-i",
+        "list",
+        "pods",
+        "-n",
+        "team",
+        `--as=${BOT}`,
+      ]);
+      assert.deepEqual([asBot.code, asBot.stdout.trim()], [0, "yes"]);
+      kubectlOk(
+        await kubectl(admin, ["get", "pods", "-n", "team", `--as=${BOT}`]),
+        "get pods as bot",
+      );
+      const secrets = await kubectl(admin, ["get", "secrets", "-n", "team", `--as=${BOT}`]);
+      assert.equal(secrets.code, 1);
+      assert.match(secrets.stderr, new RegExp(`User "${BOT}" cannot list resource "secrets"`));
+      // The bot may not impersonate: upstream's 403 names what it asked for.
+      const refused = await kubectl(bot, ["get", "pods", "-n", "team", "--as=jane"]);
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `Error from server \\(Forbidden\\): users "jane" is forbidden: User "${BOT}" cannot impersonate resource "users" in API group "" at the cluster scope`,
+        ),
       );
     });
 
