@@ -14,6 +14,7 @@ import { authApis } from "./auth/apis.js";
 import { impersonation } from "./auth/impersonation.js";
 import { ServiceAccountTokens } from "./auth/tokens.js";
 import { handleDiscovery } from "./discovery.js";
+import { ObjectEncodings } from "./encoding.js";
 import type { ApiExtensions, Ctx, ServerScope } from "./endpoints/context.js";
 import { create } from "./endpoints/create.js";
 import { deleteCollection, deleteObject } from "./endpoints/delete.js";
@@ -87,6 +88,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     watchTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
     resourceVersionWaitMs: options.resourceVersionWaitMs ?? 3000,
+    encodings: new ObjectEncodings(options.cluster.store),
   };
   const store = options.cluster.store;
   // kube-controller-manager's parts that serve authentication and RBAC.

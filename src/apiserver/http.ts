@@ -192,15 +192,20 @@ async function serve(
     else res.end();
     return;
   }
-  let payload: Buffer | string;
-  if ("raw" in response) payload = response.raw;
+  let chunks: (Buffer | string)[];
+  if ("raw" in response) chunks = [response.raw];
   else {
-    payload = JSON.stringify(response.body);
+    chunks = response.encode ? response.encode() : [JSON.stringify(response.body)];
     outHeaders["content-type"] ??= "application/json";
   }
-  outHeaders["content-length"] = String(Buffer.byteLength(payload));
+  let length = 0;
+  for (const chunk of chunks) length += Buffer.byteLength(chunk);
+  outHeaders["content-length"] = String(length);
   res.writeHead(response.status, outHeaders);
-  res.end(payload);
+  // Corked: a LIST's item Buffers go out in one writev, not one write each.
+  res.cork();
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
 }
 
 export function serveHttp(

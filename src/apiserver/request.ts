@@ -4,6 +4,7 @@
 
 import { writeHorizontalPodAutoscaler } from "../api/conversion.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
+import type { EncodedForm, ObjectEncodings } from "./encoding.js";
 import { type ApiError, errorResponse, invalid } from "./errors.js";
 import {
   type ManagedFieldsEntry,
@@ -62,7 +63,10 @@ export function managerName(ctx: RequestScope): string {
 }
 
 /** The object as served in the request's version. */
-export function present(ctx: RequestScope, object: KubeObject): KubeObject {
+export function present(
+  ctx: Pick<RequestScope, "info" | "apiVersion">,
+  object: KubeObject,
+): KubeObject {
   if (ctx.info.kind === "HorizontalPodAutoscaler") {
     return writeHorizontalPodAutoscaler(
       object as unknown as HorizontalPodAutoscaler,
@@ -71,4 +75,25 @@ export function present(ctx: RequestScope, object: KubeObject): KubeObject {
   }
   const served = { ...object, apiVersion: ctx.apiVersion, kind: ctx.info.kind };
   return isCustomKind(ctx.info.kind) ? withCustomDefaults(served, ctx.apiVersion) : served;
+}
+
+/** A typed list's item: the object as served, without kind and apiVersion. */
+export function presentItem(ctx: Pick<RequestScope, "info" | "apiVersion">, object: KubeObject) {
+  const { kind: _k, apiVersion: _a, ...rest } = present(ctx, object);
+  return rest;
+}
+
+/**
+ * The JSON bytes of `present(ctx, object)` (or of its list item), from the server's kept
+ * encodings where they can be kept: custom resources get their defaults from the CRD at each read.
+ */
+export function presentedBytes(
+  ctx: Pick<RequestScope, "info" | "apiVersion">,
+  encodings: ObjectEncodings,
+  object: KubeObject,
+  form: EncodedForm,
+): Buffer {
+  const make = () => (form === "item" ? presentItem(ctx, object) : present(ctx, object));
+  if (isCustomKind(ctx.info.kind)) return Buffer.from(JSON.stringify(make()));
+  return encodings.bytes(object, ctx.apiVersion, form, make);
 }

@@ -18,12 +18,18 @@ export interface ApiRequest {
 
 /** A JSON body, a raw body, or a watch stream (one JSON line per event). */
 export type ApiResponse =
-  | { status: number; headers?: Record<string, string>; body: unknown /* JSON-serialized */ }
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      body: unknown /* JSON-serialized */;
+      /** The bytes of `JSON.stringify(body)` in chunks, from kept encodings (encoding.ts). */
+      encode?: () => Buffer[];
+    }
   | { status: number; headers?: Record<string, string>; raw: Buffer | string }
   | {
       status: number;
       headers?: Record<string, string>;
-      stream: AsyncIterable<string>;
+      stream: AsyncIterable<string | Buffer>;
       close(): void;
       /** Whether the stream ended because its reader fell behind (its connection is dropped). */
       unresponsive?: () => boolean;

@@ -26,13 +26,16 @@ export const WATCH_QUEUE_LIMITS: WatchQueueLimits = { maxLines: 1000, maxBytes: 
  * Deferred lines (a watch's initial objects and replayed changes) are made only when read and
  * do not count: the watcher takes them at its own pace, as upstream's initial events.
  */
-export class LineStream implements AsyncIterable<string> {
-  #queue: (string | (() => string))[] = [];
+/** One event's line: JSON text, or its UTF-8 bytes when made from kept encodings. */
+export type Line = string | Buffer;
+
+export class LineStream implements AsyncIterable<Line> {
+  #queue: (Line | (() => Line))[] = [];
   #head = 0;
   readonly #limits: WatchQueueLimits;
   #lines = 0;
   #bytes = 0;
-  #waiting: ((result: IteratorResult<string>) => void) | null = null;
+  #waiting: ((result: IteratorResult<Line>) => void) | null = null;
   #ended = false;
   #unresponsive = false;
   readonly #onEnd: (() => void)[] = [];
@@ -41,7 +44,7 @@ export class LineStream implements AsyncIterable<string> {
     this.#limits = limits;
   }
 
-  push(line: string): void {
+  push(line: Line): void {
     if (this.#ended) return;
     const waiting = this.#waiting;
     if (waiting) {
@@ -60,7 +63,7 @@ export class LineStream implements AsyncIterable<string> {
   }
 
   /** A line made when it is read (after everything queued before it). */
-  pushDeferred(make: () => string): void {
+  pushDeferred(make: () => Line): void {
     if (this.#ended) return;
     const waiting = this.#waiting;
     if (waiting) {
@@ -100,14 +103,14 @@ export class LineStream implements AsyncIterable<string> {
     this.#bytes = 0;
   }
 
-  #next(): string | undefined {
+  #next(): Line | undefined {
     if (this.#head >= this.#queue.length) return undefined;
     const entry = this.#queue[this.#head++]!;
     if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
     }
-    if (typeof entry === "string") {
+    if (typeof entry !== "function") {
       this.#lines--;
       this.#bytes -= entry.length;
       return entry;
@@ -118,7 +121,7 @@ export class LineStream implements AsyncIterable<string> {
     return line;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<string> {
+  [Symbol.asyncIterator](): AsyncIterator<Line> {
     return {
       next: () => {
         const line = this.#next();
@@ -143,6 +146,8 @@ export interface WatchOptions {
   matches: (object: KubeObject) => boolean;
   /** The object as served in the requested version (or as a one-row Table). */
   present: (object: KubeObject) => unknown;
+  /** The bytes of `JSON.stringify(present(object))`, kept by the server (encoding.ts). */
+  presentedBytes?: (object: KubeObject) => Buffer;
   /** The stream's media type (Tables for `kubectl get -w`); JSON by default. */
   contentType?: string;
   /** The apiVersion/kind a BOOKMARK object carries. */
@@ -160,6 +165,8 @@ export interface WatchOptions {
   initial: () => readonly KubeObject[];
 }
 
+const LINE_END = Buffer.from("}\n");
+
 function key(object: KubeObject): string {
   return `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
 }
@@ -170,9 +177,11 @@ export function startWatch(options: WatchOptions): ApiResponse {
   const send = (type: string, object: unknown) => stream.push(line(type, object));
   // An object this watch cannot encode ends it with an ERROR event (as the watch server does on
   // an encoding error) instead of throwing into the store's write that notified it.
-  const encode = (type: string, object: KubeObject): string | Error => {
+  const encode = (type: string, object: KubeObject): Line | Error => {
     try {
-      return line(type, options.present(object));
+      const bytes = options.presentedBytes?.(object);
+      if (bytes === undefined) return line(type, options.present(object));
+      return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), bytes, LINE_END]);
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }
@@ -181,7 +190,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
   type Emit = (type: string, object: KubeObject) => void;
   const sendLive: Emit = (type, object) => {
     const text = encode(type, object);
-    if (typeof text === "string") stream.push(text);
+    if (!(text instanceof Error)) stream.push(text);
     else {
       stream.push(errorLine(text));
       stream.end();
@@ -190,7 +199,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
   const sendDeferred: Emit = (type, object) =>
     stream.pushDeferred(() => {
       const text = encode(type, object);
-      if (typeof text === "string") return text;
+      if (!(text instanceof Error)) return text;
       stream.end();
       return errorLine(text);
     });

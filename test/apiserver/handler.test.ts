@@ -65,7 +65,7 @@ async function readLines(res: ApiResponse, count: number, deadlineMs = 1000): Pr
     while (out.length < count) {
       const next = await Promise.race([iterator.next(), deadline]);
       if (next === "timeout" || next.done) break;
-      out.push(JSON.parse(next.value));
+      out.push(JSON.parse(String(next.value)));
     }
   } finally {
     clearTimeout(timer);

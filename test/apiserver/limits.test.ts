@@ -223,7 +223,7 @@ describe("a watch that cannot encode an object", () => {
     const stored = store.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bad" } });
     assert.equal(store.get("ConfigMap", "default", "bad"), stored);
     const lines: Json[] = [];
-    for await (const line of res.stream) lines.push(JSON.parse(line));
+    for await (const line of res.stream) lines.push(JSON.parse(String(line)));
     assert.equal(lines.length, 1);
     assert.equal(lines[0].type, "ERROR");
     assert.equal(lines[0].object.code, 500);

@@ -91,7 +91,7 @@ describe("pods/log", () => {
     assert.ok("stream" in res, "a stream");
     const chunks: string[] = [];
     const done = (async () => {
-      for await (const chunk of res.stream) chunks.push(chunk);
+      for await (const chunk of res.stream) chunks.push(String(chunk));
     })();
     cluster.podLogLine(`default/${pod}`, "app", "GET / 200");
     const current = cluster.store.get("Deployment", "default", "web")!;

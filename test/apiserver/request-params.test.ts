@@ -263,7 +263,7 @@ describe("watch from a future resourceVersion", () => {
     assert.ok("stream" in res);
     const out: Json[] = [];
     for await (const line of res.stream) {
-      out.push(JSON.parse(line));
+      out.push(JSON.parse(String(line)));
       if (out.length === count) break;
     }
     return out;

@@ -21,7 +21,7 @@ describe("LineStream limits", () => {
     for (const line of ["a", "b", "c"]) stream.push(line);
     stream.end();
     const got: string[] = [];
-    for await (const line of stream) got.push(line);
+    for await (const line of stream) got.push(String(line));
     assert.deepEqual(got, ["a", "b", "c"]);
     assert.equal(stream.unresponsive, false);
   });
@@ -40,7 +40,7 @@ describe("LineStream limits", () => {
       assert.equal(ended, true);
       assert.equal(stream.unresponsive, true);
       const got: string[] = [];
-      for await (const line of stream) got.push(line);
+      for await (const line of stream) got.push(String(line));
       assert.deepEqual(got, []);
     });
   }

@@ -92,7 +92,7 @@ export function inProcessClient(cluster?: EmbeddedCluster): Harness {
       req.signal?.addEventListener("abort", abort, { once: true });
       try {
         for await (const line of response.stream) {
-          for (const part of line.split("\n")) {
+          for (const part of String(line).split("\n")) {
             if (part.trim() !== "") onEvent(JSON.parse(part) as WatchEvent);
           }
         }

@@ -3,6 +3,7 @@
 
 import type { KubeObject } from "../../api/types.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
+import type { ObjectEncodings } from "../encoding.js";
 import type { RegistryStore } from "../registry/store.js";
 import { JSON_HEADERS, type RequestScope } from "../request.js";
 import type { ApiRequest, ApiResponse } from "../types.js";
@@ -34,6 +35,8 @@ export interface ServerScope {
   watchTimeoutSeconds: number;
   /** How long a list or watch waits for a resourceVersion the store has not reached. */
   resourceVersionWaitMs: number;
+  /** The stored objects' JSON as served, shared by GET, LIST and watch. */
+  encodings: ObjectEncodings;
 }
 
 /** One resource request at its endpoint. */

@@ -1,7 +1,7 @@
 // GET of one object (or its Table row).
 
 import { errorResponse, notFound } from "../errors.js";
-import { JSON_HEADERS, present } from "../request.js";
+import { JSON_HEADERS, present, presentedBytes } from "../request.js";
 import type { ApiResponse } from "../types.js";
 import { type Ctx, isTable, table } from "./context.js";
 
@@ -10,5 +10,10 @@ export function get(ctx: Ctx): ApiResponse {
   const object = ctx.registry.lookup(ctx, name);
   if (!object) return errorResponse(notFound(ctx.info, name));
   if (ctx.target.subresource === undefined && isTable(ctx)) return table(ctx, [object]);
-  return { status: 200, headers: { ...JSON_HEADERS }, body: present(ctx, object) };
+  return {
+    status: 200,
+    headers: { ...JSON_HEADERS },
+    body: present(ctx, object),
+    encode: () => [presentedBytes(ctx, ctx.server.encodings, object, "object")],
+  };
 }

@@ -7,7 +7,7 @@ import { parseSelector, type Selector, selectorMatches } from "../../core/select
 import { badRequest, errorResponse, expired, tooLargeResourceVersion } from "../errors.js";
 import { fieldValue, parseFieldSelector } from "../fieldselectors.js";
 import { parseListOptions, waitForResourceVersion } from "../listoptions.js";
-import { fail, JSON_HEADERS, ok, present, type Result } from "../request.js";
+import { fail, JSON_HEADERS, ok, presentedBytes, presentItem, type Result } from "../request.js";
 import type { ApiResponse } from "../types.js";
 import { type Ctx, isTable, table } from "./context.js";
 
@@ -32,6 +32,9 @@ export function listFilter(ctx: Ctx): Result<(object: KubeObject) => boolean> {
     });
   });
 }
+
+const COMMA = Buffer.from(",");
+const LIST_END = Buffer.from("]}");
 
 export async function list(ctx: Ctx): Promise<ApiResponse> {
   const options = parseListOptions(ctx.req.query, false);
@@ -80,17 +83,34 @@ export async function list(ctx: Ctx): Promise<ApiResponse> {
     }
   }
   if (isTable(ctx)) return table(ctx, items, metadata);
-  const body = {
-    kind: `${ctx.info.kind}List`,
-    apiVersion: ctx.apiVersion,
-    metadata,
-    // Items of a typed list carry no kind/apiVersion of their own.
-    items: items.map((o) => {
-      const { kind: _k, apiVersion: _a, ...rest } = present(ctx, o);
-      return rest;
-    }),
+  const kind = `${ctx.info.kind}List`;
+  const listed = items;
+  let body: unknown;
+  return {
+    status: 200,
+    headers: { ...JSON_HEADERS },
+    // Made when read: over HTTP only `encode` is.
+    get body() {
+      // Items of a typed list carry no kind/apiVersion of their own.
+      body ??= {
+        kind,
+        apiVersion: ctx.apiVersion,
+        metadata,
+        items: listed.map((o) => presentItem(ctx, o)),
+      };
+      return body;
+    },
+    encode: () => {
+      const head = JSON.stringify({ kind, apiVersion: ctx.apiVersion, metadata });
+      const chunks: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
+      for (const [i, o] of listed.entries()) {
+        if (i > 0) chunks.push(COMMA);
+        chunks.push(presentedBytes(ctx, ctx.server.encodings, o, "item"));
+      }
+      chunks.push(LIST_END);
+      return chunks;
+    },
   };
-  return { status: 200, headers: { ...JSON_HEADERS }, body };
 }
 
 function objectKey(object: KubeObject): string {

@@ -3,7 +3,7 @@
 
 import { errorResponse } from "../errors.js";
 import { parseListOptions } from "../listoptions.js";
-import { present } from "../request.js";
+import { present, presentedBytes } from "../request.js";
 import { TABLE_CONTENT_TYPE } from "../tables.js";
 import type { ApiResponse } from "../types.js";
 import { startWatch } from "../watch.js";
@@ -32,6 +32,11 @@ export function watch(ctx: Ctx): ApiResponse {
             include ? { includeObject: include } : {},
           )
       : (object) => present(ctx, object),
+    ...(asTable
+      ? {}
+      : {
+          presentedBytes: (object) => presentedBytes(ctx, ctx.server.encodings, object, "object"),
+        }),
     contentType: asTable ? TABLE_CONTENT_TYPE : "application/json",
     apiVersion: ctx.apiVersion,
     resourceVersion: options.value.resourceVersion,

@@ -1,0 +1,66 @@
+// Stored objects' JSON as served, made once per stored version and shared by every GET, LIST
+// and watch event that sends it (kube-apiserver's watch cache keeps one serialization per
+// object and encoding: cachingObject). The bytes are UTF-8 Buffers, outside the JS heap: a
+// LIST is written as its items' Buffers (no list-sized string to build, measure and encode),
+// and a change fanned out to N watchers is serialized once.
+
+import type { KubeObject } from "../api/types.js";
+import { type ObjectStore, storeNamespaceOf } from "../cluster/store.js";
+
+/** How the object is sent: whole (GET, watch) or as a typed list's item (no kind/apiVersion). */
+export type EncodedForm = "object" | "item";
+
+interface Entry {
+  object: KubeObject;
+  /** By `${apiVersion} ${form}`. */
+  bytes: Map<string, Buffer>;
+}
+
+function keyOf(object: KubeObject): string {
+  return `${object.kind}/${storeNamespaceOf(object)}/${object.metadata.name}`;
+}
+
+export class ObjectEncodings {
+  readonly #store: ObjectStore;
+  /** Only the stored versions: a change or deletion drops the old one's bytes. */
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(store: ObjectStore) {
+    this.#store = store;
+    store.watch((event) => {
+      const key = keyOf(event.object);
+      const entry = this.#entries.get(key);
+      if (entry && (event.type === "DELETED" || entry.object !== event.object)) {
+        this.#entries.delete(key);
+      }
+    });
+  }
+
+  /**
+   * The UTF-8 bytes of `JSON.stringify(present())` for `object` in `apiVersion`: kept while
+   * `object` is the stored version (a replayed old version or a deleted object's final state is
+   * encoded each time). `present` must depend only on the object, the apiVersion and the form.
+   */
+  bytes(object: KubeObject, apiVersion: string, form: EncodedForm, present: () => unknown): Buffer {
+    const key = keyOf(object);
+    let entry = this.#entries.get(key);
+    if (entry?.object !== object) {
+      const current = this.#store.get(object.kind, storeNamespaceOf(object), object.metadata.name);
+      if (current !== object) return Buffer.from(JSON.stringify(present()));
+      entry = { object, bytes: new Map() };
+      this.#entries.set(key, entry);
+    }
+    const variant = `${apiVersion} ${form}`;
+    let bytes = entry.bytes.get(variant);
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(present()));
+      entry.bytes.set(variant, bytes);
+    }
+    return bytes;
+  }
+
+  /** How many stored objects have bytes kept (for tests). */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
