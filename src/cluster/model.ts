@@ -5,6 +5,7 @@ import { DEFAULT_RUN_DURATION_MS, type JobRun, jobRunOf } from "../api/job-run.j
 import { defaultPodOnlySpec } from "../api/pod-defaults.js";
 import type { CrossVersionObjectReference, KubeObject } from "../api/types.js";
 import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
+import type { SampleColumns } from "../core/replica-calculator.js";
 import type {
   ObjectMetricModel,
   PodLifecycleModel,
@@ -319,6 +320,8 @@ export class SelectorEntry {
   views: PodView[] | null = null;
   /** `members` as an array for the metrics' loops; null after the membership changed. */
   records: PodRecord[] | null = null;
+  /** The metrics pipeline's sample columns per metric, refilled at each observation. */
+  readonly columns = new Map<string, SampleColumns>();
 
   constructor(
     readonly namespace: string,

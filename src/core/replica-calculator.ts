@@ -192,6 +192,9 @@ function grouping(
   // Most syncs find no unready, missing or ignored pod: share one empty list until one is found.
   const groups: PodGroups = { readyPodCount: 0, unready: NONE, missing: NONE, ignored: NONE };
   const cpu = resource === "cpu";
+  // Columns come from a cluster that hands the same pod list from sync to sync: read the pods'
+  // state from the list's cells. Samples by name are read by pod name anyway: read the pod.
+  const cells = columns !== null ? listInfo(pods).cells : null;
   let sampled = 0;
   // Samples by name usually come in the pods' order: walk them alongside, and look a pod's
   // sample up by name only when the next one is not its own (a lookup per pod was most of the
@@ -205,32 +208,35 @@ function grouping(
     let sample: PodSample | undefined;
     if (columns !== null) value = columns.values[i]!;
     else {
-      if (nextName === pod.name) {
+      const name = pod.name;
+      if (nextName === name) {
         sample = entries!.next().value;
         nextName = names!.next().value;
-      } else sample = map!.get(pod.name);
+      } else sample = map!.get(name);
       value = sample === undefined ? Number.NaN : sample.value;
     }
     const has = !Number.isNaN(value);
     if (has) sampled++;
+    const state = cells !== null ? cells[i * CELLS]! : podState(pod);
     let group: string[] | null = null;
-    if (pod.deleting || pod.phase === "Failed")
-      group = groups.ignored = append(groups.ignored, pod.name);
-    else if (pod.phase === "Pending") group = groups.unready = append(groups.unready, pod.name);
+    if (state === IGNORED) group = groups.ignored = append(groups.ignored, pod.name);
+    else if (state === PENDING) group = groups.unready = append(groups.unready, pod.name);
     else if (!has) group = groups.missing = append(groups.missing, pod.name);
     else if (cpu) {
       let unready: boolean;
-      const condition = pod.ready;
-      if (condition === null || pod.startTime === null) unready = true;
-      else if (pod.startTime + settings.cpuInitializationPeriodMs > now) {
-        // Only young pods need the sample's time and window.
-        const timestamp = columns !== null ? columns.timestamps[i]! : sample!.timestamp;
-        const window = columns !== null ? columns.windows[i]! : sample!.window;
-        unready = condition.status === "False" || timestamp < condition.lastTransitionTime + window;
-      } else {
-        unready =
-          condition.status === "False" &&
-          pod.startTime + settings.initialReadinessDelayMs > condition.lastTransitionTime;
+      if (state === NOT_STARTED) unready = true;
+      else {
+        const startTime = cells !== null ? cells[i * CELLS + 1]! : pod.startTime!;
+        const transition = cells !== null ? cells[i * CELLS + 2]! : pod.ready!.lastTransitionTime;
+        if (startTime + settings.cpuInitializationPeriodMs > now) {
+          // Only young pods need the sample's time and window.
+          const timestamp = columns !== null ? columns.timestamps[i]! : sample!.timestamp;
+          const window = columns !== null ? columns.windows[i]! : sample!.window;
+          unready = state === READY_FALSE || timestamp < transition + window;
+        } else {
+          unready =
+            state === READY_FALSE && startTime + settings.initialReadinessDelayMs > transition;
+        }
       }
       if (unready) group = groups.unready = append(groups.unready, pod.name);
     }
@@ -238,6 +244,79 @@ function grouping(
     if (ready) ready[i] = group === null ? value : Number.NaN;
   }
   return { groups, sampled, columns };
+}
+
+// What grouping reads of a pod, as a code: ignored (deleting or Failed), Pending, no Ready
+// condition or start time, or the Ready condition's status.
+const IGNORED = 0;
+const PENDING = 1;
+const NOT_STARTED = 2;
+const READY_TRUE = 3;
+const READY_FALSE = 4;
+const READY_OTHER = 5;
+/** Cells per pod in PodListInfo.cells: the code, the start time and the Ready transition time. */
+const CELLS = 3;
+
+/** The pod's code (IGNORED…READY_OTHER). */
+function podState(pod: PodView): number {
+  if (pod.deleting || pod.phase === "Failed") return IGNORED;
+  if (pod.phase === "Pending") return PENDING;
+  const ready = pod.ready;
+  if (ready === null || pod.startTime === null) return NOT_STARTED;
+  return ready.status === "True"
+    ? READY_TRUE
+    : ready.status === "False"
+      ? READY_FALSE
+      : READY_OTHER;
+}
+
+/**
+ * What the calculator derives from one pod list, kept while the caller passes the same list:
+ * controllers pass one list from sync to sync while the pods stay the same. A sync then reads
+ * its pods' state from one array of numbers instead of from every PodView and its Ready
+ * condition (each a cold read: the other HPAs' syncs run in between), and their requests from
+ * a list computed once.
+ */
+interface PodListInfo {
+  /** The PodViews it was derived from: reused only for the very same ones (a caller may refill an array). */
+  pods: readonly PodView[];
+  /** CELLS numbers per pod (see IGNORED…READY_OTHER). */
+  cells: number[];
+  /** The last request list computed, and for what. */
+  requests: {
+    container: string;
+    resource: string;
+    podLevelResources: boolean;
+    list: readonly number[];
+  } | null;
+}
+
+const listInfos = new WeakMap<readonly PodView[], PodListInfo>();
+
+function listInfo(pods: readonly PodView[]): PodListInfo {
+  const cached = listInfos.get(pods);
+  if (cached !== undefined && sameViews(cached.pods, pods)) return cached;
+  const n = pods.length;
+  const cells: number[] = new Array<number>(n * CELLS).fill(0);
+  for (let i = 0; i < n; i++) {
+    const pod = pods[i]!;
+    const state = podState(pod);
+    cells[i * CELLS] = state;
+    if (state >= READY_TRUE) {
+      cells[i * CELLS + 1] = pod.startTime!;
+      cells[i * CELLS + 2] = pod.ready!.lastTransitionTime;
+    }
+  }
+  const info: PodListInfo = { pods: [...pods], cells, requests: null };
+  listInfos.set(pods, info);
+  return info;
+}
+
+/** Whether two pod lists hold the same PodViews in the same order (identity, not content). */
+function sameViews(seen: readonly PodView[], pods: readonly PodView[]): boolean {
+  if (seen.length !== pods.length) return false;
+  for (let i = 0; i < pods.length; i++) if (seen[i] !== pods[i]) return false;
+  return true;
 }
 
 export type RequestsResult =
@@ -271,40 +350,6 @@ const REQUEST_CACHE = Symbol("requests");
 type CachedPod = PodView & { [REQUEST_CACHE]?: Record<string, number | string> };
 
 /**
- * The last list computed for a pod list object: controllers pass the same list from sync to
- * sync while the pods stay the same. Reused only if it holds the very same PodViews, checked
- * one by one (a caller may refill an array), which costs far less than a lookup per pod.
- */
-interface ListCache {
-  container: string;
-  resource: string;
-  podLevelResources: boolean;
-  pods: PodView[];
-  requests: readonly number[];
-}
-const listCache = new WeakMap<readonly PodView[], ListCache>();
-
-function cachedList(
-  pods: readonly PodView[],
-  container: string,
-  resource: string,
-  podLevelResources: boolean,
-): readonly number[] | null {
-  const cached = listCache.get(pods);
-  if (
-    cached === undefined ||
-    cached.resource !== resource ||
-    cached.container !== container ||
-    cached.podLevelResources !== podLevelResources ||
-    cached.pods.length !== pods.length
-  )
-    return null;
-  const seen = cached.pods;
-  for (let i = 0; i < pods.length; i++) if (seen[i] !== pods[i]) return null;
-  return cached.requests;
-}
-
-/**
  * calculatePodRequests as a list aligned with `pods` (the hot path's form). The list returned
  * may be shared with other calls: callers only read it.
  */
@@ -314,8 +359,15 @@ export function podRequestList(
   resource: string,
   podLevelResources: boolean,
 ): RequestListResult {
-  const cached = cachedList(pods, container, resource, podLevelResources);
-  if (cached !== null) return { ok: true, requests: cached };
+  const info = listInfo(pods);
+  const cached = info.requests;
+  if (
+    cached !== null &&
+    cached.resource === resource &&
+    cached.container === container &&
+    cached.podLevelResources === podLevelResources
+  )
+    return { ok: true, requests: cached.list };
   const key = `${podLevelResources ? 1 : 0}/${resource}/${container}`;
   const requests = new Array<number>(pods.length);
   for (let i = 0; i < pods.length; i++) {
@@ -333,7 +385,7 @@ export function podRequestList(
     if (typeof request === "string") return { ok: false, error: request };
     requests[i] = request;
   }
-  listCache.set(pods, { container, resource, podLevelResources, pods: [...pods], requests });
+  info.requests = { container, resource, podLevelResources, list: requests };
   return { ok: true, requests };
 }
 
@@ -470,7 +522,7 @@ function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string
   if (pods.length === 0) {
     return { error: "no pods returned by selector while calculating replica count" };
   }
-  const ready = new Float64Array(pods.length);
+  const ready = readyBuffer(pods.length);
   const { groups, sampled, columns } = grouping(
     pods,
     samples,
@@ -497,6 +549,21 @@ function groupAndFilter(input: PodMetricInput): GroupedSamples | { error: string
 }
 
 const NONE_VALUES: readonly number[] = [];
+
+// A Float64Array's backing store is allocated outside the heap: one per sync cost more than the
+// grouping itself. Lists of up to 64 pods reuse one buffer per length (a calculation is done
+// with its buffer before the next begins, and none is kept in a result); longer ones are rare.
+const READY_BUFFERS: (Float64Array | undefined)[] = [];
+
+function readyBuffer(n: number): Float64Array {
+  if (n > 64) return new Float64Array(n);
+  let buffer = READY_BUFFERS[n];
+  if (buffer === undefined) {
+    buffer = new Float64Array(n);
+    READY_BUFFERS[n] = buffer;
+  }
+  return buffer;
+}
 
 function baseTrace(input: PodMetricInput, groups: PodGroups, usageRatio: number): CalculationTrace {
   return {

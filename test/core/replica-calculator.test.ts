@@ -185,6 +185,33 @@ describe("sample columns", () => {
   });
 });
 
+describe("groupPods over columns", () => {
+  it("reads each pod's state anew when the same list is refilled with other pods", () => {
+    const list = [pod({ name: "a" }), pod({ name: "b" })];
+    const columns = (): SampleColumns => ({
+      pods: list,
+      values: [100, 200],
+      timestamps: [t(-10), t(-10)],
+      windows: [30_000, 30_000],
+      extra: [],
+    });
+    assert.deepEqual(
+      { ...groupPods(list, columns(), "cpu", readiness, t(0)) },
+      { readyPodCount: 2, unready: [], missing: [], ignored: [] },
+    );
+    // In place: b is now terminating, and a third pod has not started.
+    list[1] = pod({ name: "b", deleting: true });
+    list.push(pod({ name: "c", phase: "Pending" }));
+    const refilled = { ...columns(), values: [100, 200, Number.NaN] };
+    refilled.timestamps.push(0);
+    refilled.windows.push(0);
+    assert.deepEqual(
+      { ...groupPods(list, refilled, "cpu", readiness, t(0)) },
+      { readyPodCount: 1, unready: ["c"], missing: [], ignored: ["b"] },
+    );
+  });
+});
+
 describe("samples by name and aligned columns give the same calculation", () => {
   // Pods of every kind (ready, young, unready, pending, deleting, failed), each with or without
   // a sample, plus samples of pods not listed: the calculator must not care how they came.
