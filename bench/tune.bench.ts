@@ -5,7 +5,7 @@
 // Goals (issue #17):
 // ≤ 60 s with 2 jobs on a 2-core machine, speed-up ≥ 1.8×. Flags: --candidates=N (a smaller
 // grid, same shape), --jobs=1,2.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseObjective } from "../src/sim/tune/objective.js";
@@ -71,21 +71,74 @@ const space = parseSearchSpace(SPACE, "bench");
 const objective = parseObjective("podHours", "minimize");
 if (!space.ok || !objective.ok) throw new Error("bench inputs do not parse");
 
+/** CPU time (ms) of each of this process's threads, from /proc; null where there is none. */
+function threadCpuMs(): Map<number, number> | null {
+  let tids: string[];
+  try {
+    tids = readdirSync("/proc/self/task");
+  } catch {
+    return null;
+  }
+  const out = new Map<number, number>();
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+// USER_HZ: 100 on every Linux architecture Node runs on.
+const TICKS_PER_SECOND = 100;
+
+/** Samples every thread's CPU time while `run` runs: worker threads are gone once it returns. */
+async function cpuByThread<T>(run: (sample: () => void) => Promise<T>) {
+  const before = threadCpuMs();
+  const latest = new Map(before);
+  const sample = () => {
+    for (const [tid, ms] of threadCpuMs() ?? []) latest.set(tid, ms);
+  };
+  const timer = setInterval(sample, 50);
+  try {
+    const result = await run(sample);
+    sample();
+    if (before === null) return { result, split: null };
+    const split = { main: 0, workers: 0, helpers: 0 };
+    for (const [tid, ms] of latest) {
+      const used = ms - (before.get(tid) ?? 0);
+      if (tid === process.pid) split.main += used;
+      else if (before.has(tid)) split.helpers += used;
+      else split.workers += used;
+    }
+    return { result, split };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 const seconds: Record<number, number> = {};
 let reference: string | null = null;
 for (const jobs of jobList) {
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const result = await tune({
-    base: { text: SCENARIO, file, baseDir: dir, sets: [] },
-    entries: space.entries,
-    objective: objective.objective,
-    constraints: [],
-    strategy: "grid",
-    budget: candidates,
-    searchSeed: 1,
-    jobs,
-  });
+  const { result, split } = await cpuByThread((sample) =>
+    tune({
+      base: { text: SCENARIO, file, baseDir: dir, sets: [] },
+      entries: space.entries,
+      objective: objective.objective,
+      constraints: [],
+      strategy: "grid",
+      budget: candidates,
+      searchSeed: 1,
+      jobs,
+      // A worker thread's last CPU time is read before the pool ends it.
+      progress: sample,
+    }),
+  );
   const s = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const cpuMsPerRun = (cpu.user + cpu.system) / 1000 / result.runs;
@@ -94,8 +147,12 @@ for (const jobs of jobList) {
   if (reference !== null && ranking !== reference)
     throw new Error(`jobs=${jobs} ranked differently`);
   reference = ranking;
+  const where =
+    split === null
+      ? ""
+      : ` (this thread ${(split.main / 1000).toFixed(1)} s, workers ${(split.workers / 1000).toFixed(1)} s, V8 helper threads ${(split.helpers / 1000).toFixed(1)} s)`;
   console.log(
-    `jobs=${jobs}: ${result.runs} simulations of 24 h in ${s.toFixed(1)} s (${(result.runs / s).toFixed(2)}/s), ${cpuMsPerRun.toFixed(0)} ms CPU each; best ${result.rows[0]?.sets.join(" ")}`,
+    `jobs=${jobs}: ${result.runs} simulations of 24 h in ${s.toFixed(1)} s (${(result.runs / s).toFixed(2)}/s), ${cpuMsPerRun.toFixed(0)} ms CPU each${where}; best ${result.rows[0]?.sets.join(" ")}`,
   );
 }
 if (seconds[1] !== undefined && seconds[2] !== undefined)
