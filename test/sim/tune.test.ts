@@ -2,14 +2,18 @@
 // example scenario — ranked by the objective under the constraints, the same whatever --jobs,
 // and a winning patch that, applied to the manifest, reproduces the winner's result.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
+import { promisify } from "node:util";
+import { Worker } from "node:worker_threads";
 import { parseAllDocuments, parse as parseYaml, stringify } from "yaml";
 import { mergePatch } from "../../src/api/patch/merge-patch.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { type TuneCommandOptions, tuneCommand } from "../../src/cli/tune.js";
+import { evaluateTask, type TaskOutcome } from "../../src/sim/tune/evaluate.js";
 import { TunePool } from "../../src/sim/tune/pool.js";
 import { expandRange, gridPoint, parseSearchSpace, spaceSize } from "../../src/sim/tune/space.js";
 
@@ -352,6 +356,47 @@ describe("the pool with two jobs", () => {
     for (const [i, o] of outcomes.entries()) {
       assert.equal(o.ok, i !== 3, JSON.stringify(o).slice(0, 200));
       if (o.ok) assert.equal(o.durationMs, tasks[i]!.durationMs);
+    }
+  });
+});
+
+describe("the bundled worker (npm run build)", () => {
+  it("is one file that answers tasks exactly as the in-process evaluation does", async () => {
+    const outfile = join(scratch, "worker.js");
+    await promisify(execFile)(process.execPath, [
+      join(import.meta.dirname, "../../scripts/bundle-tune-worker.mjs"),
+      outfile,
+    ]);
+    const text = readFileSync(outfile, "utf8");
+    // Only Node's own modules are imported: the project and its packages are inside.
+    const imports = [...text.matchAll(/^import .* from "([^"]+)";/gm)].map((m) => m[1]);
+    assert.ok(imports.length > 0);
+    for (const name of imports) assert.match(name!, /^node:/);
+    const file = example("scale-down-policies.yaml");
+    const base = { text: readFileSync(file, "utf8"), file, baseDir: dirname(file), sets: [] };
+    const tasks = [
+      { id: 1, sets: ["hpa/web:spec.minReplicas=12"], durationMs: 20 * 60_000 },
+      { id: 2, sets: ["hpa/nope:spec.minReplicas=2"] },
+    ];
+    const worker = new Worker(outfile, { workerData: base });
+    try {
+      const answers: TaskOutcome[] = [];
+      const all = new Promise<void>((resolve, reject) => {
+        worker.on("error", reject);
+        worker.on("message", (outcome: TaskOutcome) => {
+          answers.push(outcome);
+          if (answers.length === tasks.length) resolve();
+        });
+      });
+      for (const task of tasks) worker.postMessage(task);
+      await all;
+      const expected = [];
+      for (const task of tasks) expected.push(await evaluateTask(base, task));
+      assert.equal(expected[0]?.ok, true);
+      assert.equal(expected[1]?.ok, false);
+      assert.deepEqual(answers, expected);
+    } finally {
+      await worker.terminate();
     }
   });
 });
