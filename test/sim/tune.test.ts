@@ -360,6 +360,27 @@ describe("the pool with two jobs", () => {
   });
 });
 
+describe("the pool's last tasks", () => {
+  it("go to whichever worker is free, not behind another worker's running task", async () => {
+    const file = example("scale-down-policies.yaml");
+    const pool = new TunePool(
+      { text: readFileSync(file, "utf8"), file, baseDir: dirname(file), sets: [] },
+      2,
+    );
+    const finished: number[] = [];
+    // Task 0 (6 hours) keeps one worker busy; the other runs task 1 (10 seconds), then task 2,
+    // which a worker holding it behind task 0 would only start after that.
+    const lengths = [6 * 3600_000, 10_000, 10_000];
+    await Promise.all(
+      lengths.map((durationMs, id) =>
+        pool.run({ id, sets: [], durationMs }).then(() => finished.push(id)),
+      ),
+    );
+    await pool.close();
+    assert.deepEqual(finished, [1, 2, 0]);
+  });
+});
+
 describe("the bundled worker (npm run build)", () => {
   it("is one file that answers tasks exactly as the in-process evaluation does", async () => {
     const outfile = join(scratch, "worker.js");

@@ -64,11 +64,16 @@ export class TunePool {
     await Promise.all(this.#all.map((w) => w.terminate()));
   }
 
-  /** Sends queued tasks to the least loaded workers, up to two each (one running, one next). */
+  /**
+   * Sends queued tasks to the least loaded workers, up to two each (one running, one next). A
+   * worker gets a next task only while one is queued for every worker: the last few go to
+   * whichever worker is free first, instead of waiting behind another worker's running one.
+   */
   #next(): void {
     for (let depth = 1; depth <= 2; depth++) {
       for (const [worker, sent] of this.#sent) {
         if (this.#queue.length === 0) return;
+        if (depth === 2 && this.#queue.length < this.#sent.size) return;
         if (sent.length >= depth) continue;
         const pending = this.#queue.shift()!;
         sent.push(pending);
