@@ -95,29 +95,27 @@ function threadCpuMs(): Map<number, number> | null {
 // USER_HZ: 100 on every Linux architecture Node runs on.
 const TICKS_PER_SECOND = 100;
 
-/** Samples every thread's CPU time while `run` runs: worker threads are gone once it returns. */
+/**
+ * Each kind of thread's CPU time over `run`. Worker threads end before `run` returns, so `run`
+ * calls `sample` once their work is done; reading /proc more often would itself take CPU.
+ */
 async function cpuByThread<T>(run: (sample: () => void) => Promise<T>) {
   const before = threadCpuMs();
   const latest = new Map(before);
   const sample = () => {
     for (const [tid, ms] of threadCpuMs() ?? []) latest.set(tid, ms);
   };
-  const timer = setInterval(sample, 50);
-  try {
-    const result = await run(sample);
-    sample();
-    if (before === null) return { result, split: null };
-    const split = { main: 0, workers: 0, helpers: 0 };
-    for (const [tid, ms] of latest) {
-      const used = ms - (before.get(tid) ?? 0);
-      if (tid === process.pid) split.main += used;
-      else if (before.has(tid)) split.helpers += used;
-      else split.workers += used;
-    }
-    return { result, split };
-  } finally {
-    clearInterval(timer);
+  const result = await run(sample);
+  sample();
+  if (before === null) return { result, split: null };
+  const split = { main: 0, workers: 0, helpers: 0 };
+  for (const [tid, ms] of latest) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid === process.pid) split.main += used;
+    else if (before.has(tid)) split.helpers += used;
+    else split.workers += used;
   }
+  return { result, split };
 }
 
 const seconds: Record<number, number> = {};
@@ -135,8 +133,10 @@ for (const jobs of jobList) {
       budget: candidates,
       searchSeed: 1,
       jobs,
-      // A worker thread's last CPU time is read before the pool ends it.
-      progress: sample,
+      // The workers' CPU time, read after the last answer and before the pool ends them.
+      progress: (done, total) => {
+        if (done === total) sample();
+      },
     }),
   );
   const s = (performance.now() - started) / 1000;
