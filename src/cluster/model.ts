@@ -317,7 +317,7 @@ export class Workload {
 /** The pods of one namespace matching one selector, kept up to date as pods come and go. */
 export class SelectorEntry {
   readonly members = new Set<PodRecord>();
-  views: PodView[] | null = null;
+  views: readonly PodView[] | null = null;
   /** `members` as an array for the metrics' loops; null after the membership changed. */
   records: PodRecord[] | null = null;
   /** The metrics pipeline's sample columns per metric, refilled at each observation. */
@@ -333,11 +333,12 @@ export class SelectorEntry {
     return this.records;
   }
 
+  /** The members' views, frozen: the calculator then trusts its per-list cache without a check. */
   podViews(): readonly PodView[] {
     if (this.views === null) {
       const views: PodView[] = [];
       for (const pod of this.members) views.push(pod.view);
-      this.views = views;
+      this.views = Object.freeze(views);
     }
     return this.views;
   }

@@ -295,7 +295,9 @@ const listInfos = new WeakMap<readonly PodView[], PodListInfo>();
 
 function listInfo(pods: readonly PodView[]): PodListInfo {
   const cached = listInfos.get(pods);
-  if (cached !== undefined && sameViews(cached.pods, pods)) return cached;
+  // A frozen list cannot have been refilled: no need to compare it pod by pod (nor to copy it).
+  const frozen = Object.isFrozen(pods);
+  if (cached !== undefined && (frozen || sameViews(cached.pods, pods))) return cached;
   const n = pods.length;
   const cells: number[] = new Array<number>(n * CELLS).fill(0);
   for (let i = 0; i < n; i++) {
@@ -307,7 +309,7 @@ function listInfo(pods: readonly PodView[]): PodListInfo {
       cells[i * CELLS + 2] = pod.ready!.lastTransitionTime;
     }
   }
-  const info: PodListInfo = { pods: [...pods], cells, requests: null };
+  const info: PodListInfo = { pods: frozen ? pods : [...pods], cells, requests: null };
   listInfos.set(pods, info);
   return info;
 }

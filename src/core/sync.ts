@@ -10,7 +10,7 @@ import type {
 } from "../api/types.js";
 import { formatTime, setCondition } from "./conditions.js";
 import type { ControllerConfig } from "./config.js";
-import type { HpaHistory } from "./history.js";
+import { type HpaHistory, withRecommendations } from "./history.js";
 import { jsonEqual } from "./json.js";
 import {
   clampLegacy,
@@ -446,11 +446,26 @@ function computeMetrics(
     "ScalingActive",
     "True",
     "ValidMetricFound",
-    `the HPA was able to successfully calculate a replica count from ${outcome.metric}`,
+    validMetricMessage(outcome.metric),
     nowText,
   );
   outcome.replicas = replicas;
   return outcome;
+}
+
+// The message per metric description, so that an unchanged condition holds the very string
+// the stored status holds (the status comparison then compares no characters). Bounded: the
+// descriptions are the HPAs' metrics, and a controller whose HPAs change forever starts over.
+const validMetricMessages = new Map<string, string>();
+
+function validMetricMessage(metric: string): string {
+  let message = validMetricMessages.get(metric);
+  if (message === undefined) {
+    if (validMetricMessages.size >= 1024) validMetricMessages.clear();
+    message = `the HPA was able to successfully calculate a replica count from ${metric}`;
+    validMetricMessages.set(metric, message);
+  }
+  return message;
 }
 
 function normalizeLegacy(
@@ -468,7 +483,7 @@ function normalizeLegacy(
     config.downscaleStabilizationWindowMs,
     now,
   );
-  decision.history = { ...history, recommendations: stabilization.recommendations };
+  decision.history = withRecommendations(history, stabilization.recommendations);
   const stabilizationReason =
     stabilization.stabilized !== recommendation ? "ScaleDownStabilized" : "ReadyForNewScale";
   setCondition(
@@ -542,7 +557,7 @@ function normalizeWithBehavior(
     scaleDownWindowSeconds: scaleDown.stabilizationWindowSeconds,
     now,
   });
-  decision.history = { ...history, recommendations: stabilization.recommendations };
+  decision.history = withRecommendations(history, stabilization.recommendations);
   setCondition(
     decision.conditions,
     "AbleToScale",

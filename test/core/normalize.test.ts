@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { EMPTY_HISTORY, type HpaHistory, withRecommendations } from "../../src/core/history.js";
 import {
   clampLegacy,
   clampWithBehavior,
@@ -286,4 +287,28 @@ describe("properties", () => {
       ),
     );
   });
+});
+
+describe("withRecommendations", () => {
+  const recommendations = [{ replicas: 3, timestamp: NOW }];
+  const cases: { name: string; history: HpaHistory }[] = [
+    { name: "upstream's fields only", history: EMPTY_HISTORY },
+    {
+      name: "with every extension's field, one of them explicitly undefined",
+      history: {
+        ...EMPTY_HISTORY,
+        fallback: { failures: 2, active: false },
+        scaleToZero: { lastActiveTime: null },
+        scheduledFloor: 0,
+        overrides: undefined,
+      },
+    },
+  ];
+  for (const c of cases) {
+    it(`is the spread with new recommendations: ${c.name}`, () => {
+      const next = withRecommendations(c.history, recommendations);
+      assert.deepStrictEqual(next, { ...c.history, recommendations });
+      assert.deepEqual(Object.keys(next).sort(), Object.keys(c.history).sort());
+    });
+  }
 });

@@ -1,7 +1,7 @@
 // ContainerResource metrics: one named container's usage and requests, from metrics.k8s.io.
 import type { MetricSpec } from "../../api/types.js";
 import { errorOf } from "./resource.js";
-import { calculateResource, describeTarget } from "./resource-usage.js";
+import { calculateResource, describeResourceMetric, describeTarget } from "./resource-usage.js";
 import {
   failure,
   type MetricContext,
@@ -44,9 +44,7 @@ export const containerResourceSource: MetricSourceModule = {
         `failed to get ${source.container} container metric value: ${result.error}`,
       );
     }
-    const description = result.averageValueTarget
-      ? `${source.name} resource`
-      : `${source.name} container resource utilization (percentage of request)`;
+    const description = describeResourceMetric(source, true, result.averageValueTarget);
     return {
       ok: true,
       replicas: result.calculation.replicas,

@@ -143,6 +143,29 @@ export function calculateResource(
   };
 }
 
+const descriptions = new WeakMap<object, { value: string; utilization: string }>();
+
+/**
+ * The metric's description ("cpu resource utilization (percentage of request)"), one string
+ * per spec object: the ValidMetricFound message holds it, and a string built anew at every
+ * sync had to be flattened and compared character by character with the stored status's.
+ */
+export function describeResourceMetric(
+  source: { name: string },
+  container: boolean,
+  averageValueTarget: boolean,
+): string {
+  let described = descriptions.get(source);
+  if (described === undefined) {
+    described = {
+      value: `${source.name} resource`,
+      utilization: `${source.name}${container ? " container" : ""} resource utilization (percentage of request)`,
+    };
+    descriptions.set(source, described);
+  }
+  return averageValueTarget ? described.value : described.utilization;
+}
+
 const describedTargets = new WeakMap<MetricTarget, { type: string; value: string }>();
 
 /** The target as the trace shows it ("50%", "500m"), computed once per spec object. */

@@ -1,6 +1,6 @@
 // Resource metrics (cpu, memory) of the whole pod, from metrics.k8s.io.
 import type { MetricSpec } from "../../api/types.js";
-import { calculateResource, describeTarget } from "./resource-usage.js";
+import { calculateResource, describeResourceMetric, describeTarget } from "./resource-usage.js";
 import {
   failure,
   type MetricContext,
@@ -32,9 +32,7 @@ export const resourceSource: MetricSourceModule = {
         `failed to get ${source.name} resource metric value: ${message}`,
       );
     }
-    const description = result.averageValueTarget
-      ? `${source.name} resource`
-      : `${source.name} resource utilization (percentage of request)`;
+    const description = describeResourceMetric(source, false, result.averageValueTarget);
     return {
       ok: true,
       replicas: result.calculation.replicas,
