@@ -17,13 +17,15 @@ import type {
   ClusterModel,
   ExternalMetricModel,
   ObjectMetricModel,
+  PodLifecycleModel,
   PodsMetricModel,
+  UsageModel,
 } from "./cluster-model.js";
 import { groupOf, pluralOf } from "./kinds.js";
-import type { PodRecord, SelectorEntry, Workload } from "./model.js";
+import type { EntryUsage, PodRecord, SelectorEntry, Workload } from "./model.js";
 import { noise, noiseBits, streamSeed } from "./random.js";
 import { trafficAt } from "./traffic.js";
-import { cpuModel, servedPerPod } from "./usage.js";
+import { cpuAt, servedPerPod } from "./usage.js";
 
 export type MetricsApi = "resource" | "custom" | "external";
 
@@ -192,25 +194,129 @@ export class MetricsPipeline {
     if (k < 0) return false;
     if (pod.usageScrape === k) return pod.hasUsage;
     pod.usageScrape = k;
+    pod.hasUsage = this.#compute(
+      pod.runningAt ?? Number.NaN,
+      pod.failedAt ?? Number.NaN,
+      pod.completesAt ?? Number.NaN,
+      pod.readyAt ?? Number.NaN,
+      pod.deletingAt ?? Number.NaN,
+      pod.seed,
+      pod.workload,
+      pod.usage,
+      pod.lifecycle.startupCpuBurst,
+    );
+    if (pod.hasUsage) {
+      pod.cpuMilli = this.#cpuMilli;
+      pod.memoryMilli = this.#memoryMilli;
+    }
+    return pod.hasUsage;
+  }
+
+  // The outputs of #compute (no object per pod and scrape).
+  #cpuMilli = 0;
+  #memoryMilli = 0;
+
+  /**
+   * A pod's usage at the latest scrape from what the usage model reads of it (times NaN: not
+   * reached), into #cpuMilli and #memoryMilli: false when the scrape did not see its containers
+   * running (as PodRecord.containersRunningAt, and servingAt for its traffic).
+   */
+  #compute(
+    runningAt: number,
+    failedAt: number,
+    completesAt: number,
+    readyAt: number,
+    deletingAt: number,
+    seed: number,
+    workload: Workload | null,
+    usage: UsageModel,
+    burst: PodLifecycleModel["startupCpuBurst"],
+  ): boolean {
+    const k = this.scrapeIndex;
     const t = this.lastScrapeAt;
-    pod.hasUsage = pod.containersRunningAt(t);
-    if (!pod.hasUsage) return false;
-    const workload = pod.workload;
-    const served = workload !== null && pod.servingAt(t) ? (this.#served(workload, k) ?? 0) : 0;
-    const jitter = pod.usage.jitter;
+    if (!(runningAt < t) || failedAt <= t || completesAt <= t) return false;
+    const serving = readyAt <= t && !(deletingAt <= t);
+    const served = workload !== null && serving ? (this.#served(workload, k) ?? 0) : 0;
+    const jitter = usage.jitter;
     let cpuFactor = 1;
     let memFactor = 1;
     if (jitter > 0) {
       // One draw per pod and scrape: 16 bits each for cpu and memory.
-      const h = noiseBits(pod.seed, k);
+      const h = noiseBits(seed, k);
       cpuFactor = 1 + jitter * ((h >>> 16) / 32768 - 1);
       memFactor = 1 + jitter * ((h & 0xffff) / 32768 - 1);
     }
-    pod.cpuMilli = Math.ceil(cpuModel(pod, served, t, cpuFactor));
-    const memory = pod.usage.memory;
+    this.#cpuMilli = Math.ceil(cpuAt(usage, burst, runningAt, served, t, cpuFactor));
+    const memory = usage.memory;
     const bytes = (memory.baseBytes + memory.bytesPerRps * served) * memFactor;
-    pod.memoryMilli = bytes > 0 ? Math.round(bytes) * 1000 : 0;
+    this.#memoryMilli = bytes > 0 ? Math.round(bytes) * 1000 : 0;
     return true;
+  }
+
+  /**
+   * The usage of every member of the entry at the latest scrape, computed once per scrape from
+   * the columns of what the usage model reads of them (read from the pod records when the
+   * entry's pod list changed): a sync reads a few arrays instead of every cold pod record.
+   * Those fields change only with a pod's stage, which rebuilds its view and so the list.
+   */
+  #entryUsage(entry: SelectorEntry): EntryUsage {
+    const views = entry.podViews();
+    let table = entry.usage;
+    if (table === null || table.views !== views) {
+      const members = entry.memberList();
+      const n = members.length;
+      const times = new Array<number>(n * 5).fill(0.5);
+      table = {
+        views,
+        times,
+        seeds: [],
+        workloads: [],
+        usages: [],
+        bursts: [],
+        containers: [],
+        scrape: -1,
+        has: new Array<boolean>(n).fill(false),
+        cpuMilli: new Array<number>(n).fill(0),
+        memoryMilli: new Array<number>(n).fill(0.5),
+      };
+      for (let i = 0; i < n; i++) {
+        const pod = members[i]!;
+        times[i * 5] = pod.runningAt ?? Number.NaN;
+        times[i * 5 + 1] = pod.failedAt ?? Number.NaN;
+        times[i * 5 + 2] = pod.completesAt ?? Number.NaN;
+        times[i * 5 + 3] = pod.readyAt ?? Number.NaN;
+        times[i * 5 + 4] = pod.deletingAt ?? Number.NaN;
+        table.seeds.push(pod.seed);
+        table.workloads.push(pod.workload);
+        table.usages.push(pod.usage);
+        table.bursts.push(pod.lifecycle.startupCpuBurst);
+        table.containers.push(pod.template.containerNames.length > 0);
+      }
+      entry.usage = table;
+    }
+    const k = this.scrapeIndex;
+    if (table.scrape !== k && k >= 0) {
+      const { times, has, cpuMilli, memoryMilli } = table;
+      for (let i = 0; i < has.length; i++) {
+        has[i] = this.#compute(
+          times[i * 5]!,
+          times[i * 5 + 1]!,
+          times[i * 5 + 2]!,
+          times[i * 5 + 3]!,
+          times[i * 5 + 4]!,
+          table.seeds[i]!,
+          table.workloads[i]!,
+          table.usages[i]!,
+          table.bursts[i]!,
+        );
+        if (has[i]) {
+          cpuMilli[i] = this.#cpuMilli;
+          memoryMilli[i] = this.#memoryMilli;
+        }
+      }
+      table.scrape = k;
+    }
+    return table;
   }
 
   /**
@@ -339,20 +445,19 @@ export class MetricsPipeline {
           // container reports both), in columns aligned with the pods port's list.
           const samples = this.#columns(entry, name);
           const { values, timestamps, windows } = samples;
-          const members = entry.memberList();
-          const cpu = name === "cpu";
+          const usage = this.#entryUsage(entry);
+          const used = name === "cpu" ? usage.cpuMilli : usage.memoryMilli;
+          const { has, containers } = usage;
           let scraped = 0;
-          for (let i = 0; i < members.length; i++) {
-            const pod = members[i]!;
-            const has = this.#usage(pod);
-            if (has) scraped++;
-            if (!has || pod.template.containerNames.length === 0) {
+          for (let i = 0; i < values.length; i++) {
+            if (has[i]) scraped++;
+            if (!has[i] || !containers[i]) {
               values[i] = Number.NaN;
               timestamps[i] = 0;
               windows[i] = 0;
               continue;
             }
-            values[i] = cpu ? pod.cpuMilli : pod.memoryMilli;
+            values[i] = used[i]!;
             timestamps[i] = this.lastScrapeAt;
             windows[i] = this.resolution;
           }

@@ -315,6 +315,26 @@ export class Workload {
 }
 
 /** The pods of one namespace matching one selector, kept up to date as pods come and go. */
+/**
+ * What the usage model reads of each member of a selector entry, in columns aligned with its
+ * pod list (`views`), and the members' usage at scrape `scrape` (MetricsPipeline).
+ */
+export interface EntryUsage {
+  views: readonly PodView[];
+  /** Per pod: runningAt, failedAt, completesAt, readyAt, deletingAt (NaN: null). */
+  times: number[];
+  seeds: number[];
+  workloads: (Workload | null)[];
+  usages: UsageModel[];
+  bursts: PodLifecycleModel["startupCpuBurst"][];
+  /** The pod has containers (none: it reports no metric). */
+  containers: boolean[];
+  scrape: number;
+  has: boolean[];
+  cpuMilli: number[];
+  memoryMilli: number[];
+}
+
 export class SelectorEntry {
   readonly members = new Set<PodRecord>();
   views: readonly PodView[] | null = null;
@@ -322,6 +342,8 @@ export class SelectorEntry {
   records: PodRecord[] | null = null;
   /** The metrics pipeline's sample columns per metric, refilled at each observation. */
   readonly columns = new Map<string, SampleColumns>();
+  /** The metrics pipeline's usage of the members, for the list `views` was. */
+  usage: EntryUsage | null = null;
 
   constructor(
     readonly namespace: string,

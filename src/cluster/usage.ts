@@ -1,5 +1,5 @@
 // The usage model: how a workload's load turns into each pod's traffic and CPU.
-import type { UsageModel } from "./cluster-model.js";
+import type { PodLifecycleModel, UsageModel } from "./cluster-model.js";
 import type { PodRecord } from "./model.js";
 
 /** Requests/s each ready pod serves: an even share of the demand, capped at its capacity. */
@@ -14,17 +14,28 @@ export function servedPerPod(demand: number, ready: number, capacityRps: number 
  * burst), times the jitter factor, capped at the limit.
  */
 export function cpuModel(pod: PodRecord, served: number, t: number, factor = 1): number {
-  const cpu = pod.usage.cpu;
+  return cpuAt(
+    pod.usage,
+    pod.lifecycle.startupCpuBurst,
+    pod.runningAt ?? Number.NaN,
+    served,
+    t,
+    factor,
+  );
+}
+
+/** cpuModel from the fields it reads (`runningAt` NaN: not started). */
+export function cpuAt(
+  usage: UsageModel,
+  burst: PodLifecycleModel["startupCpuBurst"],
+  runningAt: number,
+  served: number,
+  t: number,
+  factor: number,
+): number {
+  const cpu = usage.cpu;
   let milli = cpu.baseMilli + cpu.milliPerRps * served;
-  const burst = pod.lifecycle.startupCpuBurst;
-  if (
-    burst &&
-    pod.runningAt !== null &&
-    t >= pod.runningAt &&
-    t < pod.runningAt + burst.durationMs
-  ) {
-    milli += burst.milli;
-  }
+  if (burst && t >= runningAt && t < runningAt + burst.durationMs) milli += burst.milli;
   milli *= factor;
   if (milli < 0) milli = 0;
   return cpu.limitMilli !== null ? Math.min(milli, cpu.limitMilli) : milli;

@@ -176,6 +176,43 @@ describe("metrics-server samples", () => {
   });
 });
 
+describe("a selector's samples and each pod's PodMetrics item", () => {
+  test("agree at every scrape, through starts, startup bursts, scale-ups and terminations", async () => {
+    const c = cluster(
+      scenario({
+        cluster: { capacityPods: null, metricsResolutionMs: 5000 },
+        workloads: [
+          workloadModel({
+            pod: lifecycle({ startupCpuBurst: { milli: 300, durationMs: 12_000 } }),
+            usage: usage({ jitter: 0.2, memory: { baseBytes: 100_000_000, bytesPerRps: 1e6 } }),
+            traffic: [{ type: "constant", rps: 30 }],
+          }),
+        ],
+      }),
+    );
+    c.create(deployment({ replicas: 2 }));
+    let compared = 0;
+    for (let second = 0; second <= 240; second += 5) {
+      if (second === 60) c.scaleWorkload("default", "Deployment", "web", 5);
+      if (second === 150) c.scaleWorkload("default", "Deployment", "web", 1);
+      c.advanceTo(at(second));
+      // The selector's path first (it computes the whole entry), then each pod's own.
+      const observed = [await observe(c, CPU), await observe(c, MEMORY)];
+      const bySelector = observed.map((o) => (o.kind === "error" ? new Map() : samplesOf(o)));
+      const pods = c.workloadOf(WEB)!.owners.flatMap((owner) => [...owner.pods]);
+      for (const pod of pods) {
+        const item = c.metrics.podItem(pod);
+        const cpu = bySelector[0]!.get(pod.name)?.value;
+        const memory = bySelector[1]!.get(pod.name)?.value;
+        assert.equal(cpu, item?.containers[0]?.usage.cpu, `${pod.name} cpu at ${second}s`);
+        assert.equal(memory, item?.containers[0]?.usage.memory, `${pod.name} memory at ${second}s`);
+        if (item) compared++;
+      }
+    }
+    assert.ok(compared > 100, `${compared} samples compared`);
+  });
+});
+
 describe("custom and external metrics", () => {
   const podsMetric = {
     name: "http_requests",

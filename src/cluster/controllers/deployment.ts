@@ -54,6 +54,20 @@ interface DeploymentSpec {
  * template it came from, so nulls and empty `resources` are left out.
  */
 export function templateHash(template: unknown): string {
+  // Stored objects are replaced, never changed in place: a template keeps its hash, and a
+  // scale (a new spec around the same template) does not hash it again.
+  if (template === null || typeof template !== "object") return hashTemplate(template);
+  let hash = templateHashes.get(template);
+  if (hash === undefined) {
+    hash = hashTemplate(template);
+    templateHashes.set(template, hash);
+  }
+  return hash;
+}
+
+const templateHashes = new WeakMap<object, string>();
+
+function hashTemplate(template: unknown): string {
   return safeEncode(String(hashString(stableStringify(withoutNulls(template ?? {})))));
 }
 
