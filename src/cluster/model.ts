@@ -149,6 +149,8 @@ export class PodRecord {
   rateScrape = -1;
   rateWindow = 0;
   rate: number | null = null;
+  /** `namespace/name`, made once (it keys the cluster's maps). */
+  readonly key: string;
 
   constructor(
     readonly namespace: string,
@@ -166,10 +168,8 @@ export class PodRecord {
     readonly ordinal: number,
     /** The owner's template hash / revision this pod was created from. */
     readonly revision: string,
-  ) {}
-
-  get key(): string {
-    return `${this.namespace}/${this.name}`;
+  ) {
+    this.key = `${namespace}/${name}`;
   }
 
   /** Counts toward its controller's replicas: not terminating, failed nor succeeded. */
@@ -216,6 +216,8 @@ export class PodOwner {
   template: TemplateInfo;
   templateHash: string;
   readonly names: Random;
+  /** `namespace/Kind/name`, made once (it keys the cluster's maps). */
+  readonly key: string;
 
   constructor(
     readonly kind: "ReplicaSet" | "ReplicationController" | "StatefulSet" | "DaemonSet" | "Job",
@@ -232,10 +234,7 @@ export class PodOwner {
     this.template = template;
     this.templateHash = templateHash;
     this.names = new Random(nameSeed);
-  }
-
-  get key(): string {
-    return `${this.namespace}/${this.kind}/${this.name}`;
+    this.key = `${namespace}/${kind}/${name}`;
   }
 
   get specReplicas(): number {
@@ -279,6 +278,8 @@ export class Workload {
   /** workloadMetrics cache: the scrape it was computed for. */
   metricsScrape = -1;
   metricsCache: Record<string, number> = {};
+  /** `namespace/Kind/name`, made once (it keys the cluster's maps). */
+  readonly key: string;
 
   constructor(
     readonly kind:
@@ -295,10 +296,8 @@ export class Workload {
     public traffic: TrafficModel[],
     readonly ring: ScrapeRing,
     readonly seed: number,
-  ) {}
-
-  get key(): string {
-    return `${this.namespace}/${this.kind}/${this.name}`;
+  ) {
+    this.key = `${namespace}/${kind}/${name}`;
   }
 
   readyCount(): number {

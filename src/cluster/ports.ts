@@ -8,7 +8,7 @@ import type {
   HorizontalPodAutoscalerStatus,
   KubeObject,
 } from "../api/types.js";
-import { customScalePaths, isCustomKind } from "../apiserver/kinds/custom.js";
+import { customGeneration, customScalePaths, isCustomKind } from "../apiserver/kinds/custom.js";
 import { kindDefinition } from "../apiserver/kinds/registry.js";
 import type {
   ControllerPorts,
@@ -84,6 +84,19 @@ function lookupKind(ref: CrossVersionObjectReference): Lookup {
   };
 }
 
+// A scaleTargetRef (part of a stored HPA: never changed in place) resolves to the same kind
+// until the custom kinds change: once per ref and generation, not at every sync.
+const lookups = new WeakMap<CrossVersionObjectReference, { generation: number; lookup: Lookup }>();
+
+function cachedLookupKind(ref: CrossVersionObjectReference): Lookup {
+  const generation = customGeneration();
+  const cached = lookups.get(ref);
+  if (cached !== undefined && cached.generation === generation) return cached.lookup;
+  const lookup = lookupKind(ref);
+  lookups.set(ref, { generation, lookup });
+  return lookup;
+}
+
 // Stored objects are replaced on every write, never changed in place: each one's scale (its
 // selector formatted) is derived once, not at every sync of the HPAs that read it.
 const scales = new WeakMap<KubeObject, ScaleView>();
@@ -91,7 +104,7 @@ const scales = new WeakMap<KubeObject, ScaleView>();
 export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
   return {
     getScale(namespace, ref): PortResult<ScaleView> {
-      const kind = lookupKind(ref);
+      const kind = cachedLookupKind(ref);
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const object = cluster.store.get(kind.kind, namespace, ref.name);
       if (!object) {
@@ -105,7 +118,7 @@ export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
       return { ok: true, value: scale };
     },
     updateScale(namespace, ref, replicas): PortResult<void> {
-      const kind = lookupKind(ref);
+      const kind = cachedLookupKind(ref);
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
       if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
