@@ -8,8 +8,9 @@ import type { HorizontalPodAutoscaler, MetricSpec } from "../../src/api/types.js
 import type { ControllerPorts } from "../../src/controller/ports.js";
 import { ControllerMemory, reconcileHpa } from "../../src/controller/reconcile.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
-import { parseSelector, type Selector } from "../../src/core/selector.js";
+import { parseSelector, type Selector, selectorMatches } from "../../src/core/selector.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
+import { IndexedPodMetrics, podMetricsItems } from "../../src/kube/metrics/resource.js";
 import { PodInformer } from "../../src/kube/pods.js";
 import { KubeScaleTargetPort } from "../../src/kube/scale.js";
 import { InformerScaleTargetPort } from "../../src/kube/scale-informer.js";
@@ -131,6 +132,64 @@ describe("one PodMetrics list per namespace", () => {
     now += 15_000;
     await shared.observe("default", CPU, selectors[0]!);
     assert.equal(count() - middle, selectors.length + 1, "older than the max age: listed again");
+  });
+});
+
+describe("the shared PodMetrics index", () => {
+  const item = (
+    name: string,
+    labels: Record<string, string>,
+    containers: { name: string; usage: Record<string, unknown> }[],
+    window = "15s",
+  ) => ({
+    metadata: { name, namespace: "default", labels },
+    timestamp: "2026-01-01T00:00:00Z",
+    window,
+    containers,
+  });
+  const web = { app: "web", "pod-template-hash": "a1" };
+  const list = {
+    items: [
+      item("w1", web, [{ name: "app", usage: { cpu: "250m", memory: "100Mi" } }]),
+      item("w2", { "pod-template-hash": "a1", app: "web" }, [
+        { name: "app", usage: { cpu: "1", memory: "1Gi" } },
+        { name: "sidecar", usage: { memory: "8Mi", cpu: "5m" } },
+      ]),
+      item("w3", web, [{ name: "app", usage: { cpu: "2500u" } }], "30s"),
+      item("o1", { app: "other" }, []),
+      item("bad", { app: "broken" }, [{ name: "app", usage: { cpu: "abc" } }]),
+      item("b2", { app: "broken" }, [{ name: "app", usage: { cpu: "1m" } }]),
+      item("n1", {}, [{ name: "app", usage: { cpu: "3m" } }]),
+    ],
+  };
+  const cases = [
+    "app=web",
+    "app=web,pod-template-hash=a1",
+    "app in (web)",
+    "app in (web,other)",
+    "app=other",
+    "app=broken",
+    "app notin (broken)",
+    "!app",
+    "",
+  ];
+  it("selects what the server's filter and upstream's decoding give, for every selector", () => {
+    const index = new IndexedPodMetrics(list);
+    for (const text of cases) {
+      const s = selector(text);
+      const filtered = { items: list.items.filter((i) => selectorMatches(s, i.metadata.labels)) };
+      assert.deepEqual(
+        index.select(s),
+        podMetricsItems(filtered),
+        `selector ${JSON.stringify(text)}`,
+      );
+    }
+    // Twice: items are made again from the kept columns, never shared between HPAs.
+    const first = index.select(selector("app=web"));
+    const second = index.select(selector("app=web"));
+    assert.ok(Array.isArray(first) && Array.isArray(second), "app=web decodes");
+    assert.notEqual(first[0], second[0]);
+    assert.deepEqual(first, second);
   });
 });
 

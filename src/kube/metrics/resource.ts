@@ -69,31 +69,111 @@ export function podMetricsItems(list: PodMetricsList): PodMetricsItem[] | string
   return items;
 }
 
-interface IndexedEntry {
+/** How an item's usage values are laid out: shared by the items with the same containers. */
+interface UsageLayout {
+  containers: { name: string; resources: string[] }[];
+}
+
+/** A label set as items carry it, with its `key=value` pairs (the index's keys). */
+interface LabelSet {
   labels: Record<string, string>;
-  item: PodMetricsItem | string;
+  pairs: string[];
 }
 
 /**
  * A namespace's whole PodMetrics list, shared by its HPAs: each item parsed once, filed under
  * each of its `key=value` labels, so an HPA's selector reads only the items that carry one of its
  * required labels (in list order, as the server would filter), not the namespace's every pod.
+ * Held for the shared reads' max age, so it is kept compact: label sets and container layouts
+ * shared between items (a ReplicaSet's pods carry the same), numbers in flat columns; an HPA's
+ * items are made again when it selects them.
  */
-class IndexedPodMetrics {
-  readonly #entries: IndexedEntry[] = [];
+export class IndexedPodMetrics {
+  readonly #names: string[] = [];
+  readonly #labels: Record<string, string>[] = [];
+  readonly #timestamps: number[] = [];
+  readonly #windows: number[] = [];
+  readonly #layouts: UsageLayout[] = [];
+  /** Where each item's usage values start in #values. */
+  readonly #offsets: number[] = [];
+  readonly #values: number[] = [];
+  /** Items that did not decode: their error, by position. */
+  readonly #errors = new Map<number, string>();
   readonly #byLabel = new Map<string, number[]>();
 
   constructor(list: PodMetricsList) {
+    const labelSets = new Map<string, LabelSet>();
+    const layouts = new Map<string, UsageLayout>();
+    const none: UsageLayout = { containers: [] };
     for (const raw of list.items ?? []) {
-      const labels = raw.metadata?.labels ?? {};
-      const at = this.#entries.push({ labels, item: podMetricsItem(raw) }) - 1;
-      for (const key in labels) {
-        const pair = `${key}=${labels[key]}`;
+      const at = this.#names.length;
+      const rawLabels = raw.metadata?.labels ?? {};
+      const labelsKey = JSON.stringify(rawLabels);
+      let set = labelSets.get(labelsKey);
+      if (!set) {
+        const pairs: string[] = [];
+        for (const key in rawLabels) pairs.push(`${key}=${rawLabels[key]}`);
+        set = { labels: rawLabels, pairs };
+        labelSets.set(labelsKey, set);
+      }
+      this.#labels.push(set.labels);
+      for (const pair of set.pairs) {
         const filed = this.#byLabel.get(pair);
         if (filed) filed.push(at);
         else this.#byLabel.set(pair, [at]);
       }
+      this.#offsets.push(this.#values.length);
+      const item = podMetricsItem(raw);
+      if (typeof item === "string") {
+        this.#names.push("");
+        this.#timestamps.push(0);
+        this.#windows.push(0);
+        this.#layouts.push(none);
+        this.#errors.set(at, item);
+        continue;
+      }
+      this.#names.push(item.name);
+      this.#timestamps.push(item.timestamp);
+      this.#windows.push(item.window);
+      let layoutKey = "";
+      for (const c of item.containers) {
+        layoutKey += `${JSON.stringify(c.name)}:`;
+        for (const resource in c.usage) {
+          layoutKey += `${JSON.stringify(resource)},`;
+          this.#values.push(c.usage[resource]!);
+        }
+        layoutKey += ";";
+      }
+      let layout = layouts.get(layoutKey);
+      if (!layout) {
+        layout = {
+          containers: item.containers.map((c) => ({
+            name: c.name,
+            resources: Object.keys(c.usage),
+          })),
+        };
+        layouts.set(layoutKey, layout);
+      }
+      this.#layouts.push(layout);
     }
+  }
+
+  /** The item at `at` as podMetricsItem made it, or its error. */
+  #item(at: number): PodMetricsItem | string {
+    const error = this.#errors.get(at);
+    if (error !== undefined) return error;
+    let next = this.#offsets[at]!;
+    const containers = this.#layouts[at]!.containers.map((c) => {
+      const usage: Record<string, number> = {};
+      for (const resource of c.resources) usage[resource] = this.#values[next++]!;
+      return { name: c.name, usage };
+    });
+    return {
+      name: this.#names[at]!,
+      timestamp: this.#timestamps[at]!,
+      window: this.#windows[at]!,
+      containers,
+    };
   }
 
   /** The selector's items in list order, or the first one's error. */
@@ -106,20 +186,21 @@ class IndexedPodMetrics {
       if (candidates === null || filed.length < candidates.length) candidates = filed;
     }
     const items: PodMetricsItem[] = [];
-    const consider = (entry: IndexedEntry) => {
-      if (!selectorMatches(selector, entry.labels)) return undefined;
-      if (typeof entry.item === "string") return entry.item;
-      items.push(entry.item);
+    const consider = (at: number) => {
+      if (!selectorMatches(selector, this.#labels[at]!)) return undefined;
+      const item = this.#item(at);
+      if (typeof item === "string") return item;
+      items.push(item);
       return undefined;
     };
     if (candidates === null) {
-      for (const entry of this.#entries) {
-        const error = consider(entry);
+      for (let at = 0; at < this.#names.length; at++) {
+        const error = consider(at);
         if (error !== undefined) return error;
       }
     } else {
       for (const at of candidates) {
-        const error = consider(this.#entries[at]!);
+        const error = consider(at);
         if (error !== undefined) return error;
       }
     }
