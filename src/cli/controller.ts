@@ -217,10 +217,8 @@ export async function startController(
     }
     deps.onSync?.(report);
   };
-  const unsubscribeForget = hpas.subscribe((_key, hpa) => {
-    if (hpa === null) return;
-    metrics.setManagedHpas(hpas.list().length);
-  });
+  // The informer's size, not a list of it: this runs at every HPA change (each status write).
+  const unsubscribeForget = hpas.subscribe(() => metrics.setManagedHpas(hpas.informer.size));
   const forgetOnDelete = hpas.informer.subscribe((_key, value, previous) => {
     if (value === null && previous) {
       forgetHpa({ metrics, decisions }, previous);

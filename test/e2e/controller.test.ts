@@ -527,6 +527,20 @@ describe("horizon controller: the full loop against the embedded API server", ()
     assert.match(text, new RegExp(`from the controller at ${debugUrl.replace(/[.]/g, "\\.")}`));
   });
 
+  // Last in this block: it deletes the HPA.
+  it("horizon_controller_hpas counts the managed HPAs, down to 0 once the HPA is deleted", async () => {
+    const url = harness.controller.server!.metricsUrl!;
+    const gauge = async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return /^horizon_controller_hpas (\S+)$/m.exec(text)?.[1];
+    };
+    assert.equal(await gauge(), "1");
+    front.up.cluster.store.delete("HorizontalPodAutoscaler", "default", "web");
+    await pollUntil("horizon_controller_hpas 0", async () =>
+      (await gauge()) === "0" ? true : undefined,
+    );
+  });
+
   after(async () => {
     if (harness) await stopController(harness.controller);
   });
