@@ -19,11 +19,14 @@
 //
 // Usage: node .bench/bench/controller.bench.js [--only=1000|10000] [--workers=N] [--qps=N]
 //        [--burst=N] [--window=PERIODS] [--shared-reads-max-age=D] (the controller flag; 0s, upstream's
-//        reads, by default)
+//        reads, by default). BENCH_WINDOW_PROFILE=DIR writes the controller's CPU profile of the
+//        measurement window (not the set-up or warm-up) to DIR/controller-window.cpuprofile (the
+//        profiler then adds its own cost to that run's CPU figure).
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -308,13 +311,20 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
     };
   };
 
+  const profileDir = process.env.BENCH_WINDOW_PROFILE;
+  const profiler = new Session();
+  if (profileDir) profiler.connect();
   serve({
     snapshot,
     heapSnapshot: async (m: Message) => {
       const { writeHeapSnapshot } = await import("node:v8");
       return writeHeapSnapshot(String(m.path));
     },
-    open: () => {
+    open: async () => {
+      if (profileDir) {
+        await profiler.post("Profiler.enable");
+        await profiler.post("Profiler.start");
+      }
       // From here on, an error is the window's (warm-up errors are expected, see above).
       errors = 0;
       syncErrors = 0;
@@ -329,7 +339,11 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
       };
       return snapshot();
     },
-    close: (): { window: WindowResult; snapshot: ControllerSnapshot; liveHeap: number } => {
+    close: async (): Promise<{
+      window: WindowResult;
+      snapshot: ControllerSnapshot;
+      liveHeap: number;
+    }> => {
       const w = window!;
       window = null;
       const now = Date.now();
@@ -345,6 +359,10 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
         statusWrites: statusWrites() - w.statusWrites0,
       };
       const at = snapshot();
+      if (profileDir) {
+        const { profile } = await profiler.post("Profiler.stop");
+        writeFileSync(join(profileDir, "controller-window.cpuprofile"), JSON.stringify(profile));
+      }
       (globalThis as { gc?: () => void }).gc?.();
       return { window: result, snapshot: at, liveHeap: process.memoryUsage().heapUsed };
     },
