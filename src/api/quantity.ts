@@ -19,6 +19,46 @@
 //   - numbers needing more than 10^MAX_EXPONENT to be written out exactly are refused at parse time
 //     (upstream would allocate them) and make add/sub throw a RangeError.
 
+/**
+ * Plain `<digits><suffix>` quantities, what metrics-server writes (`12345678n`, `2048Ki`): their
+ * milli-value by exact integer arithmetic. Signs, fractions, exponents, spaces and values past
+ * 2^53 go through the parser.
+ */
+const SIMPLE_QUANTITY = /^([0-9]{1,15})(n|u|m|k|M|G|Ki|Mi|Gi)?$/;
+/** Milli-units per unit of the suffix, or (negative) units per milli-unit. */
+const MILLI_PER_UNIT: Readonly<Record<string, number>> = {
+  "": 1000,
+  n: -1_000_000,
+  u: -1000,
+  m: 1,
+  k: 1e6,
+  M: 1e9,
+  G: 1e12,
+  Ki: 1024 * 1000,
+  Mi: 1024 ** 2 * 1000,
+  Gi: 1024 ** 3 * 1000,
+};
+
+/** Quantity.tryParseJSON(input)'s milliValue() (rounded up, as MilliValue), or null when it does not parse. */
+export function milliValueOfJSON(input: unknown): bigint | null {
+  if (typeof input === "string") {
+    const simple = SIMPLE_QUANTITY.exec(input);
+    if (simple) {
+      const value = Number(simple[1]);
+      const factor = MILLI_PER_UNIT[simple[2] ?? ""]!;
+      let milli: number;
+      if (factor > 0) milli = value * factor;
+      else {
+        const rest = value % -factor;
+        milli = (value - rest) / -factor + (rest > 0 ? 1 : 0);
+      }
+      if (Number.isSafeInteger(milli)) return BigInt(milli);
+    }
+  }
+  const parsed = Quantity.tryParseJSON(input);
+  return parsed.ok ? parsed.quantity.milliValue() : null;
+}
+
 /** How a quantity is printed: `12Mi` (BinarySI), `12M` (DecimalSI) or `12e6` (DecimalExponent). */
 export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
 

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
+  milliValueOfJSON,
   Quantity,
   QuantityErrorReason,
   type QuantityFormat,
@@ -1291,6 +1292,65 @@ describe("properties", () => {
         if (result.ok) Quantity.parse(result.quantity.toString());
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe("milliValueOfJSON: the plain-quantity fast path agrees with the parser", () => {
+  const slow = (input: unknown) => {
+    const parsed = Quantity.tryParseJSON(input);
+    return parsed.ok ? parsed.quantity.milliValue() : null;
+  };
+  test("a table of edges: rounding up, leading zeros, 2^53, what the fast path leaves to the parser", () => {
+    for (const input of [
+      "0",
+      "0n",
+      "1n",
+      "999999n",
+      "1000000n",
+      "1000001n",
+      "1u",
+      "1000u",
+      "1001u",
+      "1m",
+      "0100m",
+      "1",
+      "7Ki",
+      "3Mi",
+      "2Gi",
+      "5k",
+      "5M",
+      "5G",
+      "999999999999999",
+      "999999999999999G",
+      "9007199254740993m",
+      "-5m",
+      "+5m",
+      "1.5",
+      "1e3",
+      " 5m",
+      "5m ",
+      "",
+      "m",
+      "5X",
+      "5Ti",
+      5,
+      null,
+    ]) {
+      assert.equal(milliValueOfJSON(input), slow(input), JSON.stringify(input));
+    }
+  });
+  test("property: any digits with any suffix the fast path takes", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[0-9]{1,17}$/),
+        fc.constantFrom("", "n", "u", "m", "k", "M", "G", "Ki", "Mi", "Gi"),
+        (digits, suffix) => {
+          const input = `${digits}${suffix}`;
+          assert.equal(milliValueOfJSON(input), slow(input), input);
+        },
+      ),
+      { numRuns: 5000, seed: 20261125 },
     );
   });
 });

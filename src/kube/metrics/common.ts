@@ -2,7 +2,7 @@
 // (upstream's AvailableAPIsGetter: the preferred version of custom.metrics.k8s.io from /apis,
 // or the first version the client knows; cached and invalidated every sync period), and the
 // parsing of MetricValue items of either custom metrics version.
-import { Quantity } from "../../api/quantity.js";
+import { milliValueOfJSON } from "../../api/quantity.js";
 import type { LabelSelector } from "../../api/types.js";
 import { selectorFromLabelSelector } from "../../core/selector.js";
 import type { MetricObservation } from "../../core/sources/types.js";
@@ -82,10 +82,7 @@ export function selectorParam(
 }
 
 /** A quantity's milli-value (Quantity.MilliValue), or null when it does not parse. */
-export function milliOf(value: unknown): bigint | null {
-  const parsed = Quantity.tryParseJSON(value);
-  return parsed.ok ? parsed.quantity.milliValue() : null;
-}
+export const milliOf = milliValueOfJSON;
 
 /** metav1.Time on the wire (RFC 3339) → epoch ms; a missing or zero time is 0. */
 export function timeOf(value: unknown): number {

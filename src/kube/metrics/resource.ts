@@ -80,6 +80,34 @@ interface LabelSet {
   pairs: string[];
 }
 
+/** The same labels (keys, values and order: the label set's pairs keep that order). */
+function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(b);
+  let i = 0;
+  for (const key in a) {
+    if (keys[i] !== key || a[key] !== b[key]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+/** The containers have the layout's names and resources, in its order. */
+function fitsLayout(layout: UsageLayout, containers: PodMetricsItem["containers"]): boolean {
+  if (layout.containers.length !== containers.length) return false;
+  for (let i = 0; i < containers.length; i++) {
+    const expected = layout.containers[i]!;
+    const container = containers[i]!;
+    if (expected.name !== container.name) return false;
+    let j = 0;
+    for (const resource in container.usage) {
+      if (expected.resources[j] !== resource) return false;
+      j++;
+    }
+    if (j !== expected.resources.length) return false;
+  }
+  return true;
+}
+
 /**
  * A namespace's whole PodMetrics list, shared by its HPAs: each item parsed once, filed under
  * each of its `key=value` labels, so an HPA's selector reads only the items that carry one of its
@@ -105,17 +133,26 @@ export class IndexedPodMetrics {
     const labelSets = new Map<string, LabelSet>();
     const layouts = new Map<string, UsageLayout>();
     const none: UsageLayout = { containers: [] };
+    // The list comes sorted by name, so a ReplicaSet's pods are neighbours: the previous item's
+    // label set and layout are tried first, without building a key.
+    let lastSet: LabelSet | null = null;
+    let lastLayout: UsageLayout | null = null;
     for (const raw of list.items ?? []) {
       const at = this.#names.length;
       const rawLabels = raw.metadata?.labels ?? {};
-      const labelsKey = JSON.stringify(rawLabels);
-      let set = labelSets.get(labelsKey);
-      if (!set) {
-        const pairs: string[] = [];
-        for (const key in rawLabels) pairs.push(`${key}=${rawLabels[key]}`);
-        set = { labels: rawLabels, pairs };
-        labelSets.set(labelsKey, set);
+      let set: LabelSet | undefined =
+        lastSet !== null && sameLabels(lastSet.labels, rawLabels) ? lastSet : undefined;
+      if (set === undefined) {
+        const labelsKey = JSON.stringify(rawLabels);
+        set = labelSets.get(labelsKey);
+        if (set === undefined) {
+          const pairs: string[] = [];
+          for (const key in rawLabels) pairs.push(`${key}=${rawLabels[key]}`);
+          set = { labels: rawLabels, pairs };
+          labelSets.set(labelsKey, set);
+        }
       }
+      lastSet = set;
       this.#labels.push(set.labels);
       for (const pair of set.pairs) {
         const filed = this.#byLabel.get(pair);
@@ -135,25 +172,27 @@ export class IndexedPodMetrics {
       this.#names.push(item.name);
       this.#timestamps.push(item.timestamp);
       this.#windows.push(item.window);
-      let layoutKey = "";
       for (const c of item.containers) {
-        layoutKey += `${JSON.stringify(c.name)}:`;
-        for (const resource in c.usage) {
-          layoutKey += `${JSON.stringify(resource)},`;
-          this.#values.push(c.usage[resource]!);
+        for (const resource in c.usage) this.#values.push(c.usage[resource]!);
+      }
+      let layout: UsageLayout | undefined =
+        lastLayout !== null && fitsLayout(lastLayout, item.containers) ? lastLayout : undefined;
+      if (layout === undefined) {
+        const layoutKey = JSON.stringify(
+          item.containers.map((c) => [c.name, Object.keys(c.usage)]),
+        );
+        layout = layouts.get(layoutKey);
+        if (layout === undefined) {
+          layout = {
+            containers: item.containers.map((c) => ({
+              name: c.name,
+              resources: Object.keys(c.usage),
+            })),
+          };
+          layouts.set(layoutKey, layout);
         }
-        layoutKey += ";";
       }
-      let layout = layouts.get(layoutKey);
-      if (!layout) {
-        layout = {
-          containers: item.containers.map((c) => ({
-            name: c.name,
-            resources: Object.keys(c.usage),
-          })),
-        };
-        layouts.set(layoutKey, layout);
-      }
+      lastLayout = layout;
       this.#layouts.push(layout);
     }
   }
