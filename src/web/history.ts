@@ -55,21 +55,27 @@ export interface HistoryRecord {
    * and parsed only when the sync is opened (decisionOf).
    */
   packed: string;
-  dictionary: string;
+  /** The UTF-8 of the sync's JSON it was deflated against, shared by the records that use it. */
+  dictionary: Buffer;
 }
 
 // The deflated bytes are kept as a latin1 string (one byte per character, on the JS heap): a
 // Buffer this small would be a slice of an 8 KiB pool slab, and would keep all of it alive.
-function deflate(json: string, dictionary: string): string {
-  return deflateRawSync(Buffer.from(json, "utf8"), {
-    dictionary: Buffer.from(dictionary, "utf8"),
-  }).toString("latin1");
+function deflate(json: string, dictionary: Buffer): string {
+  return deflateRawSync(Buffer.from(json, "utf8"), { dictionary }).toString("latin1");
+}
+
+/** The UTF-8 of `text` in a buffer of its own (a pooled one would keep its whole 8 KiB slab). */
+function dictionaryOf(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text, "utf8");
+  return bytes;
 }
 
 /** The record's DecisionRecord as JSON text. */
 export function decisionJson(record: HistoryRecord): string {
   return inflateRawSync(Buffer.from(record.packed, "latin1"), {
-    dictionary: Buffer.from(record.dictionary, "utf8"),
+    dictionary: record.dictionary,
   }).toString("utf8");
 }
 
@@ -208,7 +214,7 @@ function syncLine(key: string, record: HistoryRecord, json: string): string {
 /** One HPA's records, and the text its records are deflated against. */
 interface HpaRing {
   records: RecordQueue<HistoryRecord>;
-  dictionary: string;
+  dictionary: Buffer;
   /** Records deflated against `dictionary`: a new one is taken after DICTIONARY_USES. */
   dictionaryUses: number;
 }
@@ -313,13 +319,13 @@ export class HpaHistory {
   ): HistoryRecord {
     let ring = this.rings.get(key);
     if (!ring) {
-      ring = { records: new RecordQueue(), dictionary: json, dictionaryUses: 0 };
+      ring = { records: new RecordQueue(), dictionary: dictionaryOf(json), dictionaryUses: 0 };
       this.rings.set(key, ring);
     } else if (ring.dictionaryUses >= DICTIONARY_USES) {
       // A recent sync as the new dictionary: the nearer in time, the more text they share (a
       // sync deflates to ~50 bytes against the one before, ~450 against one of an hour ago);
       // the records deflated against an old one keep it until they leave the ring.
-      ring.dictionary = json;
+      ring.dictionary = dictionaryOf(json);
       ring.dictionaryUses = 0;
     }
     ring.dictionaryUses++;
