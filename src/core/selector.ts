@@ -44,10 +44,21 @@ function build(requirements: SelectorRequirement[]): Selector {
 const validKeys = new Set<string>();
 const validValues = new Set<string>();
 
+/**
+ * How many distinct selectors, keys and values are remembered: above one per HPA at 10,000 HPAs
+ * (a smaller bound made every sync a miss there), the oldest forgotten first.
+ */
+const REMEMBERED = 65_536;
+
+/** Forgets the oldest entry when `set` is full. */
+function makeRoom<K>(set: Set<K> | Map<K, unknown>): void {
+  if (set.size >= REMEMBERED) set.delete(set.keys().next().value as K);
+}
+
 function checkKey(key: string): string | null {
   if (validKeys.has(key)) return null;
   if (isQualifiedName(key).length > 0) return `invalid label key "${key}"`;
-  if (validKeys.size >= 4096) validKeys.clear();
+  makeRoom(validKeys);
   validKeys.add(key);
   return null;
 }
@@ -55,7 +66,7 @@ function checkKey(key: string): string | null {
 function checkValue(value: string): string | null {
   if (validValues.has(value)) return null;
   if (isValidLabelValue(value).length > 0) return `invalid label value: "${value}"`;
-  if (validValues.size >= 4096) validValues.clear();
+  makeRoom(validValues);
   validValues.add(value);
   return null;
 }
@@ -68,7 +79,7 @@ export function parseSelector(text: string): SelectorResult {
   let result = parsedSelectors.get(text);
   if (result === undefined) {
     result = parseSelectorUncached(text);
-    if (parsedSelectors.size >= 4096) parsedSelectors.clear();
+    makeRoom(parsedSelectors);
     parsedSelectors.set(text, result);
   }
   return result;

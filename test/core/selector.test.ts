@@ -87,3 +87,13 @@ describe("selectors and validation agree on any key", () => {
     );
   });
 });
+
+describe("parseSelector remembers one selector per HPA at 10,000 HPAs", () => {
+  it("the second parse of each of 10,000 distinct selectors is the remembered result", () => {
+    const texts = Array.from({ length: 10_000 }, (_, i) => `app=web-${i},pod-template-hash=h${i}`);
+    const first = texts.map((t) => parseSelector(t));
+    const again = texts.map((t) => parseSelector(t));
+    const remembered = again.filter((result, i) => result === first[i]).length;
+    assert.equal(remembered, texts.length, "every selector parsed once");
+  });
+});

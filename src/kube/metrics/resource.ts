@@ -4,7 +4,7 @@
 // named container's) with the item's timestamp and window; then `resourceObservation`, the
 // step shared with the in-process pipeline.
 import type { MetricSpec } from "../../api/types.js";
-import { parseDuration } from "../../core/duration.js";
+import { type ParsedDuration, parseDuration } from "../../core/duration.js";
 import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
 import { resourceObservation } from "../../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../../core/sources/types.js";
@@ -36,9 +36,21 @@ const EVERYTHING: Selector = everything.selector;
 
 type RawPodMetrics = NonNullable<PodMetricsList["items"]>[number];
 
+// Every item of a list carries one of a few windows ("15s"): each is parsed once.
+const windows = new Map<string, ParsedDuration>();
+function windowOf(text: string): ParsedDuration {
+  let window = windows.get(text);
+  if (window === undefined) {
+    window = parseDuration(text);
+    if (windows.size >= 256) windows.clear();
+    windows.set(text, window);
+  }
+  return window;
+}
+
 /** One PodMetrics item as `resourceObservation` takes it (usage in milli-units), or the error. */
 function podMetricsItem(raw: RawPodMetrics): PodMetricsItem | string {
-  const window = parseDuration(raw.window ?? "0");
+  const window = windowOf(raw.window ?? "0");
   if (!window.ok) return window.error;
   const containers: PodMetricsItem["containers"] = [];
   for (const c of raw.containers ?? []) {
