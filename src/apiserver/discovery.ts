@@ -176,6 +176,14 @@ function servedGroups(resources: readonly ResourceInfo[]): GroupInfo[] {
   return groups;
 }
 
+/** Every group-version served ("" v1 first, then the groups as /apis lists them). */
+export function servedGroupVersions(): { group: string; version: string }[] {
+  return [
+    { group: "", version: "v1" },
+    ...served().groups.flatMap((g) => g.versions.map((version) => ({ group: g.name, version }))),
+  ];
+}
+
 function groupVersion(group: string, version: string): string {
   return group === "" ? version : `${group}/${version}`;
 }

@@ -10,6 +10,7 @@ import { goQuote } from "../api/validation.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import { startClusterRoleAggregation } from "../cluster/controllers/clusterroleaggregation.js";
 import { startServiceAccountsController } from "../cluster/controllers/serviceaccounts.js";
+import { startApiServiceRegistration } from "./apiservices.js";
 import { authApis } from "./auth/apis.js";
 import { impersonation } from "./auth/impersonation.js";
 import { ServiceAccountTokens } from "./auth/tokens.js";
@@ -96,6 +97,8 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
   startClusterRoleAggregation(store);
   const tokens = options.serviceAccountTokens ?? ServiceAccountTokens.generate();
   const now = () => options.cluster.now;
+  // kube-aggregator's APIService autoregistration and availability controllers.
+  startApiServiceRegistration(store, now);
   const handler = chain(
     [
       authentication({

@@ -174,6 +174,7 @@ describe("legacy discovery", () => {
     assert.deepEqual(
       groups.map((g) => g.name),
       [
+        "apiregistration.k8s.io",
         "apps",
         "autoscaling",
         "batch",
@@ -444,6 +445,7 @@ describe("OpenAPI", () => {
     assert.deepEqual(Object.keys(paths).sort(), [
       "api/v1",
       "apis/apiextensions.k8s.io/v1",
+      "apis/apiregistration.k8s.io/v1",
       "apis/apps/v1",
       "apis/autoscaling/v1",
       "apis/autoscaling/v2",

@@ -28,6 +28,7 @@ const WITH_TEMPLATE = new Set(["ReplicationController", "Deployment", "ReplicaSe
 /** Kinds written with a schema tree from the start: they have no hand-written trees. */
 const ADDED_SINCE = new Set([
   "DaemonSet",
+  "APIService",
   "Job",
   "CronJob",
   "ServiceMonitor",

@@ -1,5 +1,6 @@
 // Every served kind maps to its definition; the compiler checks that none is missing and that
 // each module defines the kind it is listed under. Discovery lists them in this order.
+import { apiService } from "./apiservice.js";
 import { configMap } from "./configmap.js";
 import { cronJob } from "./cronjob.js";
 import { customDefinition, customDefinitions, reserveBuiltIn } from "./custom.js";
@@ -43,6 +44,8 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   Event: event,
   Node: node,
   ReplicationController: replicationController,
+  // /apis lists apiregistration.k8s.io first, as kube-aggregator does.
+  APIService: apiService,
   Deployment: deployment,
   ReplicaSet: replicaSet,
   StatefulSet: statefulSet,

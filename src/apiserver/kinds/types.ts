@@ -40,7 +40,8 @@ export type ServedKind =
   | "NetworkPolicy"
   | "LimitRange"
   | "ResourceQuota"
-  | "PriorityClass";
+  | "PriorityClass"
+  | "APIService";
 
 export type Subresource = "status" | "scale" | "log" | "token";
 
