@@ -1,11 +1,59 @@
 // core/v1 Endpoints: written by the cluster's endpoints controller (src/cluster/controllers/
-// endpoints.ts) for every Service with a selector; served read-only.
+// endpoints.ts) for every Service with a selector, and by clients as upstream allows (those of
+// a Service without selector are theirs; the controller rewrites a selector Service's at its
+// next sync, and makes one again when it is deleted).
 
 import type { KubeObject } from "../../api/types.js";
+import { validateEndpoints, withEndpointsDefaults } from "./endpointvalidation.js";
 import { OBJECT_META } from "./meta.js";
 import { AGE, asRecord, col, int, NAME, since, text } from "./printing.js";
-import { atomicList, str, struct } from "./schema.js";
-import { type KindDefinition, PLAIN_STRATEGY } from "./types.js";
+import { atomicOf, i32, ptr, str, struct } from "./schema.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
+
+export const OBJECT_REFERENCE = struct(
+  {
+    kind: str(1),
+    namespace: str(2),
+    name: str(3),
+    uid: str(4),
+    apiVersion: str(5),
+    resourceVersion: str(6),
+    fieldPath: str(7),
+  },
+  { go: "v1.ObjectReference", atomic: true },
+);
+
+const ENDPOINT_ADDRESS = struct(
+  {
+    ip: str(1),
+    hostname: str(3),
+    nodeName: str(4, ptr),
+    targetRef: OBJECT_REFERENCE,
+  },
+  { go: "v1.EndpointAddress", atomic: true },
+);
+
+/** core/v1 EndpointPort (discovery's differs: its fields are pointers). */
+const ENDPOINT_PORT = struct(
+  {
+    name: str(1),
+    port: i32(2, { keep: true }),
+    protocol: str(3, { go: "v1.Protocol" }),
+    appProtocol: str(4, ptr),
+  },
+  { go: "v1.EndpointPort", atomic: true },
+);
+
+const ENDPOINTS_STRATEGY: KindStrategy = {
+  prepareForCreate(object) {
+    const defaulted = withEndpointsDefaults(object);
+    return checked(defaulted, validateEndpoints(defaulted));
+  },
+  prepareForUpdate(next) {
+    const defaulted = withEndpointsDefaults(next);
+    return checked(defaulted, validateEndpoints(defaulted));
+  },
+};
 
 export const endpoints: KindDefinition<"Endpoints"> = {
   kind: "Endpoints",
@@ -18,19 +66,32 @@ export const endpoints: KindDefinition<"Endpoints"> = {
     {
       version: "v1",
       schema: struct(
-        { apiVersion: str(), kind: str(), metadata: OBJECT_META, subsets: atomicList },
-        { go: "v1.Endpoints", preserveUnknownFields: true },
+        {
+          apiVersion: str(),
+          kind: str(),
+          metadata: OBJECT_META,
+          subsets: atomicOf(
+            struct(
+              {
+                addresses: atomicOf(ENDPOINT_ADDRESS),
+                notReadyAddresses: atomicOf(ENDPOINT_ADDRESS),
+                ports: atomicOf(ENDPOINT_PORT),
+              },
+              { go: "v1.EndpointSubset" },
+            ),
+          ),
+        },
+        { go: "v1.Endpoints" },
       ),
     },
   ],
   namespaced: true,
-  verbs: ["get", "list", "watch"],
+  verbs: READ_WRITE,
   subresources: [],
   shortNames: ["ep"],
-  readOnly: true,
   gcPolicy: "None",
   fieldSelectors: [],
-  strategy: PLAIN_STRATEGY,
+  strategy: ENDPOINTS_STRATEGY,
   printer: {
     columns: [
       NAME,

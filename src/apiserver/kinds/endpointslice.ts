@@ -1,11 +1,53 @@
 // discovery.k8s.io/v1 EndpointSlice: written by the cluster's EndpointSlice controller
-// (src/cluster/controllers/endpoints.ts), one per Service with a selector; served read-only.
+// (src/cluster/controllers/endpoints.ts), one per Service with a selector, labelled
+// endpointslice.kubernetes.io/managed-by; clients may write their own as upstream allows (the
+// controller puts back what a client changes in one of its own).
 
 import type { KubeObject } from "../../api/types.js";
+import { invalid } from "../../api/validation.js";
+import { OBJECT_REFERENCE } from "./endpoints.js";
+import { validateEndpointSlice, withEndpointSliceDefaults } from "./endpointvalidation.js";
 import { OBJECT_META } from "./meta.js";
 import { AGE, col, int, NAME, since, text } from "./printing.js";
-import { atomicList, str, struct } from "./schema.js";
-import { type KindDefinition, PLAIN_STRATEGY } from "./types.js";
+import { atomicOf, bool, i32, ptr, setList, str, stringMap, struct } from "./schema.js";
+import { checked, type KindDefinition, type KindStrategy, READ_WRITE } from "./types.js";
+
+const NAMED = (go: string) => atomicOf(struct({ name: str(1) }, { go }));
+
+const ENDPOINT = struct(
+  {
+    addresses: { ...setList, keep: true },
+    conditions: struct(
+      { ready: bool(1, ptr), serving: bool(2, ptr), terminating: bool(3, ptr) },
+      { go: "v1.EndpointConditions", zero: true },
+    ),
+    hostname: str(3, ptr),
+    targetRef: OBJECT_REFERENCE,
+    deprecatedTopology: stringMap,
+    nodeName: str(6, ptr),
+    zone: str(7, ptr),
+    hints: struct(
+      { forZones: NAMED("v1.ForZone"), forNodes: NAMED("v1.ForNode") },
+      { go: "v1.EndpointHints", ptr: true },
+    ),
+  },
+  { go: "v1.Endpoint" },
+);
+
+const ENDPOINT_SLICE_STRATEGY: KindStrategy = {
+  prepareForCreate(object) {
+    const defaulted = withEndpointSliceDefaults(object);
+    return checked(defaulted, validateEndpointSlice(defaulted));
+  },
+  prepareForUpdate(next, current) {
+    const defaulted = withEndpointSliceDefaults(next);
+    const errs = validateEndpointSlice(defaulted);
+    if (defaulted.addressType !== current.addressType) {
+      errs.push(invalid("addressType", defaulted.addressType, "field is immutable"));
+    }
+    return checked(defaulted, errs);
+  },
+};
 
 export const endpointSlice: KindDefinition<"EndpointSlice"> = {
   kind: "EndpointSlice",
@@ -22,21 +64,32 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
           apiVersion: str(),
           kind: str(),
           metadata: OBJECT_META,
-          addressType: str(),
-          endpoints: atomicList,
-          ports: atomicList,
+          addressType: str(4, { keep: true, go: "v1.AddressType" }),
+          endpoints: atomicOf(ENDPOINT, undefined, { keep: true }),
+          ports: atomicOf(
+            struct(
+              {
+                name: str(1, ptr),
+                protocol: str(2, { ptr: true, go: "v1.Protocol" }),
+                port: i32(3, ptr),
+                appProtocol: str(4, ptr),
+              },
+              { go: "v1.EndpointPort", atomic: true },
+            ),
+            undefined,
+            { keep: true },
+          ),
         },
-        { go: "v1.EndpointSlice", preserveUnknownFields: true },
+        { go: "v1.EndpointSlice" },
       ),
     },
   ],
   namespaced: true,
-  verbs: ["get", "list", "watch"],
+  verbs: READ_WRITE,
   subresources: [],
-  readOnly: true,
   gcPolicy: "None",
   fieldSelectors: [],
-  strategy: PLAIN_STRATEGY,
+  strategy: ENDPOINT_SLICE_STRATEGY,
   printer: {
     columns: [
       NAME,

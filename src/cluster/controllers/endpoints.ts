@@ -291,6 +291,8 @@ export class EndpointsController {
   readonly #dirtyNamespaces = new Set<string>();
   readonly #dirtyServices = new Set<string>();
   readonly #routing = new Map<string, string>();
+  /** Inside one of this controller's own writes (their events make no work). */
+  #writing = false;
 
   constructor(options: EndpointsControllerOptions) {
     this.#options = options;
@@ -303,11 +305,35 @@ export class EndpointsController {
     return this.#dirtyNamespaces.size > 0 || this.#dirtyServices.size > 0;
   }
 
-  /** Every store event: Pods and Services make work. */
+  /**
+   * Every store event: Pods and Services make work; so do, as upstream's controllers watch
+   * them, a client's delete of Endpoints and any client write of a slice this controller manages
+   * (it is put back as the Service's pods say).
+   */
   observe(event: WatchEvent): void {
     const object = event.object;
     if (object.kind === "Pod") this.#dirtyNamespaces.add(object.metadata.namespace ?? "default");
     else if (object.kind === "Service") this.#dirtyServices.add(keyOf(object));
+    else if (this.#writing) return;
+    else if (object.kind === "Endpoints" && event.type === "DELETED") {
+      this.#dirtyServices.add(keyOf(object));
+    } else if (
+      object.kind === "EndpointSlice" &&
+      object.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY
+    ) {
+      const service = object.metadata.labels[SERVICE_NAME_LABEL];
+      if (service) this.#dirtyServices.add(`${object.metadata.namespace ?? "default"}/${service}`);
+    }
+  }
+
+  /** A write of this controller's, through the cluster's. */
+  #write<T>(action: () => T): T {
+    this.#writing = true;
+    try {
+      return this.#options.write(action);
+    } finally {
+      this.#writing = false;
+    }
   }
 
   /** Writes the Endpoints and EndpointSlices of every dirty Service. */
@@ -327,7 +353,8 @@ export class EndpointsController {
   }
 
   #syncService(namespace: string, name: string): void {
-    const { store, write } = this.#options;
+    const { store } = this.#options;
+    const write = <T>(action: () => T) => this.#write(action);
     const service = store.get("Service", namespace, name);
     const slices = store
       .list("EndpointSlice", namespace)
@@ -368,7 +395,8 @@ export class EndpointsController {
   }
 
   #writeEndpoints(service: KubeObject, pods: readonly KubeObject[]): void {
-    const { store, write } = this.#options;
+    const { store } = this.#options;
+    const write = <T>(action: () => T) => this.#write(action);
     const namespace = service.metadata.namespace ?? "default";
     const name = service.metadata.name;
     const subsets = endpointsSubsets(service, pods);
@@ -407,7 +435,8 @@ export class EndpointsController {
    * existing slices, by name, take the chunks in order; surplus ones are deleted.
    */
   #writeSlices(service: KubeObject, pods: readonly KubeObject[], slices: KubeObject[]): void {
-    const { store, write } = this.#options;
+    const { store } = this.#options;
+    const write = <T>(action: () => T) => this.#write(action);
     const namespace = service.metadata.namespace ?? "default";
     const { endpoints, ports } = endpointSliceContent(service, pods);
     const chunks: Record<string, unknown>[][] = [];
@@ -429,7 +458,8 @@ export class EndpointsController {
     endpoints: Record<string, unknown>[],
     ports: Record<string, unknown>[],
   ): void {
-    const { store, write } = this.#options;
+    const { store } = this.#options;
+    const write = <T>(action: () => T) => this.#write(action);
     const namespace = service.metadata.namespace ?? "default";
     const name = service.metadata.name;
     const labels = this.#labels(service, {
