@@ -446,6 +446,66 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    // The name must be <version>.<group>: the generated name becomes the group's first label.
+    kind: "APIService",
+    collection: "/apis/apiregistration.k8s.io/v1/apiservices",
+    resource: "apiservices.apiregistration.k8s.io",
+    apiVersion: "apiregistration.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name: `v1.${name}.fuzz.example.com` },
+      spec: {
+        group: `${name}.fuzz.example.com`,
+        version: "v1",
+        service: { namespace: NAMESPACE, name: "api", port: 443 },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 1000,
+        versionPriority: 15,
+      },
+    }),
+  },
+  {
+    kind: "Endpoints",
+    collection: `/api/v1/namespaces/${NAMESPACE}/endpoints`,
+    allNamespaces: "/api/v1/endpoints",
+    resource: "endpoints",
+    apiVersion: "v1",
+    valid: (name) => ({
+      metadata: { name },
+      subsets: [
+        {
+          addresses: [{ ip: "10.1.0.5", hostname: "db-0", nodeName: "horizon-node" }],
+          notReadyAddresses: [{ ip: "10.1.0.6" }],
+          ports: [
+            { name: "pg", port: 5432, protocol: "TCP" },
+            { name: "metrics", port: 9187, protocol: "TCP", appProtocol: "http" },
+          ],
+        },
+      ],
+    }),
+  },
+  {
+    kind: "EndpointSlice",
+    collection: `/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices`,
+    allNamespaces: "/apis/discovery.k8s.io/v1/endpointslices",
+    resource: "endpointslices.discovery.k8s.io",
+    apiVersion: "discovery.k8s.io/v1",
+    valid: (name) => ({
+      metadata: { name, labels: { "kubernetes.io/service-name": "db" } },
+      addressType: "IPv4",
+      endpoints: [
+        {
+          addresses: ["10.1.0.5"],
+          conditions: { ready: true, serving: true, terminating: false },
+          hostname: "db-0",
+          nodeName: "horizon-node",
+          zone: "z1",
+          hints: { forZones: [{ name: "z1" }] },
+        },
+      ],
+      ports: [{ name: "pg", port: 5432, protocol: "TCP", appProtocol: "postgresql" }],
+    }),
+  },
+  {
     kind: "Lease",
     collection: `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases`,
     allNamespaces: "/apis/coordination.k8s.io/v1/leases",
