@@ -94,8 +94,14 @@ export function fieldErrorBody(e: FieldError): string {
   return s;
 }
 
+/** A bad value printed as given: Go's %#v of a value JSON cannot show (a map[string]interface{}). */
+export class GoVerbatim {
+  constructor(readonly text: string) {}
+}
+
 function renderBadValue(value: unknown, json: boolean): string {
   if (value === undefined || value === null) return "null";
+  if (value instanceof GoVerbatim) return value.text;
   if (typeof value === "string") return json ? goJsonString(value) : goQuote(value);
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
     return String(value);

@@ -14,6 +14,7 @@ import { startApiServiceRegistration } from "./apiservices.js";
 import { authApis } from "./auth/apis.js";
 import { impersonation } from "./auth/impersonation.js";
 import { ServiceAccountTokens } from "./auth/tokens.js";
+import { startCrdNaming } from "./crdnaming.js";
 import { handleDiscovery } from "./discovery.js";
 import { ObjectEncodings } from "./encoding.js";
 import type { ApiExtensions, Ctx, ServerScope } from "./endpoints/context.js";
@@ -99,6 +100,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
   const now = () => options.cluster.now;
   // kube-aggregator's APIService autoregistration and availability controllers.
   startApiServiceRegistration(store, now);
+  startCrdNaming(store, now);
   const handler = chain(
     [
       authentication({

@@ -6,8 +6,16 @@ import { root } from "./kinds/meta.js";
 import { kindDefinition } from "./kinds/registry.js";
 import { DEDUCED, jsonFields, type SchemaNode } from "./kinds/schema.js";
 
-/** The fields a body may carry: "any" accepts anything below; an array is a list's items. */
-export type KnownFields = "any" | { [field: string]: KnownFields } | [KnownFields];
+/** A map's values (map[string]T of a struct T: each value's fields are known). */
+export class MapOf {
+  constructor(readonly values: KnownFields) {}
+}
+
+/**
+ * The fields a body may carry: "any" accepts anything below; an array is a list's items, a
+ * MapOf a map's values.
+ */
+export type KnownFields = "any" | MapOf | { [field: string]: KnownFields } | [KnownFields];
 export type Schema = KnownFields;
 
 const views = new WeakMap<SchemaNode, KnownFields>();
@@ -24,6 +32,9 @@ export function knownFieldsOf(node: SchemaNode): KnownFields {
   } else if (node.kind === "list") {
     const item = knownFieldsOf(node.element);
     if (item !== "any") view = [item];
+  } else if (node.kind === "map") {
+    const values = knownFieldsOf(node.element);
+    if (values !== "any") view = new MapOf(values);
   }
   views.set(node, view);
   return view;
@@ -68,6 +79,12 @@ function walk(
     return;
   }
   if (!isRecord(value)) return;
+  if (schema instanceof MapOf) {
+    for (const [key, child] of Object.entries(value)) {
+      walk(child, schema.values, [...path, key], path.length > 0 ? `${name}.${key}` : key, out);
+    }
+    return;
+  }
   for (const [key, child] of Object.entries(value)) {
     const childPath = [...path, key];
     const childName = path.length > 0 ? `${name}.${key}` : key;

@@ -2,6 +2,7 @@
 // name), as JSON or as one-row Tables (src/apiserver/watch.ts streams it).
 
 import { errorResponse } from "../errors.js";
+import { customDefinition, isCustomKind } from "../kinds/custom.js";
 import { parseListOptions } from "../listoptions.js";
 import { present, presentedBytes } from "../request.js";
 import { TABLE_CONTENT_TYPE } from "../tables.js";
@@ -11,6 +12,28 @@ import { type Ctx, isTable } from "./context.js";
 import { listFilter } from "./list.js";
 
 export function watch(ctx: Ctx): ApiResponse {
+  const response = startKindWatch(ctx);
+  if (isCustomKind(ctx.info.kind) && "stream" in response) endWithCrd(ctx, response);
+  return response;
+}
+
+/**
+ * A custom resource's watch ends when its CRD stops serving the kind (deleted, or no longer
+ * established), as apiextensions tears the kind's storage and its watchers down.
+ */
+function endWithCrd(ctx: Ctx, response: Extract<ApiResponse, { stream: unknown }>): void {
+  const store = ctx.registry.cluster.store;
+  const kind = ctx.info.kind;
+  const stop = store.watch((event) => {
+    if (event.object.kind === "CustomResourceDefinition" && !customDefinition(kind)) {
+      stop();
+      response.close();
+    }
+  });
+  response.onEnd?.(stop);
+}
+
+function startKindWatch(ctx: Ctx): ApiResponse {
   const options = parseListOptions(ctx.req.query, true);
   if (!options.ok) return errorResponse(options.error);
   const filter = listFilter(ctx);

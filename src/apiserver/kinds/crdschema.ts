@@ -4,7 +4,15 @@
 // structural rules a CRD's schema must follow. Formats are checked where cheap.
 
 import type { FieldError } from "../../api/validation.js";
-import { invalid, notSupported, required, tooLong } from "../../api/validation.js";
+import {
+  duplicate,
+  GoVerbatim,
+  invalid,
+  notSupported,
+  OMITTED_VALUE,
+  required,
+  tooLong,
+} from "../../api/validation.js";
 import { OBJECT_META } from "./meta.js";
 import {
   atomicOf,
@@ -183,6 +191,7 @@ function check(s: JsonSchema, value: unknown, path: string, errors: FieldError[]
       ),
     );
   }
+  checkComposition(s, value, path, errors);
   if (typeof value === "number") checkNumber(s, value, field, errors);
   if (typeof value === "string") checkString(s, value, field, errors);
   if (Array.isArray(value)) {
@@ -203,8 +212,27 @@ function check(s: JsonSchema, value: unknown, path: string, errors: FieldError[]
       const items = s.items;
       for (const [i, v] of value.entries()) check(items, v, `${path}[${i}]`, errors);
     }
+    checkListType(s, value, path, errors);
   }
   if (isObj(value)) {
+    const count = Object.keys(value).length;
+    if (typeof s.maxProperties === "number" && count > s.maxProperties) {
+      errors.push({
+        type: "FieldValueTooMany",
+        field,
+        badValue: OMITTED_VALUE,
+        detail: `must have at most ${s.maxProperties} items`,
+      });
+    }
+    if (typeof s.minProperties === "number" && count < s.minProperties) {
+      errors.push(
+        invalid(
+          field,
+          s.minProperties,
+          `${field} in body should have at least ${s.minProperties} properties`,
+        ),
+      );
+    }
     if (embedded(s)) {
       for (const name of ["apiVersion", "kind"]) {
         if (typeof value[name] !== "string" || value[name] === "") {
@@ -224,6 +252,94 @@ function check(s: JsonSchema, value: unknown, path: string, errors: FieldError[]
       const element = s.additionalProperties;
       for (const [k, v] of Object.entries(value)) check(element, v, at(path, k), errors);
     }
+  }
+}
+
+/** The errors `s` finds in `value`, on their own. */
+function errorsOf(s: JsonSchema, value: unknown, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  check(s, value, path, errors);
+  return errors;
+}
+
+/**
+ * allOf, anyOf, oneOf and not, as kube-openapi's validator (in its order): a composite error
+ * on the object's path (apiextensions reports it at the root, `: Invalid value: ""`) with the
+ * errors of the failing alternatives, for anyOf and oneOf those of the closest one (here: the
+ * first with the fewest errors; upstream counts the checks that passed).
+ */
+function checkComposition(s: JsonSchema, value: unknown, path: string, errors: FieldError[]): void {
+  const subschemas = (key: string) => (Array.isArray(s[key]) ? s[key].filter(isObj) : []);
+  const composite = (message: string) => errors.push(invalid("", "", message));
+  const quoted = JSON.stringify(path);
+  const closest = (results: FieldError[][]) =>
+    results.reduce((best, r) => (r.length < best.length ? r : best));
+  const anyOf = subschemas("anyOf");
+  if (anyOf.length > 0) {
+    const results = anyOf.map((sub) => errorsOf(sub, value, path));
+    if (!results.some((r) => r.length === 0)) {
+      composite(`${quoted} must validate at least one schema (anyOf)`);
+      errors.push(...closest(results));
+    }
+  }
+  const oneOf = subschemas("oneOf");
+  if (oneOf.length > 0) {
+    const results = oneOf.map((sub) => errorsOf(sub, value, path));
+    const valid = results.filter((r) => r.length === 0).length;
+    if (valid !== 1) {
+      const found = valid === 0 ? "Found none valid" : `Found ${valid} valid alternatives`;
+      composite(`${quoted} must validate one and only one schema (oneOf). ${found}`);
+      if (valid === 0) errors.push(...closest(results));
+    }
+  }
+  const allOf = subschemas("allOf");
+  if (allOf.length > 0) {
+    const results = allOf.map((sub) => errorsOf(sub, value, path));
+    const valid = results.filter((r) => r.length === 0).length;
+    for (const r of results) errors.push(...r);
+    if (valid !== allOf.length) {
+      const none = valid === 0 ? ". None validated" : "";
+      composite(`${quoted} must validate all the schemas (allOf)${none}`);
+    }
+  }
+  if (isObj(s.not) && errorsOf(s.not, value, path).length === 0) {
+    composite(`${quoted} must not validate the schema (not)`);
+  }
+}
+
+/** Go's %#v of a map[string]interface{} of JSON scalars (keys sorted). */
+function goMapRepr(entries: [string, unknown][]): GoVerbatim {
+  const inner = entries
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(
+      ([k, v]) => `${JSON.stringify(k)}:${v === null ? "interface {}(nil)" : JSON.stringify(v)}`,
+    );
+  return new GoVerbatim(`map[string]interface {}{${inner.join(", ")}}`);
+}
+
+/** x-kubernetes-list-type set and map: an item (or map key) seen before is a Duplicate. */
+function checkListType(s: JsonSchema, list: unknown[], path: string, errors: FieldError[]): void {
+  const type = s["x-kubernetes-list-type"];
+  const seen = new Set<string>();
+  if (type === "set") {
+    for (const [i, item] of list.entries()) {
+      const key = JSON.stringify(item);
+      if (seen.has(key)) errors.push(duplicate(`${path}[${i}]`, item));
+      seen.add(key);
+    }
+    return;
+  }
+  const keys = s["x-kubernetes-list-map-keys"];
+  if (type !== "map" || !Array.isArray(keys)) return;
+  const names = keys.filter((k): k is string => typeof k === "string");
+  for (const [i, item] of list.entries()) {
+    if (!isObj(item)) continue;
+    const entries: [string, unknown][] = names
+      .filter((k) => Object.hasOwn(item, k))
+      .map((k) => [k, item[k]]);
+    const key = JSON.stringify(entries);
+    if (seen.has(key)) errors.push(duplicate(`${path}[${i}]`, goMapRepr(entries)));
+    seen.add(key);
   }
 }
 

@@ -107,33 +107,58 @@ export function crdNames(spec: Obj): CrdNames {
   return out;
 }
 
+/** The names accepted of what a CRD asks for, and why the others were not (or null). */
+export interface NamesVerdict {
+  accepted: Partial<CrdNames>;
+  conflict: { reason: string; message: string } | null;
+}
+
 /**
- * Why the CRD's names cannot be accepted (upstream's NamesAccepted=False reasons), or null.
- * Upstream compares names within the group; Horizon also keys stored objects by kind, so a
- * kind served by a built-in definition or another CRD is a conflict too.
+ * apiextensions' naming controller: each name asked for is accepted unless another established
+ * CRD of the group uses it (plural, singular and short names among their resource names; kind
+ * and list kind among their kinds); the last name refused gives the reason (PluralConflict,
+ * SingularConflict, ShortNamesConflict, KindConflict, ListKindConflict). Horizon keys stored
+ * objects by kind, so a kind served by a built-in definition or a CRD of another group is a
+ * KindConflict too.
  */
-export function namesConflict(
-  crdName: string,
-  group: string,
-  names: CrdNames,
-): { reason: string; message: string } | null {
-  if (RESERVED.resources.has(crdName)) return null;
-  const inUse = (what: string) => `${JSON.stringify(what)} is already in use`;
-  if (RESERVED.kinds.has(names.kind)) return { reason: "KindConflict", message: inUse(names.kind) };
+export function acceptNames(crdName: string, group: string, names: CrdNames): NamesVerdict {
+  if (RESERVED.resources.has(crdName)) return { accepted: names, conflict: null };
+  const resources = new Set<string>();
+  const kinds = new Set<string>();
+  const kindsElsewhere = new Set<string>(RESERVED.kinds);
   for (const other of BY_KIND.values()) {
     if (other.crd === crdName) continue;
-    if (other.names.kind === names.kind)
-      return { reason: "KindConflict", message: inUse(names.kind) };
-    if (other.definition.group !== group) continue;
-    if (other.names.plural === names.plural || other.names.singular === names.plural)
-      return { reason: "PluralConflict", message: inUse(names.plural) };
-    if (other.names.singular === names.singular || other.names.plural === names.singular)
-      return { reason: "SingularConflict", message: inUse(names.singular) };
-    const shortNames = new Set(other.names.shortNames ?? []);
-    const taken = (names.shortNames ?? []).find((s) => shortNames.has(s));
-    if (taken !== undefined) return { reason: "ShortNamesConflict", message: inUse(taken) };
+    if (other.definition.group !== group) {
+      kindsElsewhere.add(other.names.kind);
+      continue;
+    }
+    resources.add(other.names.plural).add(other.names.singular);
+    for (const short of other.names.shortNames ?? []) resources.add(short);
+    kinds.add(other.names.kind).add(other.names.listKind);
   }
-  return null;
+  const inUse = (what: string) => `${JSON.stringify(what)} is already in use`;
+  const accepted: Partial<CrdNames> = {};
+  let conflict: NamesVerdict["conflict"] = null;
+  if (resources.has(names.plural))
+    conflict = { reason: "PluralConflict", message: inUse(names.plural) };
+  else accepted.plural = names.plural;
+  if (resources.has(names.singular)) {
+    conflict = { reason: "SingularConflict", message: inUse(names.singular) };
+  } else accepted.singular = names.singular;
+  const taken = (names.shortNames ?? []).filter((short) => resources.has(short)).map(inUse);
+  if (taken.length > 0) {
+    // utilerrors.Aggregate's text: one error bare, several in brackets.
+    const message = taken.length === 1 ? taken[0]! : `[${taken.join(", ")}]`;
+    conflict = { reason: "ShortNamesConflict", message };
+  } else if (names.shortNames) accepted.shortNames = names.shortNames;
+  if (kinds.has(names.kind) || kindsElsewhere.has(names.kind)) {
+    conflict = { reason: "KindConflict", message: inUse(names.kind) };
+  } else accepted.kind = names.kind;
+  if (kinds.has(names.listKind)) {
+    conflict = { reason: "ListKindConflict", message: inUse(names.listKind) };
+  } else accepted.listKind = names.listKind;
+  if (names.categories) accepted.categories = names.categories;
+  return { accepted, conflict };
 }
 
 /** Whether the CRD is served by one of Horizon's built-in definitions (ServiceMonitor). */

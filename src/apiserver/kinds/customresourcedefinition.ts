@@ -7,7 +7,7 @@ import type { KubeObject } from "../../api/types.js";
 import { type FieldError, OMITTED_VALUE } from "../../api/validation.js";
 import { parseJsonPath } from "./crdprinter.js";
 import { structuralErrors } from "./crdschema.js";
-import { crdNames, namesConflict } from "./custom.js";
+import { acceptNames, crdNames } from "./custom.js";
 import { root } from "./meta.js";
 import { col, NAME, text } from "./printing.js";
 import { DEDUCED } from "./schema.js";
@@ -134,7 +134,7 @@ function prepare(
 ): Prepared {
   const errors = validate(crd);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, value: { ...crd, status: statusOf(crd, current, context) } as KubeObject };
+  return { ok: true, value: { ...crd, status: statusOf(crd, current, context.now) } as KubeObject };
 }
 
 interface Condition {
@@ -145,12 +145,29 @@ interface Condition {
   message: string;
 }
 
+/**
+ * The naming controller's second look: a CRD whose names were not accepted, with the status it
+ * gets now that other CRDs may have gone (null when nothing changes).
+ */
+export function reconsideredNames(crd: KubeObject, now: number): KubeObject | null {
+  const status = (crd as Obj).status;
+  const conditions = isObj(status) && Array.isArray(status.conditions) ? status.conditions : [];
+  const accepted = conditions.some(
+    (c) => isObj(c) && c.type === "NamesAccepted" && c.status === "True",
+  );
+  if (accepted || !isObj((crd as Obj).spec)) return null;
+  const next = statusOf(crd, crd, now);
+  return JSON.stringify(next) === JSON.stringify(status)
+    ? null
+    : ({ ...crd, status: next } as KubeObject);
+}
+
 /** What the naming and establishing controllers would write; transitions keep their time. */
-function statusOf(crd: KubeObject, current: KubeObject | undefined, context: StrategyContext) {
+function statusOf(crd: KubeObject, current: KubeObject | undefined, at: number | undefined) {
   const spec = (crd as Obj).spec as Obj;
   const names = crdNames(spec);
-  const conflict = namesConflict(crd.metadata.name, spec.group as string, names);
-  const now = rfc3339(context.now ?? Date.now());
+  const { accepted, conflict } = acceptNames(crd.metadata.name, spec.group as string, names);
+  const now = rfc3339(at ?? Date.now());
   const previous = (current as Obj | undefined)?.status;
   const before = isObj(previous) && Array.isArray(previous.conditions) ? previous.conditions : [];
   const condition = (c: Omit<Condition, "lastTransitionTime">): Condition => {
@@ -201,7 +218,10 @@ function statusOf(crd: KubeObject, current: KubeObject | undefined, context: Str
   if (typeof storage === "string" && !storedVersions.includes(storage))
     storedVersions.push(storage);
   return {
-    acceptedNames: conflict ? { plural: "", kind: "" } : names,
+    // plural and kind are always written (no omitempty), the others when accepted.
+    acceptedNames: conflict
+      ? { ...accepted, plural: accepted.plural ?? "", kind: accepted.kind ?? "" }
+      : names,
     conditions,
     storedVersions,
   };

@@ -1,0 +1,310 @@
+// Custom resources in process, the structural schema's remaining value validations and the
+// CRD lifecycle, as apiextensions-apiserver: allOf/anyOf/oneOf/not (kube-openapi's composite
+// messages), minProperties/maxProperties, x-kubernetes-list-type set and map uniqueness (422
+// Duplicate value), pruning inside additionalProperties, names clashing with another CRD of the
+// group (NamesAccepted False: ListKindConflict, KindConflict; accepted once the other goes),
+// and a CRD delete ending the open watches on its resources. Custom kinds are process-wide:
+// each test uses its own group and kinds.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createApiHandler } from "../../src/apiserver/handler.js";
+import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
+import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { clusterModelOf } from "../../src/sim/cluster.js";
+import { scenario, T0 } from "../cluster/builders.js";
+
+type Json = ReturnType<typeof JSON.parse>;
+const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+function setup() {
+  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
+  const handler = createApiHandler({ cluster });
+  const call = async (method: string, url: string, body?: unknown) => {
+    const parsed = new URL(url, "http://x");
+    const req: ApiRequest = {
+      method,
+      path: parsed.pathname,
+      query: parsed.searchParams,
+      headers: {},
+    };
+    if (body !== undefined) req.body = Buffer.from(JSON.stringify(body));
+    const res = await handler(req);
+    // The controllers woken by the write run after it (a microtask).
+    await new Promise((resolve) => setImmediate(resolve));
+    return {
+      status: res.status,
+      body: ("body" in res ? JSON.parse(JSON.stringify(res.body)) : null) as Json,
+      headers: (res.headers ?? {}) as Record<string, string>,
+    };
+  };
+  return { cluster, call, handler };
+}
+
+function crd(group: string, kind: string, plural: string, spec: Json, names: Json = {}) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural, singular: kind.toLowerCase(), kind, ...names },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", properties: { spec } } },
+        },
+      ],
+    },
+  };
+}
+
+async function withKind(group: string, kind: string, plural: string, spec: Json) {
+  const s = setup();
+  const created = await s.call("POST", CRDS, crd(group, kind, plural, spec));
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const url = `/apis/${group}/v1/namespaces/default/${plural}`;
+  const create = (name: string, body: Json, query = "") =>
+    s.call("POST", `${url}${query}`, {
+      apiVersion: `${group}/v1`,
+      kind,
+      metadata: { name },
+      spec: body,
+    });
+  return { ...s, url, create };
+}
+
+describe("value validations of the structural schema", () => {
+  it("oneOf, anyOf, allOf and not: kube-openapi's composite errors with the closest failure's", async () => {
+    const k = await withKind("compose.example.com", "Source", "sources", {
+      type: "object",
+      properties: {
+        uri: { type: "string" },
+        file: { type: "string" },
+        port: { type: "integer" },
+        mode: { type: "string" },
+      },
+      oneOf: [{ required: ["uri"] }, { required: ["file"] }],
+      anyOf: [{ properties: { port: { minimum: 1 } } }, { required: ["mode"] }],
+      not: { required: ["mode", "port"] },
+    });
+    const kindName = "Source.compose.example.com";
+    const cases = [
+      {
+        spec: { port: 80 },
+        message: `${kindName} "x" is invalid: [: Invalid value: "": "spec" must validate one and only one schema (oneOf). Found none valid, spec.uri: Required value]`,
+      },
+      {
+        spec: { uri: "a", file: "b", port: 80 },
+        message: `${kindName} "x" is invalid: : Invalid value: "": "spec" must validate one and only one schema (oneOf). Found 2 valid alternatives`,
+      },
+      {
+        spec: { uri: "a", port: 0 },
+        message: `${kindName} "x" is invalid: [: Invalid value: "": "spec" must validate at least one schema (anyOf), spec.port: Invalid value: 0: spec.port in body should be greater than or equal to 1]`,
+      },
+      {
+        spec: { uri: "a", port: 80, mode: "fast" },
+        message: `${kindName} "x" is invalid: : Invalid value: "": "spec" must not validate the schema (not)`,
+      },
+    ];
+    for (const c of cases) {
+      const res = await k.create("x", c.spec);
+      assert.equal(res.status, 422, JSON.stringify(c.spec));
+      assert.equal(res.body.message, c.message);
+      assert.equal(k.cluster.store.list("Source").length, 0);
+    }
+    assert.equal((await k.create("ok", { uri: "a", port: 80 })).status, 201);
+  });
+
+  it("allOf: every subschema's errors, then the composite one", async () => {
+    const k = await withKind("allof.example.com", "Limit", "limits", {
+      type: "object",
+      properties: { low: { type: "integer" }, high: { type: "integer" } },
+      allOf: [{ required: ["low"] }, { required: ["high"] }],
+    });
+    const res = await k.create("x", {});
+    assert.equal(res.status, 422);
+    assert.equal(
+      res.body.message,
+      'Limit.allof.example.com "x" is invalid: [spec.low: Required value, spec.high: Required value, : Invalid value: "": "spec" must validate all the schemas (allOf). None validated]',
+    );
+  });
+
+  it("minProperties and maxProperties", async () => {
+    const k = await withKind("props.example.com", "Bag", "bags", {
+      type: "object",
+      minProperties: 1,
+      properties: {
+        tags: { type: "object", maxProperties: 2, additionalProperties: { type: "string" } },
+      },
+    });
+    const empty = await k.create("x", {});
+    assert.equal(empty.status, 422);
+    assert.equal(
+      empty.body.message,
+      'Bag.props.example.com "x" is invalid: spec: Invalid value: 1: spec in body should have at least 1 properties',
+    );
+    const many = await k.create("x", { tags: { a: "1", b: "2", c: "3" } });
+    assert.equal(many.status, 422);
+    assert.equal(
+      many.body.message,
+      'Bag.props.example.com "x" is invalid: spec.tags: Too many: must have at most 2 items',
+    );
+    assert.equal((await k.create("ok", { tags: { a: "1" } })).status, 201);
+  });
+
+  it("x-kubernetes-list-type set and map: a repeated item or key is a Duplicate value", async () => {
+    const k = await withKind("lists.example.com", "Route", "routes", {
+      type: "object",
+      properties: {
+        hosts: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } },
+        ports: {
+          type: "array",
+          "x-kubernetes-list-type": "map",
+          "x-kubernetes-list-map-keys": ["name", "port"],
+          items: {
+            type: "object",
+            required: ["name", "port"],
+            properties: { name: { type: "string" }, port: { type: "integer" } },
+          },
+        },
+      },
+    });
+    const res = await k.create("x", {
+      hosts: ["a", "b", "a"],
+      ports: [
+        { name: "http", port: 80 },
+        { name: "http", port: 81 },
+        { name: "http", port: 80 },
+      ],
+    });
+    assert.equal(res.status, 422);
+    assert.equal(
+      res.body.message,
+      'Route.lists.example.com "x" is invalid: [spec.hosts[2]: Duplicate value: "a", spec.ports[2]: Duplicate value: map[string]interface {}{"name":"http", "port":80}]',
+    );
+    assert.equal(
+      (await k.create("ok", { hosts: ["a", "b"], ports: [{ name: "http", port: 80 }] })).status,
+      201,
+    );
+  });
+});
+
+describe("pruning", () => {
+  it("reaches inside additionalProperties: a map value's unknown fields are dropped (Strict: 400)", async () => {
+    const k = await withKind("prune.example.com", "Team", "teams", {
+      type: "object",
+      properties: {
+        members: {
+          type: "object",
+          additionalProperties: { type: "object", properties: { role: { type: "string" } } },
+        },
+      },
+    });
+    const res = await k.create("x", { members: { ann: { role: "lead", shoe: 38 } } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.spec.members, { ann: { role: "lead" } });
+    assert.match(res.headers.warning ?? "", /unknown field \\"spec.members.ann.shoe\\"/);
+    const strict = await k.create(
+      "y",
+      { members: { bo: { shoe: 41 } } },
+      "?fieldValidation=Strict",
+    );
+    assert.equal(strict.status, 400);
+    assert.match(
+      strict.body.message,
+      /strict decoding error: unknown field "spec.members.bo.shoe"/,
+    );
+  });
+});
+
+describe("names another CRD of the group holds", () => {
+  it("ListKindConflict / KindConflict, the free names accepted; accepted and served once the other goes", async () => {
+    const s = setup();
+    const group = "names.example.com";
+    const object = { type: "object" };
+    assert.equal((await s.call("POST", CRDS, crd(group, "Widget", "widgets", object))).status, 201);
+    const second = await s.call(
+      "POST",
+      CRDS,
+      crd(group, "Gadget", "gadgets", object, { listKind: "WidgetList" }),
+    );
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    const conditions = (body: Json) =>
+      body.status.conditions.map((c: Json) => [c.type, c.status, c.reason, c.message]);
+    assert.deepEqual(conditions(second.body), [
+      ["NamesAccepted", "False", "ListKindConflict", '"WidgetList" is already in use'],
+      ["Established", "False", "NotAccepted", "not all names are accepted"],
+    ]);
+    assert.deepEqual(second.body.status.acceptedNames, {
+      plural: "gadgets",
+      singular: "gadget",
+      kind: "Gadget",
+    });
+    assert.equal((await s.call("GET", `/apis/${group}/v1/namespaces/default/gadgets`)).status, 404);
+    // Its kind alone is taken (the default list kind WidgetList would be too: the last wins).
+    const third = await s.call(
+      "POST",
+      CRDS,
+      crd(group, "Widget", "things", object, { singular: "thing", listKind: "ThingList" }),
+    );
+    assert.deepEqual(conditions(third.body)[0], [
+      "NamesAccepted",
+      "False",
+      "KindConflict",
+      '"Widget" is already in use',
+    ]);
+    assert.deepEqual(third.body.status.acceptedNames, {
+      plural: "things",
+      singular: "thing",
+      kind: "",
+      listKind: "ThingList",
+    });
+    assert.equal((await s.call("DELETE", `${CRDS}/widgets.${group}`)).status, 200);
+    const gadgets = await s.call("GET", `${CRDS}/gadgets.${group}`);
+    assert.deepEqual(
+      conditions(gadgets.body).map((c: string[]) => c.slice(0, 3)),
+      [
+        ["NamesAccepted", "True", "NoConflicts"],
+        ["Established", "True", "InitialNamesAccepted"],
+      ],
+    );
+    assert.equal((await s.call("GET", `/apis/${group}/v1/namespaces/default/gadgets`)).status, 200);
+  });
+});
+
+describe("deleting a CRD", () => {
+  it("ends the open watches on its resources after their DELETED events", async () => {
+    const s = setup();
+    const group = "watchend.example.com";
+    await s.call("POST", CRDS, crd(group, "Probe", "probes", { type: "object" }));
+    const url = `/apis/${group}/v1/namespaces/default/probes`;
+    await s.call("POST", url, {
+      apiVersion: `${group}/v1`,
+      kind: "Probe",
+      metadata: { name: "p1" },
+    });
+    const res: ApiResponse = await s.handler({
+      method: "GET",
+      path: url,
+      query: new URLSearchParams("watch=true&timeoutSeconds=30&resourceVersion=0"),
+      headers: {},
+    });
+    assert.ok("stream" in res);
+    const events: string[] = [];
+    const ended = (async () => {
+      for await (const line of res.stream) {
+        const event = JSON.parse(String(line));
+        events.push(`${event.type} ${event.object.metadata.name}`);
+      }
+    })();
+    await s.call("DELETE", `${CRDS}/probes.${group}`);
+    const timeout = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`still open after ${events.join(", ")}`)), 5000).unref(),
+    );
+    await Promise.race([ended, timeout]);
+    assert.deepEqual(events, ["ADDED p1", "DELETED p1"]);
+  });
+});
