@@ -1,8 +1,9 @@
 // End to end with the REAL kubectl (1.27, 1.33): a CRD's value validations and names as
-// apiextensions-apiserver has them. A custom resource failing a oneOf or repeating a list-map
-// key is refused with upstream's message; a second CRD whose kind and list kind the first holds
-// is not established (NamesAccepted False, ListKindConflict) until the first is deleted. Without kubectl
-// the cases skip with the reason, except under CI=true.
+// apiextensions-apiserver has them. A custom resource failing a oneOf, repeating a list-map key
+// or failing a CEL rule (x-kubernetes-validations) is refused with upstream's message; a second
+// CRD whose kind and list kind the first holds is not established (NamesAccepted False,
+// ListKindConflict) until the first is deleted. Without kubectl the cases skip with the reason,
+// except under CI=true.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { stringify } from "yaml";
@@ -58,6 +59,12 @@ const ordersCrd = (GROUP: string, kind: string) =>
       },
     },
     oneOf: [{ required: ["card"] }, { required: ["invoice"] }],
+    "x-kubernetes-validations": [
+      {
+        rule: "!has(self.items) || self.items.all(i, !has(i.count) || i.count <= 10)",
+        message: "at most 10 of an item",
+      },
+    ],
   });
 
 for (const binary of kubectlsUnderTest("kubectl-crd-schema", { versionedOnly: true })) {
@@ -89,7 +96,7 @@ function describeCrdSchema(binary: KubectlBinary): void {
       await server?.up.close();
     });
 
-    it("a resource failing oneOf, or repeating a list-map key, is refused with upstream's message", async () => {
+    it("a resource failing oneOf, repeating a list-map key or failing a CEL rule is refused with upstream's message", async () => {
       const neither = await run(["apply", "-f", "-"], order({ items: [{ sku: "a" }] }));
       assert.equal(neither.code, 1);
       assert.match(
@@ -104,6 +111,15 @@ function describeCrdSchema(binary: KubectlBinary): void {
       assert.match(
         twice.stderr,
         /spec\.items\[1\]: Duplicate value: map\[string\]interface \{\}\{"sku":"a"\}/,
+      );
+      const many = await run(
+        ["apply", "-f", "-"],
+        order({ card: "x", items: [{ sku: "a", count: 11 }] }),
+      );
+      assert.equal(many.code, 1);
+      assert.match(
+        many.stderr,
+        /The Order\d* "o1" is invalid: spec: Invalid value: "object": at most 10 of an item/,
       );
       kubectlOk(
         await run(["apply", "-f", "-"], order({ card: "x", items: [{ sku: "a" }, { sku: "b" }] })),

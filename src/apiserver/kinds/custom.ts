@@ -6,7 +6,8 @@
 // definitions are process-wide: embedded clusters in one process share them.
 import type { ScalePaths } from "../../api/scale.js";
 import type { KubeObject } from "../../api/types.js";
-import type { FieldError } from "../../api/validation.js";
+import { type FieldError, invalid } from "../../api/validation.js";
+import { celErrors, hasRules } from "./crdcel.js";
 import { printerOf } from "./crdprinter.js";
 import { type JsonSchema, schemaTreeOf, validateAgainst, withDefaults } from "./crdschema.js";
 import { AGE, NAME } from "./printing.js";
@@ -277,11 +278,12 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
   }));
   const schemas = new Map(versions.map((v) => [`${spec.group}/${v.name}`, v.schema]));
   const schemaOf = (object: KubeObject) => schemas.get(object.apiVersion) ?? preferred.schema;
-  /** Defaults, then the schema's validation (upstream: after decoding and pruning). */
-  const admit = (object: KubeObject): Prepared => {
+  /** Defaults, then the schema's validation and its CEL rules (upstream: after pruning). */
+  const admit = (object: KubeObject, current?: KubeObject): Prepared => {
     const schema = schemaOf(object);
     const value = withDefaults(schema, object);
     const errors = validateAgainst(schema, value);
+    errors.push(...rulesChecked(schema, value, current, errors));
     return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
   };
   const definition: KindDefinition = {
@@ -300,8 +302,11 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
     fieldSelectors: [],
     strategy: {
       prepareForCreate: (object) => admit(withoutStatus(object, subresources)),
-      prepareForUpdate: admit,
-      validateStatusUpdate: (next): FieldError[] => validateAgainst(schemaOf(next), next),
+      prepareForUpdate: (next, current) => admit(next, current),
+      validateStatusUpdate: (next, current): FieldError[] => {
+        const errors = validateAgainst(schemaOf(next), next);
+        return [...errors, ...rulesChecked(schemaOf(next), next, current, errors)];
+      },
     },
     printer: printerOf(NAME, { ...AGE, type: "date" }, preferred.columns),
   };
@@ -312,6 +317,31 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
     schemas,
     ...(preferred.scale ? { scale: preferred.scale } : {}),
   };
+}
+
+/**
+ * The CEL rules' errors, unless the schema's errors make the object unfit for them (a wrong type
+ * or a value outside an enum): then upstream's one error saying they were not checked.
+ */
+function rulesChecked(
+  schema: JsonSchema,
+  object: KubeObject,
+  current: KubeObject | undefined,
+  schemaErrors: readonly FieldError[],
+): FieldError[] {
+  if (!hasRules(schema)) return [];
+  const blocking = schemaErrors.some(
+    (e) => e.type === "FieldValueNotSupported" || e.detail.includes(" in body must be of type "),
+  );
+  if (!blocking) return celErrors(schema, object, current);
+  return [
+    // Go prints a nil bad value as "null"; the path is nil.
+    invalid(
+      "<nil>",
+      "null",
+      "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+    ),
+  ];
 }
 
 /** With the status subresource, a create's status is dropped (upstream's PrepareForCreate). */

@@ -5,6 +5,7 @@
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import { type FieldError, OMITTED_VALUE } from "../../api/validation.js";
+import { ruleCompileErrors } from "./crdcel.js";
 import { parseJsonPath } from "./crdprinter.js";
 import { structuralErrors } from "./crdschema.js";
 import { acceptNames, crdNames } from "./custom.js";
@@ -59,7 +60,7 @@ function validate(crd: KubeObject): FieldError[] {
       // apiextensions.k8s.io/v1 requires a structural schema for every version.
       if (!isObj(schema))
         errors.push({ type: "FieldValueRequired", field: at, detail: "schemas are required" });
-      else errors.push(...structuralErrors(schema, at));
+      else errors.push(...structuralErrors(schema, at), ...ruleCompileErrors(schema, at));
       errors.push(...versionErrors(v, `spec.versions[${i}]`));
     });
   }
