@@ -349,6 +349,7 @@ describe("the pool with two jobs", () => {
     }));
     const outcomes = await Promise.all(tasks.map((task) => pool.run(task)));
     await pool.close();
+    assert.equal(pool.started, 2);
     assert.deepEqual(
       outcomes.map((o) => o.id),
       tasks.map((t) => t.id),
@@ -357,6 +358,29 @@ describe("the pool with two jobs", () => {
       assert.equal(o.ok, i !== 3, JSON.stringify(o).slice(0, 200));
       if (o.ok) assert.equal(o.durationMs, tasks[i]!.durationMs);
     }
+  });
+});
+
+describe("the pool's workers", () => {
+  it("start only as tasks need them: two tasks on four jobs start two", async () => {
+    const file = example("scale-down-policies.yaml");
+    const pool = new TunePool(
+      { text: readFileSync(file, "utf8"), file, baseDir: dirname(file), sets: [] },
+      4,
+    );
+    assert.equal(pool.started, 0);
+    const outcomes = await Promise.all(
+      [1, 2].map((id) => pool.run({ id, sets: [], durationMs: 10 * 60_000 })),
+    );
+    assert.equal(pool.started, 2);
+    assert.deepEqual(
+      outcomes.map((o) => [o.id, o.ok]),
+      [
+        [1, true],
+        [2, true],
+      ],
+    );
+    await pool.close();
   });
 });
 

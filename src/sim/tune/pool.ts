@@ -1,5 +1,6 @@
-// `horizon tune`'s worker pool: N worker threads (`--jobs`), each running one candidate at a
-// time and holding the next one, so it never waits for this thread between candidates. With one
+// `horizon tune`'s worker pool: up to N worker threads (`--jobs`), started as tasks need them,
+// each running one candidate at a time and holding the next one, so it never waits for this
+// thread between candidates. With one
 // job the candidates run in-process (no thread to start), also one at a time: run together,
 // hundreds of interleaved simulations would fight over memory and make one job far slower per
 // candidate than a worker.
@@ -37,15 +38,11 @@ export class TunePool {
     readonly jobs: number,
   ) {
     this.#base = base;
-    if (jobs > 1) {
-      for (let i = 0; i < jobs; i++) {
-        const worker = startWorker(base);
-        worker.on("message", (outcome: TaskOutcome) => this.#done(worker, outcome));
-        worker.on("error", (error) => this.#failed(worker, error));
-        this.#all.push(worker);
-        this.#sent.set(worker, []);
-      }
-    }
+  }
+
+  /** Worker threads started so far: one per task waiting for a free worker, up to `jobs`. */
+  get started(): number {
+    return this.#all.length;
   }
 
   run(task: TuneTask): Promise<TaskOutcome> {
@@ -70,6 +67,18 @@ export class TunePool {
    * whichever worker is free first, instead of waiting behind another worker's running one.
    */
   #next(): void {
+    // A worker is a new isolate that loads and optimizes the simulator again (~0.1 s of CPU to
+    // start, more to warm up, tens of MiB): none is started that would find no task waiting.
+    let idle = 0;
+    for (const sent of this.#sent.values()) if (sent.length === 0) idle++;
+    while (this.#all.length < this.jobs && this.#queue.length > idle) {
+      const worker = startWorker(this.#base);
+      worker.on("message", (outcome: TaskOutcome) => this.#done(worker, outcome));
+      worker.on("error", (error) => this.#failed(worker, error));
+      this.#all.push(worker);
+      this.#sent.set(worker, []);
+      idle++;
+    }
     for (let depth = 1; depth <= 2; depth++) {
       for (const [worker, sent] of this.#sent) {
         if (this.#queue.length === 0) return;
