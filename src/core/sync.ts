@@ -387,7 +387,9 @@ function computeMetrics(
   let replicas = 0;
   let invalidCount = 0;
   let firstInvalid: { reason: string; message: string; error: string } | null = null;
-  specs.forEach((spec, index) => {
+  // A loop, not forEach: no closure per sync.
+  for (let index = 0; index < specs.length; index++) {
+    const spec = specs[index]!;
     const source = metricSourceFor(spec.type);
     const observation = input.observations[index] ?? { kind: "error", error: "no observation" };
     const precomputed = input.metricResults?.[index];
@@ -412,14 +414,14 @@ function computeMetrics(
       events.push({ type: "Warning", reason: result.reason, message: result.message });
       if (firstInvalid === null) firstInvalid = result;
       invalidCount++;
-      return;
+      continue;
     }
     outcome.statuses.push(result.status);
     if (replicas === 0 || result.replicas > replicas) {
       replicas = result.replicas;
       outcome.metric = result.description;
     }
-  });
+  }
 
   const invalid = firstInvalid as { reason: string; message: string; error: string } | null;
   if (invalid) {

@@ -82,6 +82,15 @@ export function targetMilli(target: MetricTarget, field: "value" | "averageValue
   return milli;
 }
 
+// Module-level, not closures made at every call.
+function failed(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
+
+function fetchError(resource: string, error: string): string {
+  return `unable to get metrics for resource ${resource}: ${error}`;
+}
+
 export function calculateResource(
   resource: string,
   container: string,
@@ -89,11 +98,9 @@ export function calculateResource(
   observed: Samples | { error: string },
   context: MetricContext,
 ): ResourceCalculation {
-  const wrap = (error: string) => ({ ok: false as const, error });
-  const fetchError = (error: string) => `unable to get metrics for resource ${resource}: ${error}`;
   if (target.averageValue !== undefined && target.averageValue !== null) {
     if ("error" in observed)
-      return wrap(`failed to get ${resource} usage: ${fetchError(observed.error)}`);
+      return failed(`failed to get ${resource} usage: ${fetchError(resource, observed.error)}`);
     const calculation = plainMetricReplicas({
       currentReplicas: context.specReplicas,
       pods: context.pods,
@@ -104,7 +111,7 @@ export function calculateResource(
       now: context.now,
       targetMilli: targetMilli(target, "averageValue"),
     });
-    if (!calculation.ok) return wrap(`failed to get ${resource} usage: ${calculation.error}`);
+    if (!calculation.ok) return failed(`failed to get ${resource} usage: ${calculation.error}`);
     return {
       ok: true,
       calculation,
@@ -113,13 +120,12 @@ export function calculateResource(
     };
   }
   if (target.averageUtilization === undefined || target.averageUtilization === null) {
-    return wrap(
+    return failed(
       "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set",
     );
   }
-  const utilizationError = (error: string) =>
-    wrap(`failed to get ${resource} utilization: ${error}`);
-  if ("error" in observed) return utilizationError(fetchError(observed.error));
+  if ("error" in observed)
+    return failed(`failed to get ${resource} utilization: ${fetchError(resource, observed.error)}`);
   const calculation = resourceUtilizationReplicas({
     currentReplicas: context.specReplicas,
     pods: context.pods,
@@ -131,7 +137,7 @@ export function calculateResource(
     targetUtilization: target.averageUtilization,
     requests: () => podRequestList(context.pods, container, resource, context.podLevelResources),
   });
-  if (!calculation.ok) return utilizationError(calculation.error);
+  if (!calculation.ok) return failed(`failed to get ${resource} utilization: ${calculation.error}`);
   return {
     ok: true,
     calculation,
