@@ -391,6 +391,9 @@ describe("the pool's last tasks", () => {
       { text: readFileSync(file, "utf8"), file, baseDir: dirname(file), sets: [] },
       2,
     );
+    // Both workers started first, so the order below depends on the tasks' lengths alone.
+    await Promise.all([10, 11].map((id) => pool.run({ id, sets: [], durationMs: 10_000 })));
+    assert.equal(pool.started, 2);
     const finished: number[] = [];
     // Task 0 (6 hours) keeps one worker busy; the other runs task 1 (10 seconds), then task 2,
     // which a worker holding it behind task 0 would only start after that.
