@@ -84,7 +84,6 @@ export async function list(ctx: Ctx): Promise<ApiResponse> {
   }
   if (isTable(ctx)) return table(ctx, items, metadata);
   const kind = `${ctx.info.kind}List`;
-  const listed = items;
   let body: unknown;
   return {
     status: 200,
@@ -96,14 +95,14 @@ export async function list(ctx: Ctx): Promise<ApiResponse> {
         kind,
         apiVersion: ctx.apiVersion,
         metadata,
-        items: listed.map((o) => presentItem(ctx, o)),
+        items: items.map((o) => presentItem(ctx, o)),
       };
       return body;
     },
     encode: () => {
       const head = JSON.stringify({ kind, apiVersion: ctx.apiVersion, metadata });
       const chunks: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
-      for (const [i, o] of listed.entries()) {
+      for (const [i, o] of items.entries()) {
         if (i > 0) chunks.push(COMMA);
         chunks.push(presentedBytes(ctx, ctx.server.encodings, o, "item"));
       }

@@ -81,9 +81,6 @@ export function selectorParam(
   return { ok: true, text: parsed.selector.text === "" ? undefined : parsed.selector.text };
 }
 
-/** A quantity's milli-value (Quantity.MilliValue), or null when it does not parse. */
-export const milliOf = milliValueOfJSON;
-
 /** metav1.Time on the wire (RFC 3339) → epoch ms; a missing or zero time is 0. */
 export function timeOf(value: unknown): number {
   if (typeof value !== "string" || value === "") return 0;
@@ -106,7 +103,7 @@ export function readMetricValue(
   version: string,
   item: Record<string, unknown>,
 ): MetricValue | string {
-  const valueMilli = milliOf(item.value);
+  const valueMilli = milliValueOfJSON(item.value);
   if (valueMilli === null)
     return `unable to decode MetricValue value ${JSON.stringify(item.value)}`;
   const describedObject = (item.describedObject ?? {}) as MetricValue["describedObject"];

@@ -3,6 +3,8 @@
 // every item's value in milli-units (the source sums them) and the first item's timestamp; an
 // empty list is an error. The source wraps the error as `unable to get external metric
 // NS/NAME/&LabelSelector{...}: ...`.
+
+import { milliValueOfJSON } from "../../api/quantity.js";
 import type { MetricSpec } from "../../api/types.js";
 import type { MetricObservation } from "../../core/sources/types.js";
 import { requestJson } from "../api-errors.js";
@@ -10,7 +12,6 @@ import {
   deadline,
   EXTERNAL_GROUP,
   errorObservation,
-  milliOf,
   type ObserveOptions,
   type SourceContext,
   selectorParam,
@@ -46,7 +47,7 @@ export async function observeExternal(
   if (items.length === 0) return errorObservation("no metrics returned from external metrics API");
   const valuesMilli: bigint[] = [];
   for (const item of items) {
-    const milli = milliOf(item.value);
+    const milli = milliValueOfJSON(item.value);
     if (milli === null)
       return errorObservation(`${PREFIX}unable to decode value ${JSON.stringify(item.value)}`);
     valuesMilli.push(milli);

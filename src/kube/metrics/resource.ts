@@ -3,6 +3,8 @@
 // filtered by the scale's pod selector, each pod's usage (the sum of its containers, or the
 // named container's) with the item's timestamp and window; then `resourceObservation`, the
 // step shared with the in-process pipeline.
+
+import { milliValueOfJSON } from "../../api/quantity.js";
 import type { MetricSpec } from "../../api/types.js";
 import { type ParsedDuration, parseDuration } from "../../core/duration.js";
 import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
@@ -12,7 +14,6 @@ import { requestJson } from "../api-errors.js";
 import {
   deadline,
   errorObservation,
-  milliOf,
   type ObserveOptions,
   RESOURCE_GROUP,
   type SourceContext,
@@ -56,7 +57,7 @@ function podMetricsItem(raw: RawPodMetrics): PodMetricsItem | string {
   for (const c of raw.containers ?? []) {
     const usage: Record<string, number> = {};
     for (const [name, value] of Object.entries(c.usage ?? {})) {
-      const milli = milliOf(value);
+      const milli = milliValueOfJSON(value);
       if (milli === null) return `unable to decode usage ${name}=${JSON.stringify(value)}`;
       usage[name] = Number(milli);
     }
