@@ -160,6 +160,7 @@ describe("the derived views agree with the registry", () => {
       "v1/Namespace",
       "v1/ResourceQuota",
       "v1/Secret",
+      "v1/Service",
       "v1/ServiceAccount",
     ]);
   });

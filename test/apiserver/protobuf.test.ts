@@ -29,6 +29,9 @@ const CAPTURED = {
   /** kubectl.1.33 autoscale deployment web -n team-a --cpu-percent=80 --min=2 --max=5 */
   hpaV2:
     "6b3873000a290a0e6175746f7363616c696e672f76321217486f72697a6f6e74616c506f644175746f7363616c657212610a130a0377656212001a0022002a0032003800420012440a1a0a0a4465706c6f796d656e7412037765621a07617070732f76311002180522220a085265736f7572636522160a03637075120f0a0b5574696c697a6174696f6e20501a04180020001a002200",
+  /** kubectl.1.33 create service clusterip my-svc --tcp=80:8080 */
+  service:
+    "6b3873000a0d0a02763112075365727669636512720a250a066d792d73766312001a0022002a003200380042005a0d0a0361707012066d792d73766312450a1b0a0738302d38303830120354435018502207080010903f1a002800120d0a0361707012066d792d7376631a002209436c757374657249503a00420052005a00600068001a020a001a002200",
   /** kubectl.1.32 autoscale deployment web -n team-a --cpu-percent=70 --min=1 --max=3 --name=web32 */
   hpaV1:
     "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c657212410a150a05776562333212001a0022002a0032003800420012220a1a0a0a4465706c6f796d656e7412037765621a07617070732f76311001180320461a04180020001a002200",
@@ -196,6 +199,21 @@ describe("bodies captured from real kubectl", () => {
           },
           strategy: {},
         },
+      },
+    },
+    {
+      name: "1.33 create service clusterip (a named port, an int targetPort, the selector)",
+      body: CAPTURED.service,
+      want: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "my-svc", labels: { app: "my-svc" } },
+        spec: {
+          ports: [{ name: "80-8080", protocol: "TCP", port: 80, targetPort: 8080 }],
+          selector: { app: "my-svc" },
+          type: "ClusterIP",
+        },
+        status: { loadBalancer: {} },
       },
     },
     {
@@ -689,7 +707,7 @@ describe("the API server decodes protobuf request bodies", () => {
     return res.body as Record<string, never>;
   };
 
-  it("kubectl's create namespace, create deployment and autoscale (v2, then v1) are created", async () => {
+  it("kubectl's create namespace, create deployment, create service and autoscale (v2, then v1) are created", async () => {
     const { cluster, post } = setup();
     const ns = await post("/api/v1/namespaces", hex(CAPTURED.namespace));
     assert.equal(ns.status, 201, JSON.stringify(bodyOf(ns)));
@@ -707,6 +725,15 @@ describe("the API server decodes protobuf request bodies", () => {
         resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
       },
     ]);
+    const svc = await post("/api/v1/namespaces/team-a/services", hex(CAPTURED.service));
+    assert.equal(svc.status, 201, JSON.stringify(bodyOf(svc)));
+    const service = cluster.store.get("Service", "team-a", "my-svc") as unknown as {
+      spec: Record<string, unknown>;
+    };
+    assert.deepEqual(service.spec.ports, [
+      { name: "80-8080", protocol: "TCP", port: 80, targetPort: 8080 },
+    ]);
+    assert.equal(service.spec.type, "ClusterIP");
     const v1 = await post(
       "/apis/autoscaling/v1/namespaces/team-a/horizontalpodautoscalers",
       hex(CAPTURED.hpaV1),

@@ -2,7 +2,7 @@
 
 import { applyServiceDefaults } from "../../api/service-defaults.js";
 import type { KubeObject } from "../../api/types.js";
-import { condition, conditions, root } from "./meta.js";
+import { conditions, root } from "./meta.js";
 import { AGE, asRecord, col, formatLabels, int, NAME, since, text } from "./printing.js";
 import {
   atomicMap,
@@ -15,12 +15,27 @@ import {
   keep,
   mapList,
   patchMerge,
+  pb,
   ptr,
   str,
   strs,
   struct,
+  time,
 } from "./schema.js";
 import { type KindDefinition, READ_WRITE } from "./types.js";
+
+/** metav1.Condition with its protobuf numbers: its type is a plain string. */
+const METAV1_CONDITION = struct(
+  {
+    type: str(1, keep),
+    status: str(2, { keep: true, go: "v1.ConditionStatus" }),
+    observedGeneration: i64(3),
+    lastTransitionTime: time(4),
+    reason: str(5),
+    message: str(6),
+  },
+  { go: "v1.Condition" },
+);
 
 export const service: KindDefinition<"Service"> = {
   kind: "Service",
@@ -32,96 +47,107 @@ export const service: KindDefinition<"Service"> = {
   versions: [
     {
       version: "v1",
+      // Protobuf: kubectl 1.32+ sends `create service` bodies as protobuf (core/v1 generated.proto).
+      protobuf: true,
       schema: root(
         "v1.Service",
-        struct(
-          {
-            ports: patchMerge(
-              mapList(
-                ["port", "protocol"],
+        pb(
+          2,
+          struct(
+            {
+              ports: pb(
+                1,
+                patchMerge(
+                  mapList(
+                    ["port", "protocol"],
+                    struct(
+                      {
+                        name: str(1),
+                        protocol: str(2, { go: "v1.Protocol" }),
+                        appProtocol: str(6, ptr),
+                        port: i32(3, keep),
+                        targetPort: intstr(4),
+                        nodePort: i32(5),
+                      },
+                      { go: "v1.ServicePort" },
+                    ),
+                    { protocol: "TCP" },
+                  ),
+                  "port",
+                ),
+              ),
+              selector: pb(2, atomicMap),
+              clusterIP: str(3),
+              clusterIPs: strs(18),
+              type: str(4, { go: "v1.ServiceType" }),
+              externalIPs: strs(5),
+              sessionAffinity: str(7, { go: "v1.ServiceAffinity" }),
+              loadBalancerIP: str(8),
+              loadBalancerSourceRanges: strs(9),
+              externalName: str(10),
+              externalTrafficPolicy: str(11, { go: "v1.ServiceExternalTrafficPolicy" }),
+              healthCheckNodePort: i32(12),
+              publishNotReadyAddresses: bool(13),
+              sessionAffinityConfig: deduced(
                 struct(
                   {
-                    name: str(),
-                    protocol: str(undefined, { go: "v1.Protocol" }),
-                    appProtocol: str(undefined, ptr),
-                    port: i32(undefined, keep),
-                    targetPort: intstr(),
-                    nodePort: i32(),
+                    clientIP: struct(
+                      { timeoutSeconds: i32(1, ptr) },
+                      { go: "v1.ClientIPConfig", ptr: true, proto: 1 },
+                    ),
                   },
-                  { go: "v1.ServicePort" },
+                  { go: "v1.SessionAffinityConfig", ptr: true },
                 ),
-                { protocol: "TCP" },
+                14,
               ),
-              "port",
-            ),
-            selector: atomicMap,
-            clusterIP: str(),
-            clusterIPs: strs(),
-            type: str(undefined, { go: "v1.ServiceType" }),
-            externalIPs: strs(),
-            sessionAffinity: str(undefined, { go: "v1.ServiceAffinity" }),
-            loadBalancerIP: str(),
-            loadBalancerSourceRanges: strs(),
-            externalName: str(),
-            externalTrafficPolicy: str(undefined, { go: "v1.ServiceExternalTrafficPolicy" }),
-            healthCheckNodePort: i32(),
-            publishNotReadyAddresses: bool(),
-            sessionAffinityConfig: deduced(
-              struct(
+              ipFamilies: strs(19),
+              ipFamilyPolicy: str(17, { ptr: true, go: "v1.IPFamilyPolicy" }),
+              allocateLoadBalancerNodePorts: bool(20, ptr),
+              loadBalancerClass: str(21, ptr),
+              internalTrafficPolicy: str(22, {
+                ptr: true,
+                go: "v1.ServiceInternalTrafficPolicy",
+              }),
+              trafficDistribution: str(23, ptr),
+            },
+            { go: "v1.ServiceSpec", zero: true },
+          ),
+        ),
+        pb(
+          3,
+          struct(
+            {
+              loadBalancer: struct(
                 {
-                  clientIP: struct(
-                    { timeoutSeconds: i32(undefined, ptr) },
-                    { go: "v1.ClientIPConfig", ptr: true },
+                  ingress: atomicOf(
+                    struct(
+                      {
+                        ip: str(1),
+                        hostname: str(2),
+                        ipMode: str(3, { ptr: true, go: "v1.LoadBalancerIPMode" }),
+                        ports: atomicOf(
+                          struct(
+                            {
+                              port: i32(1, keep),
+                              protocol: str(2, { keep: true, go: "v1.Protocol" }),
+                              error: str(3, ptr),
+                            },
+                            { go: "v1.PortStatus" },
+                          ),
+                          4,
+                        ),
+                      },
+                      { go: "v1.LoadBalancerIngress" },
+                    ),
+                    1,
                   ),
                 },
-                { go: "v1.SessionAffinityConfig", ptr: true },
+                { go: "v1.LoadBalancerStatus", zero: true, proto: 1 },
               ),
-            ),
-            ipFamilies: strs(),
-            ipFamilyPolicy: str(undefined, { ptr: true, go: "v1.IPFamilyPolicy" }),
-            allocateLoadBalancerNodePorts: bool(undefined, ptr),
-            loadBalancerClass: str(undefined, ptr),
-            internalTrafficPolicy: str(undefined, {
-              ptr: true,
-              go: "v1.ServiceInternalTrafficPolicy",
-            }),
-            trafficDistribution: str(undefined, ptr),
-          },
-          { go: "v1.ServiceSpec", zero: true },
-        ),
-        struct(
-          {
-            loadBalancer: struct(
-              {
-                ingress: atomicOf(
-                  struct(
-                    {
-                      ip: str(),
-                      hostname: str(),
-                      ipMode: str(undefined, { ptr: true, go: "v1.LoadBalancerIPMode" }),
-                      ports: atomicOf(
-                        struct(
-                          {
-                            port: i32(undefined, keep),
-                            protocol: str(undefined, { keep: true, go: "v1.Protocol" }),
-                            error: str(undefined, ptr),
-                          },
-                          { go: "v1.PortStatus" },
-                        ),
-                      ),
-                    },
-                    { go: "v1.LoadBalancerIngress" },
-                  ),
-                ),
-              },
-              { go: "v1.LoadBalancerStatus", zero: true },
-            ),
-            // metav1.Condition: its type is a plain string.
-            conditions: conditions(
-              condition("v1.Condition", { observedGeneration: i64() }, "string"),
-            ),
-          },
-          { go: "v1.ServiceStatus", zero: true },
+              conditions: pb(2, conditions(METAV1_CONDITION)),
+            },
+            { go: "v1.ServiceStatus", zero: true },
+          ),
         ),
       ),
     },
