@@ -20,16 +20,35 @@ export interface HorizontalControllerOptions {
   config: ControllerConfig;
   /** The current HPAs (autoscaling/v2), as the informer holds them. */
   listHpas: () => readonly HorizontalPodAutoscaler[];
+  /**
+   * One current HPA by namespace and name, for callers that can look it up directly (the
+   * embedded cluster's store): a sync then reads its HPA without an index of the whole list,
+   * which each status write would make stale.
+   */
+  getHpa?: (namespace: string, name: string) => HorizontalPodAutoscaler | undefined;
+}
+
+/** One HPA's place in the schedule. */
+interface Scheduled {
+  key: string;
+  namespace: string;
+  name: string;
+  /** Next sync time (epoch ms). */
+  at: number;
+}
+
+function byKey(a: Scheduled, b: Scheduled): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 export class HorizontalController {
   private readonly memory = new ControllerMemory();
-  /** Next sync time per HPA key. */
-  private readonly due = new Map<string, number>();
+  /** The schedule per HPA key. */
+  private readonly due = new Map<string, Scheduled>();
   /** The earliest of `due`, recomputed only after it changed. */
   private earliest: number | null = null;
-  /** The keys of `due`, sorted; recomputed only after the set of HPAs changed. */
-  private sortedKeys: string[] | null = null;
+  /** The entries of `due` sorted by key; recomputed only after the set of HPAs changed. */
+  private sorted: Scheduled[] | null = null;
 
   /** The last HPA list seen and its index: listers return the same list until it changes. */
   private indexed: {
@@ -57,9 +76,14 @@ export class HorizontalController {
       const key = hpaKey(hpa);
       seen.add(key);
       if (!this.due.has(key)) {
-        this.due.set(key, now + syncPeriodFor(hpa, this.options.config));
+        this.due.set(key, {
+          key,
+          namespace: hpa.metadata.namespace ?? "default",
+          name: hpa.metadata.name ?? "",
+          at: now + syncPeriodFor(hpa, this.options.config),
+        });
         this.earliest = null;
-        this.sortedKeys = null;
+        this.sorted = null;
       }
     }
     for (const key of this.due.keys()) {
@@ -67,7 +91,7 @@ export class HorizontalController {
         this.due.delete(key);
         this.memory.forget(key);
         this.earliest = null;
-        this.sortedKeys = null;
+        this.sorted = null;
       }
     }
   }
@@ -76,7 +100,7 @@ export class HorizontalController {
   nextDue(): number {
     if (this.earliest === null) {
       let next = Number.POSITIVE_INFINITY;
-      for (const at of this.due.values()) if (at < next) next = at;
+      for (const entry of this.due.values()) if (entry.at < next) next = entry.at;
       this.earliest = next;
     }
     return this.earliest;
@@ -86,19 +110,33 @@ export class HorizontalController {
   async syncDue(): Promise<SyncReport[]> {
     const now = this.options.ports.clock.now();
     const reports: SyncReport[] = [];
-    const byKey = this.hpasByKey();
-    this.sortedKeys ??= [...this.due.keys()].sort();
+    const getHpa = this.options.getHpa;
+    const index = getHpa ? null : this.hpasByKey();
+    this.sorted ??= [...this.due.values()].sort(byKey);
     // Collected before syncing: a sync requeues its HPA, and that must not change this round.
-    const dueKeys = this.sortedKeys.filter((key) => this.due.get(key)! <= now);
-    for (const key of dueKeys) {
-      const hpa = byKey.get(key);
+    const dueNow: Scheduled[] = [];
+    for (const entry of this.sorted) if (entry.at <= now) dueNow.push(entry);
+    for (const entry of dueNow) {
+      const hpa = getHpa ? getHpa(entry.namespace, entry.name) : index!.get(entry.key);
       if (!hpa) continue;
-      // Forgotten while an earlier sync awaited: setting it again changes the key set.
-      if (!this.due.has(key)) this.sortedKeys = null;
-      this.due.set(key, now + syncPeriodFor(hpa, this.options.config));
+      let scheduled = this.due.get(entry.key);
+      // Forgotten while an earlier sync awaited: scheduling it again changes the key set.
+      if (!scheduled) {
+        scheduled = entry;
+        this.due.set(entry.key, entry);
+        this.sorted = null;
+      }
+      scheduled.at = now + syncPeriodFor(hpa, this.options.config);
       this.earliest = null;
       const outcome = await reconcileHpa(hpa, this.options.ports, this.memory, this.options.config);
-      reports.push({ key, hpa, at: now, ...outcome });
+      // Field by field, not a spread of the outcome: one report per sync.
+      reports.push({
+        key: entry.key,
+        hpa,
+        at: now,
+        result: outcome.result,
+        statusError: outcome.statusError,
+      });
     }
     return reports;
   }
@@ -111,7 +149,7 @@ export class HorizontalController {
     this.memory.clear();
     this.due.clear();
     this.earliest = null;
-    this.sortedKeys = null;
+    this.sorted = null;
     this.observe(now);
   }
 }

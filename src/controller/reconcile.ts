@@ -205,12 +205,14 @@ export async function reconcileHpa(
   const now = ports.clock.now();
   const scaleAnswer = ports.scale.getScale(namespace, hpa.spec.scaleTargetRef);
   const scaleRead = scaleAnswer instanceof Promise ? await scaleAnswer : scaleAnswer;
+  // Every sync builds its inputs with the same keys in the same order (optional ones set to
+  // undefined, not left out), so the core's hot functions see one object shape each.
   const scale: ScaleObservation = scaleRead.ok
     ? {
         ok: true,
         specReplicas: scaleRead.value.specReplicas,
         statusReplicas: scaleRead.value.statusReplicas,
-        ...(scaleRead.value.selector !== undefined ? { selector: scaleRead.value.selector } : {}),
+        selector: scaleRead.value.selector,
       }
     : { ok: false, error: scaleRead.error };
 
@@ -236,7 +238,7 @@ export async function reconcileHpa(
     hpa,
     scale,
     pods,
-    ...(selectingHpas ? { selectingHpas } : {}),
+    selectingHpas,
     observations,
     history: memory.history(key),
     config,

@@ -14,21 +14,44 @@ export function setCondition(
   now: string,
 ): void {
   // A loop, not find: no closure per call (four calls per sync).
-  let existing: HorizontalPodAutoscalerCondition | undefined;
   for (let i = 0; i < conditions.length; i++) {
-    if (conditions[i]!.type === type) {
-      existing = conditions[i];
-      break;
-    }
-  }
-  if (!existing) {
-    conditions.push({ type, status, lastTransitionTime: now, reason, message });
+    const existing = conditions[i]!;
+    if (existing.type !== type) continue;
+    // Copy on write: the list starts as the stored status's conditions (shared, never changed
+    // in place), so a condition left as stored stays the very stored object and the status
+    // comparison stops at its identity.
+    if (existing.status === status && existing.reason === reason && existing.message === message)
+      return;
+    // A literal in the order Kubernetes encodes a condition (a spread copy was five times slower).
+    conditions[i] = {
+      type,
+      status,
+      lastTransitionTime: existing.status === status ? existing.lastTransitionTime : now,
+      reason,
+      message,
+    };
     return;
   }
-  if (existing.status !== status) existing.lastTransitionTime = now;
-  existing.status = status;
-  existing.reason = reason;
-  existing.message = message;
+  conditions.push({ type, status, lastTransitionTime: now, reason, message });
+}
+
+/**
+ * Changes fields of the condition of this type, if any, as `setCondition` does: a new object
+ * in its place, never the shared one in place.
+ */
+export function updateCondition(
+  conditions: HorizontalPodAutoscalerCondition[],
+  type: ConditionType,
+  change: Partial<HorizontalPodAutoscalerCondition>,
+): HorizontalPodAutoscalerCondition | undefined {
+  for (let i = 0; i < conditions.length; i++) {
+    const existing = conditions[i]!;
+    if (existing.type !== type) continue;
+    const next = { ...existing, ...change };
+    conditions[i] = next;
+    return next;
+  }
+  return undefined;
 }
 
 /** Kubernetes metav1.Time: RFC 3339 in UTC with whole seconds. */

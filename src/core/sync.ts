@@ -120,8 +120,9 @@ export function needsMetrics(hpa: HorizontalPodAutoscaler, scale: ScaleObservati
   return current <= hpa.spec.maxReplicas && current >= minReplicas;
 }
 
+/** The stored conditions, shared: setCondition replaces a condition it changes, never edits it. */
 function cloneConditions(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscalerCondition[] {
-  return (hpa.status?.conditions ?? []).map((c) => ({ ...c }));
+  return hpa.status?.conditions ? hpa.status.conditions.slice() : [];
 }
 
 function newStatus(

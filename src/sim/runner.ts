@@ -136,6 +136,10 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
     ports: { ...cluster.ports(), clock: { now: () => now } },
     config,
     listHpas,
+    getHpa: (namespace, name) =>
+      cluster.store.get("HorizontalPodAutoscaler", namespace, name) as
+        | HorizontalPodAutoscaler
+        | undefined,
   });
   controller.observe(now);
 

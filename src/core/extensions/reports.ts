@@ -4,7 +4,7 @@
 // `ScheduledMinimum`), and in Events, once per change (a window opens or closes, a knob starts
 // or stops overriding its flag), as the history remembers what was last reported.
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
-import { setCondition } from "../conditions.js";
+import { setCondition, updateCondition } from "../conditions.js";
 import { formatDuration } from "../duration.js";
 import type { HpaHistory } from "../history.js";
 import type { SyncDecision } from "../sync.js";
@@ -49,7 +49,9 @@ export function reportKnobs(
   if (metricParts.length > 0 && trace.recommendation !== null) {
     const active = decision.conditions.find((c) => c.type === "ScalingActive");
     if (active?.reason === "ValidMetricFound" && active.status === "True") {
-      active.message = `${active.message} (per-HPA ${metricParts.join(", ")}: horizon.dev annotations)`;
+      updateCondition(decision.conditions, "ScalingActive", {
+        message: `${active.message} (per-HPA ${metricParts.join(", ")}: horizon.dev annotations)`,
+      });
     }
   }
   if (
@@ -59,7 +61,9 @@ export function reportKnobs(
   ) {
     const able = decision.conditions.find((c) => c.type === "AbleToScale");
     if (able?.reason === "ScaleDownStabilized") {
-      able.message = `${able.message} (a window of ${formatDuration(knobs.downscaleStabilizationWindowMs)} from ${ANNOTATIONS.downscaleStabilization})`;
+      updateCondition(decision.conditions, "AbleToScale", {
+        message: `${able.message} (a window of ${formatDuration(knobs.downscaleStabilizationWindowMs)} from ${ANNOTATIONS.downscaleStabilization})`,
+      });
     }
   }
   const text = overrides.map((o) => `${o.annotation}: ${o.message}`).join("; ");

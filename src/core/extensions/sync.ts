@@ -2,7 +2,7 @@
 // the rules of the HPA's `horizon.dev/` annotations over it. Without such an annotation both
 // calls are exactly upstream's, so the conformance vectors and every existing HPA see no change.
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from "../../api/types.js";
-import { formatTime, setCondition } from "../conditions.js";
+import { formatTime, setCondition, updateCondition } from "../conditions.js";
 import { formatDuration } from "../duration.js";
 import { jsonEqual } from "../json.js";
 import {
@@ -178,10 +178,13 @@ function setUnableToScale(
   nowText: string,
 ): HorizontalPodAutoscalerCondition {
   setCondition(decision.conditions, "AbleToScale", "False", reason, message, nowText);
-  const condition = decision.conditions.find((c) => c.type === "AbleToScale")!;
   const stored = decision.input.hpa.status?.conditions?.find((c) => c.type === "AbleToScale");
-  if (stored?.status === "False") condition.lastTransitionTime = stored.lastTransitionTime;
-  return condition;
+  if (stored?.status === "False") {
+    return updateCondition(decision.conditions, "AbleToScale", {
+      lastTransitionTime: stored.lastTransitionTime,
+    })!;
+  }
+  return decision.conditions.find((c) => c.type === "AbleToScale")!;
 }
 
 /** Paused in AbleToScale; a Normal Event `Paused` when the pause begins (not at every sync). */
