@@ -72,7 +72,38 @@ export function storageError(
 ): ApiError | null {
   const deep = depthError(object, what);
   if (deep) return deep;
+  if (surelyFits(object, MAX_OBJECT_BYTES)) return null;
   const size = Buffer.byteLength(JSON.stringify(object));
   if (size > MAX_OBJECT_BYTES) return requestEntityTooLarge("etcdserver: request is too large");
   return null;
+}
+
+/**
+ * Whether the UTF-8 JSON of a decoded value is surely at most `limit` bytes, from an upper bound
+ * (a UTF-16 unit takes at most 6 bytes, escaped as \uXXXX; a number at most 24 characters), so
+ * the usual write is checked without building its JSON; false when unsure.
+ */
+export function surelyFits(value: unknown, limit: number): boolean {
+  let bound = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") bound += 2 + 6 * v.length;
+    else if (typeof v === "number") bound += 24;
+    else if (v === null || typeof v !== "object") bound += 5;
+    else if (typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
+    else if (Array.isArray(v)) {
+      bound += 2 + v.length;
+      for (const item of v) stack.push(item);
+    } else {
+      bound += 2;
+      const record = v as Record<string, unknown>;
+      for (const key in record) {
+        bound += 4 + 6 * key.length;
+        stack.push(record[key]);
+      }
+    }
+    if (bound > limit) return false;
+  }
+  return true;
 }

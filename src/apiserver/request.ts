@@ -39,9 +39,17 @@ export function fail<T>(error: ApiError): Result<T> {
 
 export const JSON_HEADERS = { "content-type": "application/json" };
 
-export function respond(result: Result<{ status: number; body: unknown }>): ApiResponse {
+/** A write's answer: the body, and its bytes where they are kept (a stored object's). */
+export interface Answer {
+  status: number;
+  body: unknown;
+  encode?: () => Buffer[];
+}
+
+export function respond(result: Result<Answer>): ApiResponse {
   if (!result.ok) return errorResponse(result.error);
-  return { status: result.value.status, headers: { ...JSON_HEADERS }, body: result.value.body };
+  const { status, body, encode } = result.value;
+  return { status, headers: { ...JSON_HEADERS }, body, ...(encode ? { encode } : {}) };
 }
 
 /** `?fieldManager=` must be ≤ 128 bytes of printable characters (422 on the *Options kind). */

@@ -63,6 +63,8 @@ describe("kept encodings are the serialized answer", () => {
         ...valid,
       });
       assert.ok(made.status === 201, `create ${kind.kind}: ${made.status} ${JSON.stringify(made)}`);
+      const createdAnswer = sent(made);
+      assert.equal(createdAnswer.text, JSON.stringify(createdAnswer.body), "the create's answer");
       // Some kinds' valid objects are named after the given name (a CRD's <plural>.<group>).
       const name = (valid.metadata as { name: string }).name;
       const check = async (when: string) => {
@@ -88,7 +90,10 @@ describe("kept encodings are the serialized answer", () => {
         "application/merge-patch+json",
       );
       assert.equal(patched.status, 200, `patch ${kind.kind}: ${JSON.stringify(patched)}`);
+      const patchedAnswer = sent(patched);
+      assert.equal(patchedAnswer.text, JSON.stringify(patchedAnswer.body), "the patch's answer");
       const after = await check("patched");
+      assert.deepEqual(after, patchedAnswer.body, "the patch answered the version it stored");
       assert.equal(
         after.metadata.labels?.changed,
         "yes",
@@ -117,6 +122,37 @@ describe("kept encodings are the serialized answer", () => {
       texts.push(got.text);
     }
     assert.notEqual(texts[0], texts[1], "v1 and v2 are different answers");
+  });
+});
+
+describe("a write's answer", () => {
+  it("reuses the bytes its watch event was sent as; a dry run's answer is its own", async () => {
+    const { call } = setup();
+    const collection = "/api/v1/namespaces/default/configmaps";
+    assert.equal((await call("POST", collection, { metadata: { name: "w" } })).status, 201);
+    const watch = await call("GET", `${collection}?watch=1&resourceVersion=0`);
+    assert.ok("stream" in watch, "a watch stream");
+    const lines = watch.stream[Symbol.asyncIterator]();
+    await lines.next(); // ADDED w
+    const patch = { data: { a: "b" } };
+    const patched = await call("PATCH", `${collection}/w`, patch, "application/merge-patch+json");
+    const event = await lines.next();
+    watch.close();
+    assert.ok(!event.done && Buffer.isBuffer(event.value), "the event line is kept bytes");
+    const answer = sent(patched).text;
+    assert.equal(String(event.value), `{"type":"MODIFIED","object":${answer}}\n`);
+    const [kept] = "encode" in patched && patched.encode ? patched.encode() : [];
+    const read = await call("GET", `${collection}/w`);
+    const [got] = "encode" in read && read.encode ? read.encode() : [];
+    assert.ok(kept !== undefined && kept === got, "the answer and a GET send the same kept bytes");
+    const dry = await call("PUT", `${collection}/w?dryRun=All`, {
+      ...(sent(patched).body as object),
+      data: { a: "dry" },
+    });
+    assert.equal(dry.status, 200, JSON.stringify(dry));
+    assert.equal(sent(dry).text, JSON.stringify(sent(dry).body), "a dry run's answer");
+    const stored = sent(await call("GET", `${collection}/w`));
+    assert.equal(stored.text, answer, "the dry run changed nothing stored or kept");
   });
 });
 

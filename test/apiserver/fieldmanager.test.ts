@@ -4,15 +4,19 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { compareStrings } from "../../src/apiserver/fieldmanager/fieldpath.js";
 import {
   applyConfig,
   compare,
   conflictStatus,
   decodeFieldsV1,
   difference,
+  emptySet,
   encodeFieldsV1,
   encodeManagedFields,
   type FieldPath,
+  type FieldSet,
+  intersection,
   isEmptySet,
   type Manager,
   managerFromUserAgent,
@@ -119,6 +123,63 @@ describe("FieldsV1", () => {
           assert.ok(!memberPaths(rest).some((q) => q.join() === p.join()));
       }),
     );
+  });
+
+  it("union, difference, intersection are member-wise set arithmetic, with no empty branches", () => {
+    const key = (p: FieldPath) => JSON.stringify(p);
+    const members = (set: FieldSet) => new Set(memberPaths(set).map(key));
+    const noEmptyBranch = (set: FieldSet): boolean =>
+      [...set.children.values()].every((c) => !isEmptySet(c) && noEmptyBranch(c));
+    // Sets with empty branches too: FieldsV1 may hold `{}` inner nodes without `.`.
+    const withEmpty = fc.tuple(paths, paths).map(([members, empties]) => {
+      const set = setOf(members);
+      for (const p of empties) {
+        let node = set;
+        for (const pe of p) {
+          let child = node.children.get(pe);
+          if (!child) {
+            child = emptySet();
+            node.children.set(pe, child);
+          }
+          node = child;
+        }
+      }
+      return set;
+    });
+    fc.assert(
+      fc.property(withEmpty, withEmpty, (a, b) => {
+        const [ma, mb] = [members(a), members(b)];
+        const before = [JSON.stringify(encodeFieldsV1(a)), JSON.stringify(encodeFieldsV1(b))];
+        const expect = {
+          union: new Set([...ma, ...mb]),
+          difference: new Set([...ma].filter((m) => !mb.has(m))),
+          intersection: new Set([...ma].filter((m) => mb.has(m))),
+        };
+        for (const [name, got] of [
+          ["union", union(a, b)],
+          ["difference", difference(a, b)],
+          ["intersection", intersection(a, b)],
+        ] as const) {
+          assert.deepEqual([...members(got)].sort(), [...expect[name]].sort(), name);
+          assert.ok(noEmptyBranch(got), `${name} has no empty branch`);
+        }
+        const after = [JSON.stringify(encodeFieldsV1(a)), JSON.stringify(encodeFieldsV1(b))];
+        assert.deepEqual(after, before, "the inputs are unchanged");
+      }),
+      { seed: 2718, numRuns: 500 },
+    );
+  });
+
+  it("compareStrings is Go's bytewise UTF-8 order (lone surrogates as U+FFFD)", () => {
+    const text = fc.string({ unit: "binary", maxLength: 6 });
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const expected = Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+        assert.equal(Math.sign(compareStrings(a, b)), expected, `${escape(a)} vs ${escape(b)}`);
+      }),
+      { seed: 3141, numRuns: 5000 },
+    );
+    assert.ok(compareStrings("\uffff", "\u{10000}") < 0, "U+FFFF before U+10000");
   });
 
   const cases = [

@@ -5,9 +5,10 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import { serveHttp } from "../../src/apiserver/http.js";
-import { MAX_REQUEST_BODY_BYTES } from "../../src/apiserver/limits.js";
+import { MAX_REQUEST_BODY_BYTES, surelyFits } from "../../src/apiserver/limits.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { LineStream, startWatch } from "../../src/apiserver/watch.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
@@ -166,6 +167,22 @@ describe("stored object size (etcd's 1.5 MiB)", () => {
     assert.equal(res.body.reason, "RequestEntityTooLarge");
     assert.equal(res.body.message, "Request entity too large: etcdserver: request is too large");
     await readsWork(call, []);
+  });
+
+  it("the size bound that spares building the JSON never lets a bigger object through", () => {
+    // Any JSON value, strings of any UTF-16 units (escapes, non-ASCII, lone surrogates).
+    const values = fc.jsonValue({ maxDepth: 4, stringUnit: "binary" });
+    fc.assert(
+      fc.property(values, fc.integer({ min: 0, max: 2000 }), (value, limit) => {
+        const size = Buffer.byteLength(JSON.stringify(value));
+        if (surelyFits(value, limit)) assert.ok(size <= limit, `${size} bytes > ${limit}`);
+      }),
+      { seed: 1414, numRuns: 2000 },
+    );
+    assert.equal(surelyFits({ toJSON: () => "x".repeat(10) }, 1000), false, "toJSON: unsure");
+    // A usual object (a 20 KB annotation) is decided by the bound, without its JSON.
+    const usual = { metadata: { name: "web", annotations: { note: "x".repeat(20_000) } } };
+    assert.equal(surelyFits(usual, 1.5 * 1024 * 1024), true);
   });
 
   it("an object just under the limit is stored", async () => {

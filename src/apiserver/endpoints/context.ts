@@ -5,7 +5,13 @@ import type { KubeObject } from "../../api/types.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import type { ObjectEncodings } from "../encoding.js";
 import type { RegistryStore } from "../registry/store.js";
-import { JSON_HEADERS, type RequestScope } from "../request.js";
+import {
+  type Answer,
+  JSON_HEADERS,
+  present,
+  presentedBytes,
+  type RequestScope,
+} from "../request.js";
 import type { ApiRequest, ApiResponse } from "../types.js";
 
 /** The sibling modules (discovery, tables, metrics APIs); injectable so tests can stub them. */
@@ -43,6 +49,18 @@ export interface ServerScope {
 export interface Ctx extends RequestScope {
   registry: RegistryStore;
   server: ServerScope;
+}
+
+/**
+ * A stored object as the request's version serves it, its bytes from the kept encodings: a
+ * write's answer reuses the bytes its watch events were just sent as.
+ */
+export function storedAnswer(ctx: Ctx, status: number, object: KubeObject): Answer {
+  return {
+    status,
+    body: present(ctx, object),
+    encode: () => [presentedBytes(ctx, ctx.server.encodings, object, "object")],
+  };
 }
 
 export function isTable(ctx: Ctx): boolean {

@@ -1,10 +1,10 @@
 // POST (create): the decoded object goes to the registry store; 201 with the stored object.
 
-import { ok, present, type Result } from "../request.js";
-import type { Ctx } from "./context.js";
+import { type Answer, ok, type Result } from "../request.js";
+import { type Ctx, storedAnswer } from "./context.js";
 import { decodeBody, placeNamespace, toStored } from "./decode.js";
 
-export function create(ctx: Ctx, decoded?: unknown): Result<{ status: number; body: unknown }> {
+export function create(ctx: Ctx, decoded?: unknown): Result<Answer> {
   let body = decoded;
   if (body === undefined) {
     const parsed = decodeBody(ctx);
@@ -17,5 +17,5 @@ export function create(ctx: Ctx, decoded?: unknown): Result<{ status: number; bo
   if (!placed.ok) return placed;
   const created = ctx.registry.create(ctx, placed.value);
   if (!created.ok) return created;
-  return ok({ status: 201, body: present(ctx, created.value) });
+  return ok(storedAnswer(ctx, 201, created.value));
 }

@@ -23,13 +23,13 @@ import {
 import { isCustomKind } from "../kinds/custom.js";
 import { patchMetaOf } from "../kinds/patchmeta.js";
 import { jsonPatch, type PatchResult } from "../patch.js";
-import { fail, managerName, ok, present, type Result } from "../request.js";
-import type { Ctx } from "./context.js";
+import { type Answer, fail, managerName, ok, present, type Result } from "../request.js";
+import { type Ctx, storedAnswer } from "./context.js";
 import { create } from "./create.js";
 import { decodeBody } from "./decode.js";
 import { update } from "./update.js";
 
-export function patch(ctx: Ctx): Result<{ status: number; body: unknown }> {
+export function patch(ctx: Ctx): Result<Answer> {
   const name = ctx.target.name!;
   const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const isApply = contentType === "application/apply-patch+yaml";
@@ -115,10 +115,7 @@ export function applyPatch(
  * Server-side apply (`application/apply-patch+yaml`): the applied configuration merged over
  * the live object with field ownership; conflicts are 409 unless `force=true`.
  */
-export function serverApply(
-  ctx: Ctx,
-  current: KubeObject | undefined,
-): Result<{ status: number; body: unknown }> {
+export function serverApply(ctx: Ctx, current: KubeObject | undefined): Result<Answer> {
   const body = decodeBody(ctx, ["application/apply-patch+yaml"]);
   if (!body.ok) return body;
   const config = body.value;
@@ -164,7 +161,7 @@ export function serverApply(
     !applied.changed &&
     JSON.stringify(entries) === JSON.stringify(current.metadata.managedFields ?? [])
   ) {
-    return ok({ status: 200, body: present(ctx, current) });
+    return ok(storedAnswer(ctx, 200, current));
   }
   return update({ ...ctx, managed: entries }, merged);
 }

@@ -2,11 +2,11 @@
 // registry store; 200 with the stored object.
 
 import { badRequest } from "../errors.js";
-import { fail, ok, present, type Result } from "../request.js";
-import type { Ctx } from "./context.js";
+import { type Answer, fail, ok, type Result } from "../request.js";
+import { type Ctx, storedAnswer } from "./context.js";
 import { decodeBody, placeNamespace, toStored } from "./decode.js";
 
-export function update(ctx: Ctx, decoded?: unknown): Result<{ status: number; body: unknown }> {
+export function update(ctx: Ctx, decoded?: unknown): Result<Answer> {
   let body = decoded;
   if (body === undefined) {
     const parsed = decodeBody(ctx);
@@ -28,5 +28,5 @@ export function update(ctx: Ctx, decoded?: unknown): Result<{ status: number; bo
   }
   const updated = ctx.registry.update(ctx, object);
   if (!updated.ok) return updated;
-  return ok({ status: 200, body: present(ctx, updated.value) });
+  return ok(storedAnswer(ctx, 200, updated.value));
 }

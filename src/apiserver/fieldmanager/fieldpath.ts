@@ -74,31 +74,96 @@ export function memberPaths(set: FieldSet): FieldPath[] {
   return out;
 }
 
-function combine(a: FieldSet, b: FieldSet, self: (x: boolean, y: boolean) => boolean): FieldSet {
-  const out: FieldSet = { self: self(a.self, b.self), children: new Map() };
-  const keys = new Set([...a.children.keys(), ...b.children.keys()]);
-  for (const key of keys) {
-    const child = combine(
-      a.children.get(key) ?? emptySet(),
-      b.children.get(key) ?? emptySet(),
-      self,
-    );
-    if (!isEmptySet(child)) out.children.set(key, child);
+// The set algebra builds no more than it must: sets are values (nothing changes a set once it is
+// built), so a result shares every branch of its inputs that comes through unchanged, and has
+// no empty branches.
+
+/** The first `count` entries of `map` in a new Map. */
+function firstEntries(map: Map<string, FieldSet>, count: number): Map<string, FieldSet> {
+  const out = new Map<string, FieldSet>();
+  if (count === 0) return out;
+  for (const [key, child] of map) {
+    out.set(key, child);
+    if (out.size === count) break;
   }
   return out;
 }
 
+/**
+ * `set` with `self` and each child replaced by `next(key, child)` (null drops it), then `added`
+ * appended: `set` itself (or its children's Map) where nothing changed, null for no member.
+ */
+function rebuilt(
+  set: FieldSet,
+  self: boolean,
+  next: (key: string, child: FieldSet) => FieldSet | null,
+  added?: Map<string, FieldSet>,
+): FieldSet | null {
+  let changed: Map<string, FieldSet> | null = null;
+  let index = 0;
+  for (const [key, child] of set.children) {
+    const kept = next(key, child);
+    if (changed === null && kept !== child) changed = firstEntries(set.children, index);
+    if (changed !== null && kept !== null) changed.set(key, kept);
+    index++;
+  }
+  if (added !== undefined && added.size > 0) {
+    changed ??= new Map(set.children);
+    for (const [key, child] of added) changed.set(key, child);
+  }
+  const children = changed ?? set.children;
+  if (!self && children.size === 0) return null;
+  return changed === null && self === set.self ? set : { self, children };
+}
+
+/** `set` without its empty branches; null when it has no member. */
+function pruned(set: FieldSet): FieldSet | null {
+  return rebuilt(set, set.self, (_, child) => pruned(child));
+}
+
+function unionOf(a: FieldSet, b: FieldSet): FieldSet | null {
+  const onlyInB = new Map<string, FieldSet>();
+  for (const [key, child] of b.children) {
+    if (a.children.has(key)) continue;
+    const kept = pruned(child);
+    if (kept !== null) onlyInB.set(key, kept);
+  }
+  return rebuilt(
+    a,
+    a.self || b.self,
+    (key, child) => {
+      const other = b.children.get(key);
+      return other ? unionOf(child, other) : pruned(child);
+    },
+    onlyInB,
+  );
+}
+
+function differenceOf(a: FieldSet, b: FieldSet): FieldSet | null {
+  return rebuilt(a, a.self && !b.self, (key, child) => {
+    const other = b.children.get(key);
+    return other ? differenceOf(child, other) : pruned(child);
+  });
+}
+
+function intersectionOf(a: FieldSet, b: FieldSet): FieldSet | null {
+  return rebuilt(a, a.self && b.self, (key, child) => {
+    const other = b.children.get(key);
+    return other ? intersectionOf(child, other) : null;
+  });
+}
+
 export function union(a: FieldSet, b: FieldSet): FieldSet {
-  return combine(a, b, (x, y) => x || y);
+  return unionOf(a, b) ?? emptySet();
 }
 
 /** Members of `a` that are not members of `b` (SMD Set.Difference: member-wise). */
 export function difference(a: FieldSet, b: FieldSet): FieldSet {
-  return combine(a, b, (x, y) => x && !y);
+  return differenceOf(a, b) ?? emptySet();
 }
 
 export function intersection(a: FieldSet, b: FieldSet): FieldSet {
-  return combine(a, b, (x, y) => x && y);
+  return intersectionOf(a, b) ?? emptySet();
 }
 
 /** Members of `a` not at or below any member of `b` (SMD RecursiveDifference). */
@@ -167,12 +232,28 @@ function parseElement(key: string): PathElement | null {
   }
 }
 
+/**
+ * Go's strings.Compare: bytewise over the UTF-8 encodings, which is code point order: the UTF-16
+ * units' order where the strings first differ, unless a surrogate is involved there (then the
+ * UTF-8 bytes, which also turn a lone surrogate into U+FFFD as Go's decoder does).
+ */
 export function compareStrings(a: string, b: string): number {
-  // Go's strings.Compare is bytewise: compare UTF-8 encodings.
   if (a === b) return 0;
-  const x = Buffer.from(a, "utf8");
-  const y = Buffer.from(b, "utf8");
-  return Buffer.compare(x, y);
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (isSurrogate(x) || isSurrogate(y)) {
+      return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function isSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdfff;
 }
 
 function typeRank(value: unknown): number {
