@@ -53,7 +53,10 @@ export class ObjectEncodings {
     const variant = `${apiVersion} ${form}`;
     let bytes = entry.bytes.get(variant);
     if (bytes === undefined) {
-      bytes = Buffer.from(JSON.stringify(present()));
+      const whole = form === "item" ? entry.bytes.get(`${apiVersion} object`) : undefined;
+      bytes =
+        (whole && itemOf(whole, object.kind, apiVersion)) ??
+        Buffer.from(JSON.stringify(present()));
       entry.bytes.set(variant, bytes);
     }
     return bytes;
@@ -63,4 +66,17 @@ export class ObjectEncodings {
   get size(): number {
     return this.#entries.size;
   }
+}
+
+const OPEN = Buffer.from("{");
+
+/**
+ * A list item's JSON from the whole object's, when the object's begins with its apiVersion and
+ * kind (as stored objects' do): the item is the same members without those two.
+ */
+function itemOf(whole: Buffer, kind: string, apiVersion: string): Buffer | null {
+  const head = `{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},`;
+  const length = Buffer.byteLength(head);
+  if (whole.length <= length || whole.toString("utf8", 0, length) !== head) return null;
+  return Buffer.concat([OPEN, whole.subarray(length)]);
 }

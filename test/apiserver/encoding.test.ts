@@ -218,13 +218,29 @@ describe("ObjectEncodings keeps stored versions only", () => {
     const store = new ObjectStore({ now: () => T0 });
     const encodings = new ObjectEncodings(store);
     const object = store.create(service("a"));
+    const { kind: _k, apiVersion: _a, ...item } = object;
     let made = 0;
-    const present = () => {
+    const counted = (value: unknown) => () => {
       made++;
-      return object;
+      return value;
     };
-    for (let i = 0; i < 3; i++) encodings.bytes(object, "v1", "object", present);
-    encodings.bytes(object, "v1", "item", present);
+    for (let i = 0; i < 3; i++) encodings.bytes(object, "v2", "item", counted(item));
+    for (let i = 0; i < 3; i++) encodings.bytes(object, "v1", "object", counted(object));
     assert.equal(made, 2);
+    // A list item is the whole object's JSON without its leading apiVersion and kind.
+    const listed = encodings.bytes(object, "v1", "item", counted(item));
+    assert.equal(made, 2, "the item was made from the object's bytes");
+    assert.equal(listed.toString("utf8"), JSON.stringify(item));
+  });
+
+  it("an object whose JSON does not begin with its apiVersion and kind: its item is serialized", () => {
+    const store = new ObjectStore({ now: () => T0 });
+    const encodings = new ObjectEncodings(store);
+    const { kind, apiVersion, ...rest } = service("b");
+    const object = store.create({ ...rest, kind, apiVersion } as KubeObject);
+    const item = { ...object, kind: undefined, apiVersion: undefined };
+    encodings.bytes(object, "v1", "object", () => object);
+    const listed = encodings.bytes(object, "v1", "item", () => item);
+    assert.equal(listed.toString("utf8"), JSON.stringify(item));
   });
 });
