@@ -21,7 +21,9 @@
 //        [--burst=N] [--window=PERIODS] [--shared-reads-max-age=D] (the controller flag; 0s, upstream's
 //        reads, by default). BENCH_WINDOW_PROFILE=DIR writes the controller's CPU profile of the
 //        measurement window (not the set-up or warm-up) to DIR/controller-window.cpuprofile (the
-//        profiler then adds its own cost to that run's CPU figure).
+//        profiler then adds its own cost to that run's CPU figure); BENCH_WINDOW_ALLOCATIONS=DIR
+//        writes the window's sampled allocations (collected or not) to
+//        DIR/controller-window.heapprofile.
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -312,8 +314,9 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
   };
 
   const profileDir = process.env.BENCH_WINDOW_PROFILE;
+  const allocationsDir = process.env.BENCH_WINDOW_ALLOCATIONS;
   const profiler = new Session();
-  if (profileDir) profiler.connect();
+  if (profileDir || allocationsDir) profiler.connect();
   serve({
     snapshot,
     heapSnapshot: async (m: Message) => {
@@ -324,6 +327,13 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
       if (profileDir) {
         await profiler.post("Profiler.enable");
         await profiler.post("Profiler.start");
+      }
+      if (allocationsDir) {
+        await profiler.post("HeapProfiler.startSampling", {
+          samplingInterval: 32_768,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
       }
       // From here on, an error is the window's (warm-up errors are expected, see above).
       errors = 0;
@@ -362,6 +372,13 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
       if (profileDir) {
         const { profile } = await profiler.post("Profiler.stop");
         writeFileSync(join(profileDir, "controller-window.cpuprofile"), JSON.stringify(profile));
+      }
+      if (allocationsDir) {
+        const { profile } = await profiler.post("HeapProfiler.stopSampling");
+        writeFileSync(
+          join(allocationsDir, "controller-window.heapprofile"),
+          JSON.stringify(profile),
+        );
       }
       (globalThis as { gc?: () => void }).gc?.();
       return { window: result, snapshot: at, liveHeap: process.memoryUsage().heapUsed };

@@ -55,8 +55,7 @@ export class ObjectEncodings {
     if (bytes === undefined) {
       const whole = form === "item" ? entry.bytes.get(`${apiVersion} object`) : undefined;
       bytes =
-        (whole && itemOf(whole, object.kind, apiVersion)) ??
-        Buffer.from(JSON.stringify(present()));
+        (whole && itemOf(whole, object.kind, apiVersion)) ?? Buffer.from(JSON.stringify(present()));
       entry.bytes.set(variant, bytes);
     }
     return bytes;

@@ -207,10 +207,34 @@ export function indexItems(
   return { order, items };
 }
 
+/**
+ * The keys a walk visits in a map or struct node, each once: the left value's, then the right
+ * value's others, then the struct's other declared fields.
+ */
+function forEachKey(
+  left: Json | undefined,
+  right: Json | undefined,
+  schema: Schema,
+  visit: (key: string) => void,
+): void {
+  if (left) for (const key in left) visit(key);
+  if (right) for (const key in right) if (!left || !Object.hasOwn(left, key)) visit(key);
+  if (schema.kind !== "struct") return;
+  for (const key in schema.fields) {
+    if (left && Object.hasOwn(left, key)) continue;
+    if (right && Object.hasOwn(right, key)) continue;
+    visit(key);
+  }
+}
+
+// The walks below keep one path and add and remove its last element as they go: insertPath
+// copies the elements into the set, never the array.
+
 /** SMD ToFieldSet: the fields an applied configuration sets. */
 export function toFieldSet(value: unknown, schema: Schema): FieldSet {
   const set = emptySet();
-  const walk = (v: unknown, s: Schema, path: string[]) => {
+  const path: string[] = [];
+  const walk = (v: unknown, s: Schema) => {
     if (isLeafSchema(s, v)) {
       insertPath(set, path);
       return;
@@ -222,8 +246,10 @@ export function toFieldSet(value: unknown, schema: Schema): FieldSet {
       }
       const { order, items } = indexItems(s, v, false);
       for (const pe of order) {
-        walk(items.get(pe), s.element, [...path, pe]);
-        insertPath(set, [...path, pe]);
+        path.push(pe);
+        walk(items.get(pe), s.element);
+        insertPath(set, path);
+        path.pop();
       }
       return;
     }
@@ -231,14 +257,15 @@ export function toFieldSet(value: unknown, schema: Schema): FieldSet {
       if (v === null) insertPath(set, path);
       return;
     }
-    for (const [key, child] of Object.entries(v)) {
+    for (const key in v) {
       const cs = childSchema(s, key);
-      const childPath = [...path, fieldElement(key)];
-      walk(child, cs, childPath);
-      if (!isDeclared(s, key)) insertPath(set, childPath);
+      path.push(fieldElement(key));
+      walk(v[key], cs);
+      if (!isDeclared(s, key)) insertPath(set, path);
+      path.pop();
     }
   };
-  walk(value, schema, []);
+  walk(value, schema);
   return set;
 }
 
@@ -251,46 +278,50 @@ export interface Comparison {
 /** SMD Compare: the fields added, modified and removed from `lhs` to `rhs`. */
 export function compare(lhs: unknown, rhs: unknown, schema: Schema): Comparison {
   const out: Comparison = { added: emptySet(), modified: emptySet(), removed: emptySet() };
-  const leaf = (l: unknown, r: unknown, path: string[]) => {
+  const path: string[] = [];
+  const leaf = (l: unknown, r: unknown) => {
     if (l === undefined) insertPath(out.added, path);
     else if (r === undefined) insertPath(out.removed, path);
     else if (!deepEqual(l, r)) insertPath(out.modified, path);
   };
-  const walk = (l: unknown, r: unknown, s: Schema, path: string[]) => {
+  const walk = (l: unknown, r: unknown, s: Schema) => {
     if (l === undefined && r === undefined) return;
     const bothEmpty = isEmptyValue(l) && isEmptyValue(r);
     if (isLeafSchema(s, r === undefined ? l : r) || bothEmpty) {
-      leaf(l, r, path);
+      leaf(l, r);
       return;
     }
     if (s.kind === "list") {
       if (!Array.isArray(l) && !Array.isArray(r)) {
-        leaf(l, r, path);
+        leaf(l, r);
         return;
       }
       const left = indexItems(s, l, true);
       const right = indexItems(s, r, true);
       const keys = [...left.order, ...right.order.filter((pe) => !left.items.has(pe))];
-      for (const pe of keys)
-        walk(left.items.get(pe), right.items.get(pe), s.element, [...path, pe]);
+      for (const pe of keys) {
+        path.push(pe);
+        walk(left.items.get(pe), right.items.get(pe), s.element);
+        path.pop();
+      }
     } else {
       const lo = isRecord(l) ? l : undefined;
       const ro = isRecord(r) ? r : undefined;
       if ((l !== undefined && !lo) || (r !== undefined && !ro)) {
-        leaf(l, r, path);
+        leaf(l, r);
         return;
       }
-      const keys = new Set([...Object.keys(lo ?? {}), ...Object.keys(ro ?? {})]);
-      if (s.kind === "struct") for (const k of Object.keys(s.fields)) keys.add(k);
-      for (const key of keys) {
+      forEachKey(lo, ro, s, (key) => {
         const cs = childSchema(s, key);
-        walk(childValue(lo, key, cs), childValue(ro, key, cs), cs, [...path, fieldElement(key)]);
-      }
+        path.push(fieldElement(key));
+        walk(childValue(lo, key, cs), childValue(ro, key, cs), cs);
+        path.pop();
+      });
     }
     // SMD's post-item hook: a whole map, list or item that appeared or went away.
     if (l === undefined) insertPath(out.added, path);
     else if (r === undefined) insertPath(out.removed, path);
   };
-  walk(lhs, rhs, schema, []);
+  walk(lhs, rhs, schema);
   return out;
 }
