@@ -20,43 +20,84 @@
 //     (upstream would allocate them) and make add/sub throw a RangeError.
 
 /**
- * Plain `<digits><suffix>` quantities, what metrics-server writes (`12345678n`, `2048Ki`): their
- * milli-value by exact integer arithmetic. Signs, fractions, exponents, spaces and values past
- * 2^53 go through the parser.
+ * Plain `<digits><suffix>` quantities, what metrics-server writes (`12345678n`, `2048Ki`): 1 to
+ * 15 digits and one of these suffixes, read by a scan (no regular expression: a metrics list has
+ * 100,000 of them) and worked out by exact integer arithmetic. Signs, fractions, exponents,
+ * spaces and values past 2^53 go through the parser.
  */
-const SIMPLE_QUANTITY = /^([0-9]{1,15})(n|u|m|k|M|G|Ki|Mi|Gi)?$/;
-/** Milli-units per unit of the suffix, or (negative) units per milli-unit. */
-const MILLI_PER_UNIT: Readonly<Record<string, number>> = {
-  "": 1000,
-  n: -1_000_000,
-  u: -1000,
-  m: 1,
-  k: 1e6,
-  M: 1e9,
-  G: 1e12,
-  Ki: 1024 * 1000,
-  Mi: 1024 ** 2 * 1000,
-  Gi: 1024 ** 3 * 1000,
-};
+function simpleMilliValue(input: string): number | null {
+  let digits = 0;
+  let value = 0;
+  while (digits < input.length) {
+    const c = input.charCodeAt(digits);
+    if (c < 48 || c > 57) break;
+    value = value * 10 + (c - 48);
+    digits++;
+  }
+  if (digits === 0 || digits > 15) return null;
+  const factor = milliPerUnit(input, digits);
+  if (factor === 0) return null;
+  let milli: number;
+  if (factor > 0) milli = value * factor;
+  else {
+    const rest = value % -factor;
+    milli = (value - rest) / -factor + (rest > 0 ? 1 : 0);
+  }
+  return Number.isSafeInteger(milli) ? milli : null;
+}
+
+/**
+ * Milli-units per unit of the suffix at `at` (to the end), negative for units per milli-unit
+ * (n, u), 0 for a suffix the fast path does not take.
+ */
+function milliPerUnit(input: string, at: number): number {
+  const left = input.length - at;
+  if (left === 0) return 1000;
+  const c = input.charCodeAt(at);
+  if (left === 2) {
+    if (input.charCodeAt(at + 1) !== 105 /* i */) return 0;
+    if (c === 75 /* K */) return 1024 * 1000;
+    if (c === 77 /* M */) return 1024 ** 2 * 1000;
+    if (c === 71 /* G */) return 1024 ** 3 * 1000;
+    return 0;
+  }
+  if (left !== 1) return 0;
+  switch (c) {
+    case 110 /* n */:
+      return -1_000_000;
+    case 117 /* u */:
+      return -1000;
+    case 109 /* m */:
+      return 1;
+    case 107 /* k */:
+      return 1e6;
+    case 77 /* M */:
+      return 1e9;
+    case 71 /* G */:
+      return 1e12;
+    default:
+      return 0;
+  }
+}
 
 /** Quantity.tryParseJSON(input)'s milliValue() (rounded up, as MilliValue), or null when it does not parse. */
 export function milliValueOfJSON(input: unknown): bigint | null {
   if (typeof input === "string") {
-    const simple = SIMPLE_QUANTITY.exec(input);
-    if (simple) {
-      const value = Number(simple[1]);
-      const factor = MILLI_PER_UNIT[simple[2] ?? ""]!;
-      let milli: number;
-      if (factor > 0) milli = value * factor;
-      else {
-        const rest = value % -factor;
-        milli = (value - rest) / -factor + (rest > 0 ? 1 : 0);
-      }
-      if (Number.isSafeInteger(milli)) return BigInt(milli);
-    }
+    const simple = simpleMilliValue(input);
+    if (simple !== null) return BigInt(simple);
   }
   const parsed = Quantity.tryParseJSON(input);
   return parsed.ok ? parsed.quantity.milliValue() : null;
+}
+
+/** milliValueOfJSON as a number (no BigInt made for a plain quantity), or null. */
+export function milliNumberOfJSON(input: unknown): number | null {
+  if (typeof input === "string") {
+    const simple = simpleMilliValue(input);
+    if (simple !== null) return simple;
+  }
+  const milli = milliValueOfJSON(input);
+  return milli === null ? null : Number(milli);
 }
 
 /** How a quantity is printed: `12Mi` (BinarySI), `12M` (DecimalSI) or `12e6` (DecimalExponent). */

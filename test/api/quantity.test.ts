@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
+  milliNumberOfJSON,
   milliValueOfJSON,
   Quantity,
   QuantityErrorReason,
@@ -1334,10 +1335,19 @@ describe("milliValueOfJSON: the plain-quantity fast path agrees with the parser"
       "m",
       "5X",
       "5Ti",
+      "5i",
+      "5KI",
+      "5Ki ",
+      "5Kim",
+      "Mi",
+      "5mm",
+      "1000000000000000",
       5,
       null,
     ]) {
       assert.equal(milliValueOfJSON(input), slow(input), JSON.stringify(input));
+      const milli = slow(input);
+      assert.equal(milliNumberOfJSON(input), milli === null ? null : Number(milli), String(input));
     }
   });
   test("property: any digits with any suffix the fast path takes", () => {
@@ -1348,6 +1358,7 @@ describe("milliValueOfJSON: the plain-quantity fast path agrees with the parser"
         (digits, suffix) => {
           const input = `${digits}${suffix}`;
           assert.equal(milliValueOfJSON(input), slow(input), input);
+          assert.equal(milliNumberOfJSON(input), Number(slow(input)), input);
         },
       ),
       { numRuns: 5000, seed: 20261125 },

@@ -4,11 +4,13 @@
 // cluster (the port contract suites run this adapter too: ports-contract.test.ts).
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import fc from "fast-check";
 import type { HorizontalPodAutoscaler, MetricSpec } from "../../src/api/types.js";
 import type { ControllerPorts } from "../../src/controller/ports.js";
 import { ControllerMemory, reconcileHpa } from "../../src/controller/reconcile.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { parseSelector, type Selector, selectorMatches } from "../../src/core/selector.js";
+import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
 import { IndexedPodMetrics, podMetricsItems } from "../../src/kube/metrics/resource.js";
 import { PodInformer } from "../../src/kube/pods.js";
@@ -173,23 +175,92 @@ describe("the shared PodMetrics index", () => {
     "!app",
     "",
   ];
-  it("selects what the server's filter and upstream's decoding give, for every selector", () => {
+  it("property: any list, selector and metric read as the filter and upstream's decoding give", () => {
+    const quantity = fc.oneof(
+      fc.nat(5000).map((n) => `${n}m`),
+      fc.nat(99999).map((n) => `${n}Ki`),
+      fc.nat(10 ** 9).map((n) => `${n}n`),
+      fc.constantFrom("1", "0.5", "1e3", "abc"),
+    );
+    const usage = fc
+      .uniqueArray(fc.constantFrom("cpu", "memory"), { maxLength: 2 })
+      .chain((keys) => fc.tuple(...keys.map(() => quantity)).map((values) => ({ keys, values })))
+      .map(({ keys, values }) => Object.fromEntries(keys.map((k, i) => [k, values[i]])));
+    const raw = fc.record({
+      name: fc.constantFrom("p1", "p2", "p3", "p4"),
+      app: fc.constantFrom("web", "api", undefined),
+      tier: fc.constantFrom("a", "b"),
+      window: fc.constantFrom("15s", "30s", "1m", "x"),
+      containers: fc.array(fc.record({ name: fc.constantFrom("app", "sidecar"), usage }), {
+        maxLength: 3,
+      }),
+    });
+    const texts = ["", "app=web", "app in (web,api)", "!app", "tier=a,app=api", "app notin (web)"];
+    fc.assert(
+      fc.property(fc.array(raw, { maxLength: 12 }), fc.constantFrom(...texts), (raws, text) => {
+        const items = raws.map((r) => {
+          const labels: Record<string, string> = { tier: r.tier };
+          if (r.app) labels.app = r.app;
+          return {
+            metadata: { name: r.name, labels },
+            timestamp: "2026-01-01T00:00:00Z",
+            window: r.window,
+            containers: r.containers,
+          };
+        });
+        const index = new IndexedPodMetrics({ items });
+        const s = selector(text);
+        const decoded = podMetricsItems({
+          items: items.filter((i) => selectorMatches(s, i.metadata.labels)),
+        });
+        for (const [resource, container] of [
+          ["cpu", ""],
+          ["memory", "sidecar"],
+        ] as const) {
+          const got = index.usage(s, resource, container);
+          if (typeof decoded === "string") {
+            assert.equal(got, decoded);
+            continue;
+          }
+          assert.ok(typeof got !== "string", String(got));
+          assert.equal(got.items, decoded.length);
+          if (decoded.length === 0) continue;
+          assert.deepEqual(
+            { kind: "resource", samples: got.samples },
+            resourceObservation(decoded, resource, container),
+          );
+        }
+      }),
+      { seed: 4242, numRuns: 400 },
+    );
+  });
+
+  it("reads what the server's filter and upstream's decoding give, for every selector and metric", () => {
     const index = new IndexedPodMetrics(list);
     for (const text of cases) {
       const s = selector(text);
       const filtered = { items: list.items.filter((i) => selectorMatches(s, i.metadata.labels)) };
-      assert.deepEqual(
-        index.select(s),
-        podMetricsItems(filtered),
-        `selector ${JSON.stringify(text)}`,
-      );
+      const items = podMetricsItems(filtered);
+      for (const [resource, container] of [
+        ["cpu", ""],
+        ["memory", ""],
+        ["cpu", "sidecar"],
+        ["memory", "app"],
+        ["gpu", ""],
+      ] as const) {
+        const got = index.usage(s, resource, container);
+        const what = `selector ${JSON.stringify(text)}, ${resource} of ${container || "the pod"}`;
+        if (typeof items === "string") {
+          assert.equal(got, items, what);
+          continue;
+        }
+        assert.ok(typeof got !== "string", `${what}: ${got}`);
+        assert.equal(got.items, items.length, what);
+        const expected = resourceObservation(items, resource, container);
+        if (items.length > 0)
+          assert.deepEqual({ kind: "resource", samples: got.samples }, expected);
+      }
     }
-    // Twice: items are made again from the kept columns, never shared between HPAs.
-    const first = index.select(selector("app=web"));
-    const second = index.select(selector("app=web"));
-    assert.ok(Array.isArray(first) && Array.isArray(second), "app=web decodes");
-    assert.notEqual(first[0], second[0]);
-    assert.deepEqual(first, second);
   });
 });
 

@@ -4,9 +4,10 @@
 // named container's) with the item's timestamp and window; then `resourceObservation`, the
 // step shared with the in-process pipeline.
 
-import { milliValueOfJSON } from "../../api/quantity.js";
+import { milliNumberOfJSON } from "../../api/quantity.js";
 import type { MetricSpec } from "../../api/types.js";
 import { type ParsedDuration, parseDuration } from "../../core/duration.js";
+import type { PodSamples } from "../../core/replica-calculator.js";
 import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
 import { resourceObservation } from "../../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../../core/sources/types.js";
@@ -36,6 +37,7 @@ if (!everything.ok) throw new Error("the empty selector must parse");
 const EVERYTHING: Selector = everything.selector;
 
 type RawPodMetrics = NonNullable<PodMetricsList["items"]>[number];
+type RawContainer = NonNullable<RawPodMetrics["containers"]>[number];
 
 // Every item of a list carries one of a few windows ("15s"): each is parsed once.
 const windows = new Map<string, ParsedDuration>();
@@ -49,24 +51,40 @@ function windowOf(text: string): ParsedDuration {
   return window;
 }
 
-/** One PodMetrics item as `resourceObservation` takes it (usage in milli-units), or the error. */
-function podMetricsItem(raw: RawPodMetrics): PodMetricsItem | string {
+/**
+ * Appends one item's usage values (milli-units, container by container in their order) to
+ * `values`; returns its window in ms, or the error that keeps it from decoding.
+ */
+function readUsage(raw: RawPodMetrics, values: number[]): number | string {
   const window = windowOf(raw.window ?? "0");
   if (!window.ok) return window.error;
+  for (const c of raw.containers ?? []) {
+    const usage = c.usage ?? {};
+    for (const name in usage) {
+      const milli = milliNumberOfJSON(usage[name]);
+      if (milli === null) return `unable to decode usage ${name}=${JSON.stringify(usage[name])}`;
+      values.push(milli);
+    }
+  }
+  return window.ms;
+}
+
+/** One PodMetrics item as `resourceObservation` takes it (usage in milli-units), or the error. */
+function podMetricsItem(raw: RawPodMetrics): PodMetricsItem | string {
+  const values: number[] = [];
+  const window = readUsage(raw, values);
+  if (typeof window === "string") return window;
+  let next = 0;
   const containers: PodMetricsItem["containers"] = [];
   for (const c of raw.containers ?? []) {
     const usage: Record<string, number> = {};
-    for (const [name, value] of Object.entries(c.usage ?? {})) {
-      const milli = milliValueOfJSON(value);
-      if (milli === null) return `unable to decode usage ${name}=${JSON.stringify(value)}`;
-      usage[name] = Number(milli);
-    }
+    for (const name in c.usage ?? {}) usage[name] = values[next++]!;
     containers.push({ name: c.name ?? "", usage });
   }
   return {
     name: raw.metadata?.name ?? "",
     timestamp: timeOf(raw.timestamp),
-    window: window.ms,
+    window,
     containers,
   };
 }
@@ -105,14 +123,14 @@ function sameLabels(a: Record<string, string>, b: Record<string, string>): boole
 }
 
 /** The containers have the layout's names and resources, in its order. */
-function fitsLayout(layout: UsageLayout, containers: PodMetricsItem["containers"]): boolean {
+function fitsLayout(layout: UsageLayout, containers: RawContainer[]): boolean {
   if (layout.containers.length !== containers.length) return false;
   for (let i = 0; i < containers.length; i++) {
     const expected = layout.containers[i]!;
     const container = containers[i]!;
-    if (expected.name !== container.name) return false;
+    if (expected.name !== (container.name ?? "")) return false;
     let j = 0;
-    for (const resource in container.usage) {
+    for (const resource in container.usage ?? {}) {
       if (expected.resources[j] !== resource) return false;
       j++;
     }
@@ -122,12 +140,12 @@ function fitsLayout(layout: UsageLayout, containers: PodMetricsItem["containers"
 }
 
 /**
- * A namespace's whole PodMetrics list, shared by its HPAs: each item parsed once, filed under
+ * A namespace's whole PodMetrics list, shared by its HPAs: each item decoded once, filed under
  * each of its `key=value` labels, so an HPA's selector reads only the items that carry one of its
  * required labels (in list order, as the server would filter), not the namespace's every pod.
  * Held for the shared reads' max age, so it is kept compact: label sets and container layouts
- * shared between items (a ReplicaSet's pods carry the same), numbers in flat columns; an HPA's
- * items are made again when it selects them.
+ * shared between items (a ReplicaSet's pods carry the same), numbers in flat columns, from which
+ * each HPA's samples are read without making its items.
  */
 export class IndexedPodMetrics {
   readonly #names: string[] = [];
@@ -172,36 +190,33 @@ export class IndexedPodMetrics {
         if (filed) filed.push(at);
         else this.#byLabel.set(pair, [at]);
       }
-      this.#offsets.push(this.#values.length);
-      const item = podMetricsItem(raw);
-      if (typeof item === "string") {
+      const offset = this.#values.length;
+      this.#offsets.push(offset);
+      const window = readUsage(raw, this.#values);
+      if (typeof window === "string") {
+        this.#values.length = offset;
         this.#names.push("");
         this.#timestamps.push(0);
         this.#windows.push(0);
         this.#layouts.push(none);
-        this.#errors.set(at, item);
+        this.#errors.set(at, window);
         continue;
       }
-      this.#names.push(item.name);
-      this.#timestamps.push(item.timestamp);
-      this.#windows.push(item.window);
-      for (const c of item.containers) {
-        for (const resource in c.usage) this.#values.push(c.usage[resource]!);
-      }
+      this.#names.push(raw.metadata?.name ?? "");
+      this.#timestamps.push(timeOf(raw.timestamp));
+      this.#windows.push(window);
+      const containers = raw.containers ?? [];
       let layout: UsageLayout | undefined =
-        lastLayout !== null && fitsLayout(lastLayout, item.containers) ? lastLayout : undefined;
+        lastLayout !== null && fitsLayout(lastLayout, containers) ? lastLayout : undefined;
       if (layout === undefined) {
-        const layoutKey = JSON.stringify(
-          item.containers.map((c) => [c.name, Object.keys(c.usage)]),
-        );
+        const shape = containers.map((c) => ({
+          name: c.name ?? "",
+          resources: Object.keys(c.usage ?? {}),
+        }));
+        const layoutKey = JSON.stringify(shape);
         layout = layouts.get(layoutKey);
         if (layout === undefined) {
-          layout = {
-            containers: item.containers.map((c) => ({
-              name: c.name,
-              resources: Object.keys(c.usage),
-            })),
-          };
+          layout = { containers: shape };
           layouts.set(layoutKey, layout);
         }
       }
@@ -210,26 +225,43 @@ export class IndexedPodMetrics {
     }
   }
 
-  /** The item at `at` as podMetricsItem made it, or its error. */
-  #item(at: number): PodMetricsItem | string {
-    const error = this.#errors.get(at);
-    if (error !== undefined) return error;
+  /**
+   * The item at `at`'s usage of `resource` as usageByPod reads it: the sum over its containers
+   * (undefined when one lacks it, or it has none), or the first container named `container`'s.
+   */
+  #usage(at: number, resource: string, container: string): number | undefined {
     let next = this.#offsets[at]!;
-    const containers = this.#layouts[at]!.containers.map((c) => {
-      const usage: Record<string, number> = {};
-      for (const resource of c.resources) usage[resource] = this.#values[next++]!;
-      return { name: c.name, usage };
-    });
-    return {
-      name: this.#names[at]!,
-      timestamp: this.#timestamps[at]!,
-      window: this.#windows[at]!,
-      containers,
-    };
+    const containers = this.#layouts[at]!.containers;
+    if (container !== "") {
+      for (const c of containers) {
+        if (c.name === container) {
+          const index = c.resources.indexOf(resource);
+          return index < 0 ? undefined : this.#values[next + index];
+        }
+        next += c.resources.length;
+      }
+      return undefined;
+    }
+    if (containers.length === 0) return undefined;
+    let sum = 0;
+    for (const c of containers) {
+      const index = c.resources.indexOf(resource);
+      if (index < 0) return undefined;
+      sum += this.#values[next + index]!;
+      next += c.resources.length;
+    }
+    return sum;
   }
 
-  /** The selector's items in list order, or the first one's error. */
-  select(selector: Selector): PodMetricsItem[] | string {
+  /**
+   * What `resourceObservation` makes of the items the selector selects, in list order (how many
+   * there are, and each pod's usage of the resource), or the first one's decoding error.
+   */
+  usage(
+    selector: Selector,
+    resource: string,
+    container: string,
+  ): { items: number; samples: PodSamples } | string {
     // The smallest set of candidates an equality requirement allows (none: every item).
     let candidates: number[] | null = null;
     for (const r of selector.requirements) {
@@ -237,26 +269,22 @@ export class IndexedPodMetrics {
       const filed = this.#byLabel.get(`${r.key}=${r.values[0]}`) ?? [];
       if (candidates === null || filed.length < candidates.length) candidates = filed;
     }
-    const items: PodMetricsItem[] = [];
-    const consider = (at: number) => {
-      if (!selectorMatches(selector, this.#labels[at]!)) return undefined;
-      const item = this.#item(at);
-      if (typeof item === "string") return item;
-      items.push(item);
-      return undefined;
-    };
-    if (candidates === null) {
-      for (let at = 0; at < this.#names.length; at++) {
-        const error = consider(at);
-        if (error !== undefined) return error;
-      }
-    } else {
-      for (const at of candidates) {
-        const error = consider(at);
-        if (error !== undefined) return error;
+    const samples: PodSamples = new Map();
+    let items = 0;
+    const count = candidates === null ? this.#names.length : candidates.length;
+    for (let i = 0; i < count; i++) {
+      const at = candidates === null ? i : candidates[i]!;
+      if (!selectorMatches(selector, this.#labels[at]!)) continue;
+      const error = this.#errors.get(at);
+      if (error !== undefined) return error;
+      items++;
+      const value = this.#usage(at, resource, container);
+      if (value !== undefined) {
+        const sample = { value, timestamp: this.#timestamps[at]!, window: this.#windows[at]! };
+        samples.set(this.#names[at]!, sample);
       }
     }
-    return items;
+    return { items, samples };
   }
 }
 
@@ -288,19 +316,21 @@ export async function observeResource(
     );
   };
   const shared = context.sharedPodMetrics;
-  let items: PodMetricsItem[] | string;
   if (shared) {
     const indexed = (await shared.get(namespace, async () => {
       const answer = await list(EVERYTHING);
       return answer.ok ? { ok: true, index: new IndexedPodMetrics(answer.body) } : answer;
     })) as { ok: true; index: IndexedPodMetrics } | { ok: false; error: string };
     if (!indexed.ok) return errorObservation(`${PREFIX}${indexed.error}`);
-    items = indexed.index.select(podSelector);
-  } else {
-    const answer = await list(podSelector);
-    if (!answer.ok) return errorObservation(`${PREFIX}${answer.error}`);
-    items = podMetricsItems(answer.body);
+    const selected = indexed.index.usage(podSelector, resource, container);
+    if (typeof selected === "string") return errorObservation(`${PREFIX}${selected}`);
+    // No item at all is the metrics client's error, worded in one place.
+    if (selected.items === 0) return resourceObservation([], resource, container);
+    return { kind: "resource", samples: selected.samples };
   }
+  const answer = await list(podSelector);
+  if (!answer.ok) return errorObservation(`${PREFIX}${answer.error}`);
+  const items = podMetricsItems(answer.body);
   if (typeof items === "string") return errorObservation(`${PREFIX}${items}`);
   return resourceObservation(items, resource, container);
 }
