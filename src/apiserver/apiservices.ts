@@ -196,7 +196,16 @@ export function syncApiServices(store: ObjectStore, now: number): void {
   }
 }
 
-const WAKES = new Set(["APIService", "Service", "Endpoints", "CustomResourceDefinition"]);
+/** The `namespace/name` of every Service an APIService refers to. */
+function referencedServices(store: ObjectStore): Set<string> {
+  const out = new Set<string>();
+  for (const apiService of store.list("APIService")) {
+    const spec = isRecord(apiService.spec) ? apiService.spec : {};
+    const ref = isRecord(spec.service) ? spec.service : null;
+    if (ref) out.add(`${String(ref.namespace ?? "")}/${String(ref.name ?? "")}`);
+  }
+  return out;
+}
 
 /**
  * Registers the built-in group-versions missing from the store, then keeps the CRDs' APIServices
@@ -212,15 +221,30 @@ export function startApiServiceRegistration(store: ObjectStore, now: () => numbe
   }
   let queued = false;
   let generation = customGeneration();
+  let referenced = new Set<string>();
   const sync = () => {
     queued = false;
     generation = customGeneration();
     syncApiServices(store, now());
+    referenced = referencedServices(store);
   };
-  syncApiServices(store, now());
+  sync();
+  // A Service or Endpoints matters only when an APIService names it (not every write of a
+  // cluster's Services).
+  const wakes = (object: KubeObject): boolean => {
+    switch (object.kind) {
+      case "APIService":
+      case "CustomResourceDefinition":
+        return true;
+      case "Service":
+      case "Endpoints":
+        return referenced.has(`${object.metadata.namespace ?? ""}/${object.metadata.name}`);
+      default:
+        return customGeneration() !== generation;
+    }
+  };
   return store.watch((event) => {
-    if (queued) return;
-    if (!WAKES.has(event.object.kind) && customGeneration() === generation) return;
+    if (queued || !wakes(event.object)) return;
     queued = true;
     queueMicrotask(sync);
   });
