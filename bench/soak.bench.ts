@@ -106,6 +106,14 @@ async function serve(): Promise<void> {
   console.log(up.port);
 }
 
+/**
+ * The server's node flags: bin/horizon.js's, which `horizon up` runs with (a 32 MiB young
+ * generation). BENCH_NODE_FLAGS overrides them ("" for V8's defaults).
+ */
+function serverNodeFlags(): string[] {
+  return (process.env.BENCH_NODE_FLAGS ?? "--max-semi-space-size=32").split(" ").filter(Boolean);
+}
+
 /** `node ARGS` pinned to the given cores where `taskset` and two cores are there. */
 function pinned(cores: string, args: string[]) {
   const pin = availableParallelism() >= 2 && existsSync("/usr/bin/taskset");
@@ -139,7 +147,11 @@ function nextLine(proc: ReturnType<typeof spawn>): Promise<string> {
 }
 
 async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
-  const server = pinned(cores().server, [fileURLToPath(import.meta.url), "--serve"]);
+  const server = pinned(cores().server, [
+    ...serverNodeFlags(),
+    fileURLToPath(import.meta.url),
+    "--serve",
+  ]);
   const port = Number(await nextLine(server));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const latencies: Record<string, number[]> = {};
