@@ -192,6 +192,173 @@ describe("value validations of the structural schema", () => {
   });
 });
 
+describe("x-kubernetes-list-type in a CRD's schema and its custom resources", () => {
+  const portsCrd = (group: string, ports: Json) => ({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `gates.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural: "gates", singular: "gate", kind: "Gate" },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: { spec: { type: "object", properties: { ports } } },
+            },
+          },
+        },
+      ],
+    },
+  });
+  const at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[ports]";
+  const mapOf = (items: Json, keys: Json = ["name", "port"], extra: Json = {}) => ({
+    type: "array",
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": keys,
+    items,
+    ...extra,
+  });
+  const NAME_PORT = { name: { type: "string" }, port: { type: "integer" } };
+
+  it("a list-map key neither required nor defaulted, or nullable, refuses the CRD (422, upstream's messages)", async () => {
+    const cases = [
+      {
+        ports: mapOf({ type: "object", properties: NAME_PORT }),
+        causes: [
+          `${at}.items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+          `${at}.items.properties[port].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+        ],
+      },
+      {
+        ports: mapOf({
+          type: "object",
+          required: ["name"],
+          properties: { ...NAME_PORT, port: { type: "integer", default: 80, nullable: true } },
+        }),
+        causes: [
+          `${at}.items.properties[port].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable`,
+        ],
+      },
+      {
+        ports: mapOf({ type: "object", required: ["name"], properties: NAME_PORT }, [
+          "name",
+          "proto",
+        ]),
+        causes: [
+          `${at}.x-kubernetes-list-map-keys: Invalid value: ["name","proto"]: entries must all be names of item properties`,
+        ],
+      },
+      {
+        ports: {
+          type: "array",
+          "x-kubernetes-list-map-keys": ["name"],
+          items: { type: "object", required: ["name"], properties: NAME_PORT },
+        },
+        causes: [
+          `${at}.x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty`,
+        ],
+      },
+      {
+        ports: mapOf({ type: "string" }, ["name"]),
+        causes: [
+          `${at}.items.type: Invalid value: "string": must be object if parent array's x-kubernetes-list-type is map`,
+        ],
+      },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const s = setup();
+      const res = await s.call("POST", CRDS, portsCrd(`keys${i}.example.com`, c.ports));
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      const message = c.causes.length === 1 ? c.causes[0] : `[${c.causes.join(", ")}]`;
+      assert.equal(
+        res.body.message,
+        `CustomResourceDefinition.apiextensions.k8s.io "gates.keys${i}.example.com" is invalid: ${message}`,
+      );
+      assert.equal(s.cluster.store.list("CustomResourceDefinition").length, 0);
+    }
+  });
+
+  it("an update keeps a stored CRD that predates the key rules (ratcheting); a valid one must stay valid", async () => {
+    const s = setup();
+    const loose = portsCrd("ratchet.example.com", mapOf({ type: "object", properties: NAME_PORT }));
+    // As stored by an older server (or data directory) that did not check the keys.
+    s.cluster.store.create(loose as never);
+    const stored = s.cluster.store.get("CustomResourceDefinition", "", "gates.ratchet.example.com");
+    const relabelled = { ...loose, metadata: { ...stored?.metadata, labels: { team: "a" } } };
+    const res = await s.call("PUT", `${CRDS}/gates.ratchet.example.com`, relabelled);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const strict = portsCrd(
+      "strict.example.com",
+      mapOf({ type: "object", required: ["name", "port"], properties: NAME_PORT }),
+    );
+    assert.equal((await s.call("POST", CRDS, strict)).status, 201);
+    const current = s.cluster.store.get("CustomResourceDefinition", "", "gates.strict.example.com");
+    const loosened = {
+      ...portsCrd("strict.example.com", mapOf({ type: "object", properties: NAME_PORT })),
+      metadata: current?.metadata,
+    };
+    const refused = await s.call("PUT", `${CRDS}/gates.strict.example.com`, loosened);
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.match(refused.body.message, /so it must have a default or be a required property/);
+  });
+
+  it("custom resources: a missing key is Required (and unspecified for uniqueness), only a key's second appearance is a Duplicate, a non-object item is Invalid", async () => {
+    const k = await withKind("items.example.com", "Door", "doors", {
+      type: "object",
+      properties: {
+        ports: mapOf({ type: "object", required: ["name"], properties: NAME_PORT }, ["name"]),
+        pairs: mapOf({ type: "object", required: ["name", "port"], properties: NAME_PORT }),
+        tags: {
+          type: "array",
+          "x-kubernetes-list-type": "set",
+          items: { type: "object", "x-kubernetes-map-type": "atomic", properties: NAME_PORT },
+        },
+      },
+    });
+    const kind = 'Door.items.example.com "x" is invalid';
+    const cases = [
+      {
+        spec: { ports: [{ port: 1 }, { port: 2 }] },
+        message: `${kind}: [spec.ports[0].name: Required value, spec.ports[1].name: Required value, spec.ports[1]: Duplicate value: map[string]interface {}{}]`,
+      },
+      {
+        spec: { ports: [{ name: "a" }, { name: "a" }, { name: "a" }] },
+        message: `${kind}: spec.ports[1]: Duplicate value: map[string]interface {}{"name":"a"}`,
+      },
+      {
+        spec: { pairs: [{ name: "a" }, { name: "a" }] },
+        message: `${kind}: [spec.pairs[0].port: Required value, spec.pairs[1].port: Required value, spec.pairs[1]: Duplicate value: map[string]interface {}{"name":"a"}]`,
+      },
+      {
+        spec: { ports: [{ name: "a" }, 5] },
+        message: `${kind}: [spec.ports[1]: Invalid value: "integer": spec.ports[1] in body must be of type object: "integer", spec.ports[1]: Invalid value: 5: must be an object for an array of list-type map]`,
+      },
+      {
+        // A set's object items are compared as Go's json.Marshal writes them: keys sorted.
+        spec: {
+          tags: [
+            { name: "a", port: 1 },
+            { port: 1, name: "a" },
+          ],
+        },
+        message: `${kind}: spec.tags[1]: Duplicate value: {"name":"a","port":1}`,
+      },
+    ];
+    for (const c of cases) {
+      const res = await k.create("x", c.spec);
+      assert.equal(res.status, 422, JSON.stringify(c.spec));
+      assert.equal(res.body.message, c.message);
+      assert.equal(k.cluster.store.list("Door").length, 0);
+    }
+  });
+});
+
 describe("pruning", () => {
   it("reaches inside additionalProperties: a map value's unknown fields are dropped (Strict: 400)", async () => {
     const k = await withKind("prune.example.com", "Team", "teams", {

@@ -6,6 +6,7 @@
 import type { FieldError } from "../../api/validation.js";
 import {
   duplicate,
+  forbidden,
   GoVerbatim,
   invalid,
   notSupported,
@@ -317,30 +318,68 @@ function goMapRepr(entries: [string, unknown][]): GoVerbatim {
   return new GoVerbatim(`map[string]interface {}{${inner.join(", ")}}`);
 }
 
-/** x-kubernetes-list-type set and map: an item (or map key) seen before is a Duplicate. */
+/**
+ * x-kubernetes-list-type set and map, as apiextensions' listtype validation: the second
+ * appearance of an item (set) or of a key (map; a null item or a missing key field counts as
+ * unspecified) is a Duplicate, later ones are not reported again; a list-map item that is not
+ * an object is Invalid (the first one only).
+ */
 function checkListType(s: JsonSchema, list: unknown[], path: string, errors: FieldError[]): void {
   const type = s["x-kubernetes-list-type"];
-  const seen = new Set<string>();
+  const times = new Map<string, number>();
+  /** True on an item's second appearance (upstream reports that one only). */
+  const repeated = (key: string) => {
+    const n = (times.get(key) ?? 0) + 1;
+    times.set(key, n);
+    return n === 2;
+  };
   if (type === "set") {
     for (const [i, item] of list.entries()) {
-      const key = JSON.stringify(item);
-      if (seen.has(key)) errors.push(duplicate(`${path}[${i}]`, item));
-      seen.add(key);
+      if (repeated(canonicalJson(item))) errors.push(duplicate(`${path}[${i}]`, sortedKeys(item)));
     }
     return;
   }
   const keys = s["x-kubernetes-list-map-keys"];
   if (type !== "map" || !Array.isArray(keys)) return;
+  const bad = list.findIndex((item) => item !== null && !isObj(item));
+  if (bad >= 0) {
+    errors.push(
+      invalid(`${path}[${bad}]`, list[bad], "must be an object for an array of list-type map"),
+    );
+    return;
+  }
+  if (list.length <= 1) return;
   const names = keys.filter((k): k is string => typeof k === "string");
   for (const [i, item] of list.entries()) {
-    if (!isObj(item)) continue;
+    const fields = isObj(item) ? item : {};
     const entries: [string, unknown][] = names
-      .filter((k) => Object.hasOwn(item, k))
-      .map((k) => [k, item[k]]);
-    const key = JSON.stringify(entries);
-    if (seen.has(key)) errors.push(duplicate(`${path}[${i}]`, goMapRepr(entries)));
-    seen.add(key);
+      .filter((k) => Object.hasOwn(fields, k))
+      .map((k) => [k, fields[k]]);
+    if (repeated(canonicalJson(Object.fromEntries(entries)))) {
+      errors.push(duplicate(`${path}[${i}]`, goMapRepr(entries)));
+    }
   }
+}
+
+/** A copy with every object's keys in order, as Go's json.Marshal writes a map. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isObj(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys(value[k])]),
+  );
+}
+
+/** JSON with object keys sorted, as Go's json.Marshal of a map writes it. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isObj(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function checkNumber(s: JsonSchema, value: number, field: string, errors: FieldError[]): void {
@@ -424,6 +463,167 @@ export function structuralErrors(schema: JsonSchema, field: string): FieldError[
   }
   walkStructural(schema, field, true, errors);
   return errors;
+}
+
+/**
+ * apiextensions' rules for x-kubernetes-list-type and x-kubernetes-list-map-keys in a CRD's
+ * schema (children first, as upstream walks them). `ratchet` leaves out the rules that an update
+ * only enforces when the stored CRD already met them: set items scalar or atomic, list-map keys
+ * required or defaulted and not nullable.
+ */
+export function listTypeErrors(s: JsonSchema, field: string, ratchet = false): FieldError[] {
+  const errors: FieldError[] = [];
+  walkListTypes(s, field, ratchet, errors);
+  return errors;
+}
+
+/** Whether the schema meets the rules an update ratchets (see listTypeErrors). */
+export function meetsRatchetedListTypeRules(s: JsonSchema, field: string): boolean {
+  return listTypeErrors(s, field).length === listTypeErrors(s, field, true).length;
+}
+
+function walkListTypes(s: JsonSchema, field: string, ratchet: boolean, errors: FieldError[]): void {
+  if (isObj(s.additionalProperties)) {
+    walkListTypes(s.additionalProperties, `${field}.additionalProperties`, ratchet, errors);
+  }
+  for (const [name, child] of props(s)) {
+    walkListTypes(child, `${field}.properties[${name}]`, ratchet, errors);
+  }
+  if (isObj(s.not)) walkListTypes(s.not, `${field}.not`, ratchet, errors);
+  for (const composite of ["allOf", "oneOf", "anyOf"]) {
+    const list = s[composite];
+    if (!Array.isArray(list)) continue;
+    for (const [i, sub] of list.entries()) {
+      if (isObj(sub)) walkListTypes(sub, `${field}.${composite}[${i}]`, ratchet, errors);
+    }
+  }
+  const items = isObj(s.items) ? s.items : undefined;
+  if (items) walkListTypes(items, `${field}.items`, ratchet, errors);
+
+  const listType = s["x-kubernetes-list-type"];
+  const rawKeys = s["x-kubernetes-list-map-keys"];
+  const keys = Array.isArray(rawKeys)
+    ? rawKeys.filter((k): k is string => typeof k === "string")
+    : [];
+  if (listType !== undefined && s.type !== "array") {
+    const detail = "must be array if x-kubernetes-list-type is specified";
+    if (s.type === undefined || s.type === "") errors.push(required(`${field}.type`, detail));
+    else errors.push(invalid(`${field}.type`, s.type, detail));
+  } else if (!ratchet && listType === "set" && items) {
+    const detail = "must be atomic as item of a list with x-kubernetes-list-type=set";
+    if (items.type === "array" && (items["x-kubernetes-list-type"] ?? "atomic") !== "atomic") {
+      errors.push(
+        invalid(`${field}.items.x-kubernetes-list-type`, items["x-kubernetes-list-type"], detail),
+      );
+    } else if (items.type === "object" && items["x-kubernetes-map-type"] !== "atomic") {
+      // Upstream prints the items' list type here (unset: null).
+      errors.push(
+        invalid(`${field}.items.x-kubernetes-map-type`, items["x-kubernetes-list-type"], detail),
+      );
+    }
+  }
+  if (listType !== undefined && !["atomic", "set", "map"].includes(listType as string)) {
+    errors.push(
+      notSupported(`${field}.x-kubernetes-list-type`, listType, ["atomic", "set", "map"]),
+    );
+  }
+  if (keys.length > 0) {
+    const detail = "must be map if x-kubernetes-list-map-keys is non-empty";
+    if (listType === undefined) errors.push(required(`${field}.x-kubernetes-list-type`, detail));
+    else if (listType !== "map") {
+      errors.push(invalid(`${field}.x-kubernetes-list-type`, listType, detail));
+    }
+  }
+  if (listType === "map") {
+    if (keys.length === 0) {
+      errors.push(
+        required(
+          `${field}.x-kubernetes-list-map-keys`,
+          "must not be empty if x-kubernetes-list-type is map",
+        ),
+      );
+    }
+    if (!items) {
+      errors.push(
+        required(`${field}.items`, "must have a schema if x-kubernetes-list-type is map"),
+      );
+    } else if (items.type !== "object") {
+      errors.push(
+        invalid(
+          `${field}.items.type`,
+          items.type ?? "",
+          "must be object if parent array's x-kubernetes-list-type is map",
+        ),
+      );
+    } else {
+      const itemProps = isObj(items.properties) ? items.properties : {};
+      const seen = new Set<string>();
+      for (const key of keys) {
+        const keySchema = itemProps[key];
+        if (!isObj(keySchema)) {
+          errors.push(
+            invalid(
+              `${field}.x-kubernetes-list-map-keys`,
+              keys,
+              "entries must all be names of item properties",
+            ),
+          );
+        } else if (keySchema.type === "array" || keySchema.type === "object") {
+          // Upstream prints the items' type (object) here.
+          errors.push(
+            invalid(
+              `${field}.items.properties[${key}].type`,
+              items.type,
+              "must be a scalar type if parent array's x-kubernetes-list-type is map",
+            ),
+          );
+        }
+        if (seen.has(key)) {
+          errors.push(
+            invalid(
+              `${field}.x-kubernetes-list-map-keys`,
+              keys,
+              "must not contain duplicate entries",
+            ),
+          );
+        }
+        seen.add(key);
+      }
+    }
+  }
+  if (ratchet || !items || (listType !== "set" && listType !== "map")) return;
+  if (items.nullable === true) {
+    errors.push(
+      forbidden(
+        `${field}.items.nullable`,
+        `cannot be nullable when x-kubernetes-list-type is ${listType}`,
+      ),
+    );
+  }
+  if (listType !== "map") return;
+  const requiredKeys = new Set(Array.isArray(items.required) ? items.required : []);
+  const itemProps = isObj(items.properties) ? items.properties : {};
+  for (const key of keys) {
+    const keySchema = itemProps[key];
+    if (!isObj(keySchema)) continue;
+    const at = `${field}.items.properties[${key}]`;
+    if (!requiredKeys.has(key) && keySchema.default === undefined) {
+      errors.push(
+        required(
+          `${at}.default`,
+          "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+        ),
+      );
+    }
+    if (keySchema.nullable === true) {
+      errors.push(
+        forbidden(
+          `${at}.nullable`,
+          "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+        ),
+      );
+    }
+  }
 }
 
 function walkStructural(s: JsonSchema, field: string, root: boolean, errors: FieldError[]): void {

@@ -7,7 +7,7 @@ import type { KubeObject } from "../../api/types.js";
 import { type FieldError, OMITTED_VALUE } from "../../api/validation.js";
 import { ruleCompileErrors } from "./crdcel.js";
 import { parseJsonPath } from "./crdprinter.js";
-import { structuralErrors } from "./crdschema.js";
+import { listTypeErrors, meetsRatchetedListTypeRules, structuralErrors } from "./crdschema.js";
 import { acceptNames, crdNames } from "./custom.js";
 import { root } from "./meta.js";
 import { col, NAME, text } from "./printing.js";
@@ -17,7 +17,29 @@ import { type KindDefinition, type Prepared, READ_WRITE, type StrategyContext } 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function validate(crd: KubeObject): FieldError[] {
+/** The openAPIV3Schema of each version of a CRD's spec (undefined where there is none). */
+function versionSchemas(spec: Obj): unknown[] {
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  return versions.map((v) => (isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined));
+}
+
+/**
+ * Whether the list-type rules an update ratchets apply: always on create, on an update only when
+ * the stored CRD already met them (upstream's requireAtomicSetType and
+ * requireMapListKeysMapSetValidation, taken together).
+ */
+function strictListTypes(current: KubeObject | undefined): boolean {
+  if (!current) return true;
+  const spec = (current as Obj).spec;
+  if (!isObj(spec)) return true;
+  return versionSchemas(spec).every(
+    (schema, i) =>
+      !isObj(schema) ||
+      meetsRatchetedListTypeRules(schema, `spec.versions[${i}].schema.openAPIV3Schema`),
+  );
+}
+
+function validate(crd: KubeObject, current?: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
   const spec = isObj((crd as Obj).spec) ? ((crd as Obj).spec as Obj) : null;
   if (!spec) return [{ type: "FieldValueRequired", field: "spec", detail: "Required value" }];
@@ -54,13 +76,20 @@ function validate(crd: KubeObject): FieldError[] {
         detail: "must have exactly one version marked as storage version",
       });
     }
+    const strict = strictListTypes(current);
     spec.versions.forEach((v: unknown, i) => {
       const at = `spec.versions[${i}].schema.openAPIV3Schema`;
       const schema = isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined;
       // apiextensions.k8s.io/v1 requires a structural schema for every version.
       if (!isObj(schema))
         errors.push({ type: "FieldValueRequired", field: at, detail: "schemas are required" });
-      else errors.push(...structuralErrors(schema, at), ...ruleCompileErrors(schema, at));
+      else {
+        errors.push(
+          ...listTypeErrors(schema, at, !strict),
+          ...structuralErrors(schema, at),
+          ...ruleCompileErrors(schema, at),
+        );
+      }
       errors.push(...versionErrors(v, `spec.versions[${i}]`));
     });
   }
@@ -133,7 +162,7 @@ function prepare(
   current: KubeObject | undefined,
   context: StrategyContext,
 ): Prepared {
-  const errors = validate(crd);
+  const errors = validate(crd, current);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, value: { ...crd, status: statusOf(crd, current, context.now) } as KubeObject };
 }
