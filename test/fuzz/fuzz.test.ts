@@ -11,10 +11,13 @@ import {
   fuzzCase,
   KIND_CASES,
   kubectlReads,
+  mutate,
   runCase,
   runControllers,
   startFuzzServer,
 } from "./harness.js";
+
+type Json = ReturnType<typeof JSON.parse>;
 
 // A fixed seed keeps `npm test` repeatable; HORIZON_FUZZ_SEED (or `npm run fuzz`) explores others.
 const seed = Number(process.env.HORIZON_FUZZ_SEED ?? 20261124);
@@ -65,6 +68,52 @@ describe("API server fuzz", () => {
   it("the controllers run over the stored objects without an error", async () => {
     const errors = await runControllers(server);
     assert.deepEqual(errors, [], `seed ${seed}`);
+  });
+});
+
+describe("the fuzz suite's cases are isolated", () => {
+  let server: FuzzServer;
+  before(async () => {
+    server = await startFuzzServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("a stored ResourceQuota of 0 cpu (seed 11) does not refuse a later case's valid Pod", async () => {
+    const quota = KIND_CASES.findIndex((k) => k.kind === "ResourceQuota");
+    const pod = KIND_CASES.findIndex((k) => k.kind === "Pod");
+    const { apiVersion, kind, valid: make } = KIND_CASES[quota]!;
+    const valid = { apiVersion, kind, ...make("q") };
+    // The path index of spec.hard["requests.cpu"] among the valid object's paths (as runCase
+    // mutates it: with apiVersion and kind).
+    const at = [...Array(64).keys()].find((i) => {
+      const mutated = mutate(valid, [{ op: "set", at: i, value: "0" }]) as Json;
+      return mutated?.spec?.hard?.["requests.cpu"] === "0";
+    });
+    assert.notEqual(at, undefined);
+    const noPatch = [{ op: "test", at: 0, from: 0, value: null, append: false }];
+    const stored = await runCase(server, {
+      kind: quota,
+      verb: "create",
+      mutations: [{ op: "set", at: at!, value: "0" }],
+      patch: noPatch,
+      strict: false,
+    });
+    assert.deepEqual(stored, { stored: true });
+    const quotas = server.cluster.store.list("ResourceQuota");
+    assert.deepEqual(
+      quotas.map((q) => (q.spec as Json).hard["requests.cpu"]),
+      ["0"],
+    );
+    // The counterexample seed 11 shrank to: the valid Pod is created, then a PUT of `0`.
+    await runCase(server, {
+      kind: pod,
+      verb: "update",
+      mutations: [{ op: "set", at: 0, value: 0 }],
+      patch: noPatch,
+      strict: false,
+    });
   });
 });
 

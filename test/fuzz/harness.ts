@@ -43,6 +43,11 @@ interface KindCase {
   resource: string;
   apiVersion: string;
   valid: (name: string) => Record<string, unknown>;
+  /**
+   * An admission policy of its namespace (LimitRange, ResourceQuota): each case gets a namespace
+   * of its own, so what it stores (a quota of 0 cpu) cannot refuse another case's valid object.
+   */
+  ownNamespace?: true;
 }
 
 const container = { name: "c", image: "nginx:1.27", resources: { requests: { cpu: "100m" } } };
@@ -363,6 +368,7 @@ export const KIND_CASES: readonly KindCase[] = [
     kind: "LimitRange",
     collection: `/api/v1/namespaces/${NAMESPACE}/limitranges`,
     allNamespaces: "/api/v1/limitranges",
+    ownNamespace: true,
     resource: "limitranges",
     apiVersion: "v1",
     valid: (name) => ({
@@ -383,6 +389,7 @@ export const KIND_CASES: readonly KindCase[] = [
     kind: "ResourceQuota",
     collection: `/api/v1/namespaces/${NAMESPACE}/resourcequotas`,
     allNamespaces: "/api/v1/resourcequotas",
+    ownNamespace: true,
     resource: "resourcequotas",
     apiVersion: "v1",
     valid: (name) => ({
@@ -523,7 +530,8 @@ export const KIND_CASES: readonly KindCase[] = [
 ];
 
 /** Where the case's objects are stored: cluster-scoped kinds have no all-namespaces list. */
-const namespaceOf = (kind: KindCase) => (kind.allNamespaces ? NAMESPACE : "");
+const namespaceOf = (kind: KindCase) =>
+  kind.allNamespaces ? (kind.collection.match(/\/namespaces\/([^/]+)\//)?.[1] ?? NAMESPACE) : "";
 
 export const VERBS = ["create", "update", "merge", "json", "strategic", "apply"] as const;
 export type Verb = (typeof VERBS)[number];
@@ -894,11 +902,26 @@ let counter = 0;
 
 /** Runs one case against the server; throws InvariantError when an invariant breaks. */
 export async function runCase(server: FuzzServer, c: FuzzCase): Promise<{ stored: boolean }> {
-  const kind = KIND_CASES[c.kind]!;
+  const id = `f${(counter++).toString(36)}`;
+  let kind = KIND_CASES[c.kind]!;
+  if (kind.ownNamespace) {
+    const ns = `${NAMESPACE}-${id}`;
+    const made = await send(
+      server,
+      "POST",
+      "/api/v1/namespaces",
+      JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }),
+    );
+    check(made.status === 201, `namespace ${ns} was refused: ${made.status} ${made.text}`);
+    kind = {
+      ...kind,
+      collection: kind.collection.replace(`/namespaces/${NAMESPACE}/`, `/namespaces/${ns}/`),
+    };
+  }
   const valid: Record<string, unknown> = {
     apiVersion: kind.apiVersion,
     kind: kind.kind,
-    ...kind.valid(`f${(counter++).toString(36)}`),
+    ...kind.valid(id),
   };
   const name = (valid.metadata as { name: string }).name;
   const itemPath = `${kind.collection}/${name}`;
