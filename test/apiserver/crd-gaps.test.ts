@@ -118,6 +118,40 @@ describe("value validations of the structural schema", () => {
     assert.equal((await k.create("ok", { uri: "a", port: 80 })).status, 201);
   });
 
+  it("anyOf and oneOf report the alternative kube-openapi ran the most checks on, not the one with the fewest errors", async () => {
+    const k = await withKind("closest.example.com", "Shape", "shapes", {
+      type: "object",
+      properties: { size: { type: "string" }, count: { type: "integer" } },
+      anyOf: [
+        { required: ["kind"] },
+        { properties: { size: { maxLength: 2 }, count: { minimum: 5 } } },
+      ],
+      oneOf: [
+        { properties: { size: { maxLength: 3 } }, required: ["a", "b"] },
+        { required: ["shape"] },
+      ],
+    });
+    const res = await k.create("x", { size: "long", count: 1 });
+    assert.equal(res.status, 422);
+    // anyOf: the second alternative (two errors) looked at both fields; the first (one error)
+    // at none. oneOf: the first (three errors) checked size deeper than the second (one).
+    const body = res.body.message as string;
+    const causes = (res.body.details.causes as Json[]).map((c) => `${c.field}: ${c.message}`);
+    assert.match(body, /^Shape\.closest\.example\.com "x" is invalid: \[/);
+    assert.deepEqual(
+      new Set(causes),
+      new Set([
+        ': Invalid value: "": "spec" must validate at least one schema (anyOf)',
+        "spec.size: Too long: may not be more than 2 bytes",
+        "spec.count: Invalid value: 1: spec.count in body should be greater than or equal to 5",
+        ': Invalid value: "": "spec" must validate one and only one schema (oneOf). Found none valid',
+        "spec.size: Too long: may not be more than 3 bytes",
+        "spec.a: Required value",
+        "spec.b: Required value",
+      ]),
+    );
+  });
+
   it("allOf: every subschema's errors, then the composite one", async () => {
     const k = await withKind("allof.example.com", "Limit", "limits", {
       type: "object",

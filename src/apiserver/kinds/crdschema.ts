@@ -266,21 +266,29 @@ function errorsOf(s: JsonSchema, value: unknown, path: string): FieldError[] {
 /**
  * allOf, anyOf, oneOf and not, as kube-openapi's validator (in its order): a composite error
  * on the object's path (apiextensions reports it at the root, `: Invalid value: ""`) with the
- * errors of the failing alternatives, for anyOf and oneOf those of the closest one (here: the
- * first with the fewest errors; upstream counts the checks that passed).
+ * errors of the failing alternatives, for anyOf and oneOf those of the one kube-openapi ran the
+ * most checks on (its MatchCount; the first on a tie).
  */
 function checkComposition(s: JsonSchema, value: unknown, path: string, errors: FieldError[]): void {
   const subschemas = (key: string) => (Array.isArray(s[key]) ? s[key].filter(isObj) : []);
   const composite = (message: string) => errors.push(invalid("", "", message));
   const quoted = JSON.stringify(path);
-  const closest = (results: FieldError[][]) =>
-    results.reduce((best, r) => (r.length < best.length ? r : best));
+  // The failing alternative with the greatest MatchCount, the first on a tie.
+  const closest = (alternatives: JsonSchema[], results: FieldError[][]) => {
+    let best = 0;
+    let bestCount = -1;
+    for (const [i, sub] of alternatives.entries()) {
+      const count = matchCount(sub, value);
+      if (count > bestCount) [best, bestCount] = [i, count];
+    }
+    return results[best] ?? [];
+  };
   const anyOf = subschemas("anyOf");
   if (anyOf.length > 0) {
     const results = anyOf.map((sub) => errorsOf(sub, value, path));
     if (!results.some((r) => r.length === 0)) {
       composite(`${quoted} must validate at least one schema (anyOf)`);
-      errors.push(...closest(results));
+      errors.push(...closest(anyOf, results));
     }
   }
   const oneOf = subschemas("oneOf");
@@ -290,7 +298,7 @@ function checkComposition(s: JsonSchema, value: unknown, path: string, errors: F
     if (valid !== 1) {
       const found = valid === 0 ? "Found none valid" : `Found ${valid} valid alternatives`;
       composite(`${quoted} must validate one and only one schema (oneOf). ${found}`);
-      if (valid === 0) errors.push(...closest(results));
+      if (valid === 0) errors.push(...closest(oneOf, results));
     }
   }
   const allOf = subschemas("allOf");
@@ -306,6 +314,92 @@ function checkComposition(s: JsonSchema, value: unknown, path: string, errors: F
   if (isObj(s.not) && errorsOf(s.not, value, path).length === 0) {
     composite(`${quoted} must not validate the schema (not)`);
   }
+}
+
+/** The string formats kube-openapi's default registry knows (its format check applies to them). */
+const KNOWN_FORMATS = new Set([
+  "bsonobjectid",
+  "byte",
+  "cidr",
+  "creditcard",
+  "date",
+  "date-time",
+  "datetime",
+  "duration",
+  "email",
+  "hexcolor",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "isbn",
+  "isbn10",
+  "isbn13",
+  "mac",
+  "password",
+  "rgbcolor",
+  "ssn",
+  "uri",
+  "uuid",
+  "uuid3",
+  "uuid4",
+  "uuid5",
+]);
+
+/**
+ * kube-openapi's MatchCount of `value` against `s`: how many validators ran, recursively (each
+ * applicable validator counts one, the type check one more when the type matches, numbers and
+ * arrays one more, every schema one at its end); anyOf/oneOf count the alternative they keep,
+ * allOf all of them. It picks whose errors a failing anyOf/oneOf reports.
+ */
+function matchCount(s: JsonSchema, value: unknown): number {
+  const typed = typeof s.type === "string" || typeof s.format === "string";
+  const typeMatch = typeof s.type !== "string" || typeMatches(s.type, value);
+  // A null is checked by the type validator alone (any type but a nullable one refuses it).
+  if (value === null) return typeof s.type === "string" && s.nullable !== true ? 0 : 1;
+  let n = 0;
+  if (typed) n += (typeMatch ? 1 : 0) + 1;
+  n += propsCount(s, value) + 1;
+  if (typeof value === "string") {
+    n += 1;
+    if (typeof s.format === "string" && KNOWN_FORMATS.has(s.format)) n += 1;
+  }
+  if (typeof value === "number") n += 2;
+  if (Array.isArray(value)) {
+    const items = isObj(s.items) ? s.items : undefined;
+    n += (items ? value.reduce((sum: number, v) => sum + matchCount(items, v), 0) : 0) + 2;
+  }
+  n += 1; // enum (always applies)
+  if (isObj(value)) {
+    let inner = 0;
+    const properties = isObj(s.properties) ? s.properties : {};
+    for (const [k, v] of Object.entries(value)) {
+      const sub = properties[k];
+      if (isObj(sub)) inner += matchCount(sub, v);
+      else if (isObj(s.additionalProperties)) inner += matchCount(s.additionalProperties, v);
+    }
+    n += inner + 1;
+  }
+  return n + 1;
+}
+
+/** The schemaPropsValidator's part of MatchCount (anyOf, oneOf, allOf; `not` adds nothing). */
+function propsCount(s: JsonSchema, value: unknown): number {
+  const subschemas = (key: string) => (Array.isArray(s[key]) ? s[key].filter(isObj) : []);
+  const valid = (sub: JsonSchema) => errorsOf(sub, value, "").length === 0;
+  let n = 0;
+  const anyOf = subschemas("anyOf");
+  if (anyOf.length > 0) {
+    const success = anyOf.find(valid);
+    n += success ? matchCount(success, value) : Math.max(...anyOf.map((a) => matchCount(a, value)));
+  }
+  const oneOf = subschemas("oneOf");
+  if (oneOf.length > 0) {
+    const successes = oneOf.filter(valid);
+    if (successes.length === 1) n += matchCount(successes[0]!, value);
+    else if (successes.length === 0) n += Math.max(...oneOf.map((o) => matchCount(o, value)));
+  }
+  for (const sub of subschemas("allOf")) n += matchCount(sub, value);
+  return n + 1;
 }
 
 /** Go's %#v of a map[string]interface{} of JSON scalars (keys sorted). */
