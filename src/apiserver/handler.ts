@@ -180,6 +180,8 @@ async function handleResource(
     registry,
     server,
   };
+  const deprecation = info.deprecations?.[target.version];
+  if (deprecation) ctx.warnings.push(deprecation);
   const result = await dispatch(ctx);
   if (ctx.warnings.length > 0) {
     const warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");

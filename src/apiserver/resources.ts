@@ -21,6 +21,8 @@ export interface ResourceInfo extends ResourceNames {
   verbs: readonly string[];
   /** Discovery categories; "all" is what `kubectl get all` expands. */
   categories?: readonly string[];
+  /** The warning every request gets, by version, where upstream deprecated the version. */
+  deprecations?: Readonly<Record<string, string>>;
 }
 
 function resourceInfoOf(d: KindDefinition): ResourceInfo {
@@ -38,6 +40,13 @@ function resourceInfoOf(d: KindDefinition): ResourceInfo {
   if (d.categories) info.categories = d.categories;
   if (d.readOnly) info.readOnly = true;
   if (d.returnsDeletedObject) info.returnsDeletedObject = true;
+  for (const v of d.versions) {
+    if (!v.deprecated) continue;
+    // k8s.io/apiserver's deprecation warning, for a version with no removal release set.
+    const apiVersion = d.group === "" ? v.version : `${d.group}/${v.version}`;
+    const warning = `${apiVersion} ${d.kind} is deprecated in v${v.deprecated.since}+; use ${v.deprecated.replacement}`;
+    info.deprecations = { ...info.deprecations, [v.version]: warning };
+  }
   return info;
 }
 

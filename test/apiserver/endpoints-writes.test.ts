@@ -40,9 +40,11 @@ function setup() {
     };
     if (body !== undefined) req.body = Buffer.from(JSON.stringify(body));
     const res = await handler(req);
+    if ("stream" in res) res.close();
     return {
       status: res.status,
       body: ("body" in res ? JSON.parse(JSON.stringify(res.body)) : null) as Json,
+      warning: res.headers?.warning,
     };
   };
   const ok = async (method: string, url: string, body?: unknown) => {
@@ -152,6 +154,33 @@ describe("a client's Endpoints", () => {
     const again = await s.ok("GET", `${ENDPOINTS}/web`);
     assert.deepEqual(again.subsets, before.subsets);
     assert.notEqual(again.metadata.uid, before.metadata.uid);
+  });
+});
+
+describe("v1 Endpoints is deprecated (since 1.33)", () => {
+  it("every request on Endpoints gets upstream's warning; EndpointSlices and Services none", async () => {
+    const { call } = setup();
+    const warning =
+      '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"';
+    const service = { metadata: { name: "db" }, spec: { ports: [{ port: 5432 }] } };
+    const created = await call("POST", "/api/v1/namespaces/default/services", service);
+    assert.equal(created.warning, undefined, "a Service");
+    const endpoints = {
+      metadata: { name: "db" },
+      subsets: [{ addresses: [{ ip: "10.20.0.5" }], ports: [{ port: 5432 }] }],
+    };
+    for (const [method, url, body] of [
+      ["POST", ENDPOINTS, endpoints],
+      ["GET", `${ENDPOINTS}/db`],
+      ["GET", ENDPOINTS],
+      ["GET", `${ENDPOINTS}?watch=1`],
+      ["GET", "/api/v1/endpoints"],
+      ["GET", `${ENDPOINTS}/missing`],
+    ] as const) {
+      const res = await call(method, url, body);
+      assert.equal(res.warning, warning, `${method} ${url} (${res.status})`);
+    }
+    assert.equal((await call("GET", SLICES)).warning, undefined, "EndpointSlices");
   });
 });
 

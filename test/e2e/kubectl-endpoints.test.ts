@@ -2,7 +2,8 @@
 // as on kube-apiserver. A Service without selector with hand-written Endpoints (an external
 // database) applies, lists its address and applies again unchanged; a user's EndpointSlice
 // applies with upstream's defaults; a bad address is refused with upstream's message; a deleted
-// Endpoints of a selector Service is made again by the endpoints controller. Without kubectl
+// Endpoints of a selector Service is made again by the endpoints controller; kubectl prints
+// upstream's deprecation warning for v1 Endpoints (1.33+). Without kubectl
 // the cases skip with the reason, except under CI=true.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -71,8 +72,16 @@ function describeEndpoints(binary: KubectlBinary): void {
       const first = kubectlOk(await run(["apply", "-f", "-"], manifest(EXTERNAL_DB)), "apply");
       assert.match(first, /endpoints\/db created/);
       assert.match(first, /endpointslice\.discovery\.k8s\.io\/db-1 created/);
-      const rows = tableRows(kubectlOk(await run(["get", "endpoints", "db"]), "get endpoints"));
+      const got = await run(["get", "endpoints", "db"]);
+      const rows = tableRows(kubectlOk(got, "get endpoints"));
       assert.deepEqual(rows[1]?.slice(0, 2), ["db", "10.20.0.5:5432"]);
+      // v1 Endpoints is deprecated since 1.33: kubectl prints the server's warning.
+      assert.match(
+        got.stderr,
+        /Warning: v1 Endpoints is deprecated in v1\.33\+; use discovery\.k8s\.io\/v1 EndpointSlice/,
+      );
+      const slices = await run(["get", "endpointslices"]);
+      assert.doesNotMatch(slices.stderr, /deprecated/, "EndpointSlices are not");
       const slice = JSON.parse(
         kubectlOk(await run(["get", "endpointslice", "db-1", "-o", "json"]), "get"),
       );

@@ -65,6 +65,7 @@ export const endpoints: KindDefinition<"Endpoints"> = {
   versions: [
     {
       version: "v1",
+      deprecated: { since: "1.33", replacement: "discovery.k8s.io/v1 EndpointSlice" },
       schema: struct(
         {
           apiVersion: str(),

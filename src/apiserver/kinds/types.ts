@@ -142,6 +142,11 @@ export interface KindVersion {
   schema: StructNode;
   /** kubectl sends it as protobuf: its message is the tree's numbered fields. */
   protobuf?: boolean;
+  /**
+   * Deprecated upstream since this Kubernetes minor (`1.33`), in favour of `replacement`
+   * (`discovery.k8s.io/v1 EndpointSlice`): every request in this version gets upstream's warning.
+   */
+  deprecated?: { since: string; replacement: string };
 }
 
 export interface KindDefinition<K extends ServedKind = ServedKind> {
