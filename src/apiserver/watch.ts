@@ -167,6 +167,17 @@ export interface WatchOptions {
 
 const LINE_END = Buffer.from("}\n");
 
+/** The last event line made from kept bytes: a change fanned out to N watchers is one line. */
+let lastLine: { type: string; bytes: Buffer; line: Buffer } | null = null;
+
+/** `{"type":TYPE,"object":<bytes>}` and a newline, shared by the watchers sent the same event. */
+function eventLine(type: string, bytes: Buffer): Buffer {
+  if (lastLine?.bytes === bytes && lastLine.type === type) return lastLine.line;
+  const line = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), bytes, LINE_END]);
+  lastLine = { type, bytes, line };
+  return line;
+}
+
 function key(object: KubeObject): string {
   return `${object.metadata.namespace ?? ""}/${object.metadata.name}`;
 }
@@ -181,7 +192,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
     try {
       const bytes = options.presentedBytes?.(object);
       if (bytes === undefined) return line(type, options.present(object));
-      return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), bytes, LINE_END]);
+      return eventLine(type, bytes);
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }

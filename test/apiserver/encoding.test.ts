@@ -156,6 +156,41 @@ describe("a write's answer", () => {
   });
 });
 
+describe("a change fanned out to watchers", () => {
+  it("is one line, the same bytes sent to every watcher", async () => {
+    const { call } = setup();
+    const collection = "/api/v1/namespaces/default/configmaps";
+    assert.equal((await call("POST", collection, { metadata: { name: "f" } })).status, 201);
+    const watchers: { watch: { close(): void }; lines: AsyncIterator<unknown> }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const watch = await call("GET", `${collection}?watch=1&resourceVersion=0`);
+      assert.ok("stream" in watch, "a watch stream");
+      const lines = watch.stream[Symbol.asyncIterator]();
+      await lines.next(); // ADDED f
+      watchers.push({ watch, lines });
+    }
+    const patch = { data: { k: "v" } };
+    assert.equal(
+      (await call("PATCH", `${collection}/f`, patch, "application/merge-patch+json")).status,
+      200,
+    );
+    const got: unknown[] = [];
+    for (const { watch, lines } of watchers) {
+      const next = await lines.next();
+      watch.close();
+      assert.ok(!next.done, "a MODIFIED event");
+      got.push(next.value);
+    }
+    assert.ok(
+      got.every((line) => line === got[0]),
+      "the same Buffer for every watcher",
+    );
+    const event = JSON.parse(String(got[0]));
+    assert.equal(event.type, "MODIFIED");
+    assert.deepEqual(event.object.data, { k: "v" });
+  });
+});
+
 describe("kept encodings over HTTP", () => {
   it("non-ASCII objects: Content-Length counts bytes, GET and LIST parse to the same objects", async () => {
     const { call, handler } = setup();
