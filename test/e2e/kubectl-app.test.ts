@@ -33,6 +33,7 @@ const OBJECTS = [
   "namespace/shop",
   "configmap/shop-config",
   "secret/shop-db",
+  "secret/shop-api",
   "serviceaccount/shop",
   "role.rbac.authorization.k8s.io/shop-config-reader",
   "rolebinding.rbac.authorization.k8s.io/shop-config-reader",
@@ -48,12 +49,14 @@ const OBJECTS = [
 ];
 
 /**
- * What `kubectl apply` prints for an object already applied. The PDB is `configured` on every
- * apply, as against kube-apiserver: its selector's patch strategy is `replace`, so kubectl's
- * three-way patch always carries it, and the server finds nothing to change.
+ * What `kubectl apply` prints for an object already applied. The PDB and the Secret written with
+ * `stringData` are `configured` on every apply, as against kube-apiserver: kubectl's three-way
+ * patch always carries the PDB's selector (patch strategy `replace`) and the write-only
+ * `stringData`, and the server finds nothing to change.
  */
+const ALWAYS_CONFIGURED = new Set(["poddisruptionbudget.policy/shop", "secret/shop-api"]);
 const reapplied = (object: string) =>
-  `${object} ${object.startsWith("poddisruptionbudget") ? "configured" : "unchanged"}`;
+  `${object} ${ALWAYS_CONFIGURED.has(object) ? "configured" : "unchanged"}`;
 
 /** The resources `kubectl explain` is asked about: every kind of the manifest. */
 const EXPLAINED: [resource: string, kind: string][] = [
@@ -149,17 +152,23 @@ function describeApp(binary: KubectlBinary): void {
       assert.equal(container.readinessProbe.httpGet.scheme, "HTTP");
     });
 
-    it("kubectl diff -f exits 0 with no output, and a re-apply changes nothing (unchanged; the PDB configured, as upstream)", async () => {
+    it("kubectl diff -f exits 0 with no output, and a re-apply changes nothing (unchanged; the PDB and a stringData Secret configured, as upstream)", async () => {
       const diff = await run(["diff", "-f", MANIFEST]);
       assert.equal(diff.code, 0, `diff:\n${diff.stdout}\n${diff.stderr}`);
       assert.equal(diff.stdout, "");
-      const before = await getJson(["pdb", "shop"]);
+      const pdbBefore = await getJson(["pdb", "shop"]);
+      const secretBefore = await getJson(["secret", "shop-api"]);
       const again = kubectlOk(await run(["apply", "-f", MANIFEST]), "re-apply");
       assert.deepEqual(again.trim().split("\n"), OBJECTS.map(reapplied));
-      // The PDB's patch changed nothing: no new resourceVersion or generation.
+      // Their patches changed nothing: no new resourceVersion (nor generation); stringData is
+      // kept only as data.
       const pdb = await getJson(["pdb", "shop"]);
-      assert.equal(pdb.metadata.resourceVersion, before.metadata.resourceVersion);
-      assert.equal(pdb.metadata.generation, before.metadata.generation);
+      assert.equal(pdb.metadata.resourceVersion, pdbBefore.metadata.resourceVersion);
+      assert.equal(pdb.metadata.generation, pdbBefore.metadata.generation);
+      const secret = await getJson(["secret", "shop-api"]);
+      assert.equal(secret.metadata.resourceVersion, secretBefore.metadata.resourceVersion);
+      assert.deepEqual(secret.data, { token: Buffer.from("not-a-real-token").toString("base64") });
+      assert.equal(secret.stringData, undefined);
     });
 
     it("kubectl explain knows every kind of the manifest, the custom one included", async () => {
