@@ -128,7 +128,14 @@ export class HorizontalController {
       }
       scheduled.at = now + syncPeriodFor(hpa, this.options.config);
       this.earliest = null;
-      const outcome = await reconcileHpa(hpa, this.options.ports, this.memory, this.options.config);
+      const answer = reconcileHpa(
+        hpa,
+        this.options.ports,
+        this.memory,
+        this.options.config,
+        entry.key,
+      );
+      const outcome = answer instanceof Promise ? await answer : answer;
       // Field by field, not a spread of the outcome: one report per sync.
       reports.push({
         key: entry.key,

@@ -18,7 +18,7 @@ import type { PodView } from "../core/pods.js";
 import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
 import type { MetricObservation } from "../core/sources/types.js";
 import type { RescaleOutcome, ScaleObservation, SyncResult } from "../core/sync.js";
-import type { ControllerPorts } from "./ports.js";
+import type { Awaitable, ControllerPorts } from "./ports.js";
 
 const keys = new WeakMap<HorizontalPodAutoscaler, string>();
 
@@ -188,23 +188,62 @@ function labelPairs(labels: Record<string, string>): string[] {
   return pairs;
 }
 
+// What a sync that reads no pods or metrics passes the core (never changed by it).
+const NO_PODS: readonly PodView[] = [];
+const NO_OBSERVATIONS: readonly MetricObservation[] = [];
+
 export interface ReconcileOutcome {
   result: SyncResult;
   /** Errors of the status write come on top of the sync's own (upstream logs them). */
   statusError: string | null;
 }
 
-export async function reconcileHpa(
+/**
+ * One reconcile. Synchronous when every port answers synchronously (the embedded cluster's),
+ * a promise when one answers with a promise (client-node's): no promise and microtask per HPA
+ * where nothing waits.
+ */
+export function reconcileHpa(
   hpa: HorizontalPodAutoscaler,
   ports: ControllerPorts,
   memory: ControllerMemory,
   config: ControllerConfig,
-): Promise<ReconcileOutcome> {
-  const key = hpaKey(hpa);
+  key: string = hpaKey(hpa),
+): Awaitable<ReconcileOutcome> {
+  const steps = reconcileSteps(hpa, ports, memory, config, key);
+  return resume(steps, steps.next());
+}
+
+type Steps = Generator<Promise<unknown>, ReconcileOutcome, unknown>;
+
+/** Runs the steps on until they wait for a port's promise, then on again when it settles. */
+function resume(
+  steps: Steps,
+  step: IteratorResult<Promise<unknown>, ReconcileOutcome>,
+): Awaitable<ReconcileOutcome> {
+  if (step.done) return step.value;
+  return step.value.then(
+    (value): Awaitable<ReconcileOutcome> => resume(steps, steps.next(value)),
+    (error: unknown): Awaitable<ReconcileOutcome> => resume(steps, steps.throw(error)),
+  );
+}
+
+// The reconcile as written with await: each `yield` waits for a port's promise, and only a
+// promise is yielded.
+function* reconcileSteps(
+  hpa: HorizontalPodAutoscaler,
+  ports: ControllerPorts,
+  memory: ControllerMemory,
+  config: ControllerConfig,
+  key: string,
+): Steps {
   const namespace = hpa.metadata.namespace ?? "default";
   const now = ports.clock.now();
   const scaleAnswer = ports.scale.getScale(namespace, hpa.spec.scaleTargetRef);
-  const scaleRead = scaleAnswer instanceof Promise ? await scaleAnswer : scaleAnswer;
+  const scaleRead =
+    scaleAnswer instanceof Promise
+      ? ((yield scaleAnswer) as Awaited<typeof scaleAnswer>)
+      : scaleAnswer;
   // Every sync builds its inputs with the same keys in the same order (optional ones set to
   // undefined, not left out), so the core's hot functions see one object shape each.
   const scale: ScaleObservation = scaleRead.ok
@@ -216,8 +255,8 @@ export async function reconcileHpa(
       }
     : { ok: false, error: scaleRead.error };
 
-  let pods: readonly PodView[] = [];
-  let observations: MetricObservation[] = [];
+  let pods: readonly PodView[] = NO_PODS;
+  let observations: readonly MetricObservation[] = NO_OBSERVATIONS;
   let selectingHpas: string[] | undefined;
   if (scale.ok && needsExtendedMetrics(hpa, scale) && scale.selector) {
     const parsed = parseSelector(scale.selector);
@@ -226,9 +265,16 @@ export async function reconcileHpa(
       pods = ports.pods.listPods(namespace, parsed.selector);
       selectingHpas = memory.hpasSelecting(namespace, pods);
       const specs = hpa.spec.metrics ?? [];
-      const answers = specs.map((spec) => ports.metrics.observe(namespace, spec, parsed.selector));
-      observations = answers.some((a) => a instanceof Promise)
-        ? await Promise.all(answers)
+      // A loop, not map + some: no closures at every sync.
+      const answers: (MetricObservation | Promise<MetricObservation>)[] = [];
+      let pending = false;
+      for (let i = 0; i < specs.length; i++) {
+        const answer = ports.metrics.observe(namespace, specs[i]!, parsed.selector);
+        if (answer instanceof Promise) pending = true;
+        answers.push(answer);
+      }
+      observations = pending
+        ? ((yield Promise.all(answers)) as MetricObservation[])
         : (answers as MetricObservation[]);
     }
   }
@@ -244,7 +290,8 @@ export async function reconcileHpa(
     config,
   });
   // Only an HPA with extensions yields: without them both controllers decide alike.
-  const foreign = hasExtensions(hpa) ? memory.foreignWriter(key) : undefined;
+  const extended = hasExtensions(hpa);
+  const foreign = extended ? memory.foreignWriter(key) : undefined;
   if (foreign) yieldToForeignWriter(decision, foreign.message);
   let outcome: RescaleOutcome | null = null;
   if (decision.rescale) {
@@ -253,7 +300,7 @@ export async function reconcileHpa(
       hpa.spec.scaleTargetRef,
       decision.desiredReplicas,
     );
-    const update = answer instanceof Promise ? await answer : answer;
+    const update = answer instanceof Promise ? ((yield answer) as Awaited<typeof answer>) : answer;
     outcome = update.ok ? { ok: true } : { ok: false, error: update.error };
   }
   let result = completeExtendedSync(decision, outcome);
@@ -264,13 +311,13 @@ export async function reconcileHpa(
   if (foreign) result = yieldedResult(result, hpa, foreign, now, !yielded);
   // Without annotations (and no yield to end) the status is upstream's, which keeps any
   // condition it does not set.
-  else if (yielded || hasExtensions(hpa)) result = resumedResult(result, hpa, yielded);
+  else if (yielded || extended) result = resumedResult(result, hpa, yielded);
   memory.setYielding(key, foreign !== undefined);
   for (const event of result.events) ports.events.record(hpa, event, now);
   let statusError: string | null = null;
   if (result.statusChanged) {
     const answer = ports.status.updateStatus(hpa, result.status);
-    const written = answer instanceof Promise ? await answer : answer;
+    const written = answer instanceof Promise ? ((yield answer) as Awaited<typeof answer>) : answer;
     if (!written.ok) {
       statusError = `failed to update status for ${hpa.metadata.name}: ${written.error}`;
       ports.events.record(

@@ -125,13 +125,41 @@ function cloneConditions(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscalerC
   return hpa.status?.conditions ? hpa.status.conditions.slice() : [];
 }
 
+/**
+ * A condition this sync set back to what is stored (AbleToScale goes from SucceededGetScale
+ * back to ReadyForNewScale at most syncs) becomes the stored object again: the status
+ * comparison then stops at its identity, and the stored status keeps its objects.
+ */
+function keepStoredConditions(
+  conditions: HorizontalPodAutoscalerCondition[],
+  stored: readonly HorizontalPodAutoscalerCondition[] | null | undefined,
+): void {
+  if (!stored) return;
+  const n = Math.min(conditions.length, stored.length);
+  for (let i = 0; i < n; i++) {
+    const c = conditions[i]!;
+    const s = stored[i]!;
+    if (
+      c !== s &&
+      c.type === s.type &&
+      c.status === s.status &&
+      c.reason === s.reason &&
+      c.message === s.message &&
+      c.lastTransitionTime === s.lastTransitionTime
+    )
+      conditions[i] = s;
+  }
+}
+
 function newStatus(
   currentReplicas: number,
   desiredReplicas: number,
   metricStatuses: MetricStatus[] | null,
   conditions: HorizontalPodAutoscalerCondition[],
   lastScaleTime: string | null | undefined,
+  stored: HorizontalPodAutoscalerStatus | undefined,
 ): HorizontalPodAutoscalerStatus {
+  keepStoredConditions(conditions, stored?.conditions);
   // Upstream rebuilds the status from these fields only (setStatus).
   const status: HorizontalPodAutoscalerStatus = { currentReplicas, desiredReplicas };
   if (lastScaleTime) status.lastScaleTime = lastScaleTime;
@@ -271,6 +299,7 @@ export function decideSync(input: SyncInput): SyncDecision {
         metrics.statuses,
         conditions,
         hpa.status?.lastScaleTime,
+        hpa.status,
       );
       const error = `failed to compute desired number of replicas based on listed metrics for ${targetReference(hpa)}: ${metrics.error}`;
       decision.finished = { status, error };
@@ -665,6 +694,7 @@ export function completeSync(
         decision.metricStatuses,
         decision.conditions,
         original.lastScaleTime,
+        hpa.status,
       );
       const error = `failed to rescale ${targetReference(hpa)}: ${outcome.error}`;
       trace.outcome = "failed";
@@ -691,6 +721,7 @@ export function completeSync(
       decision.metricStatuses,
       decision.conditions,
       nowText,
+      hpa.status,
     );
     trace.outcome = "scaled";
     if (decision.deferredError) trace.error = decision.deferredError;
@@ -702,6 +733,7 @@ export function completeSync(
     decision.metricStatuses,
     decision.conditions,
     original.lastScaleTime,
+    hpa.status,
   );
   trace.desiredReplicas = currentReplicas;
   if (decision.deferredError) trace.error = decision.deferredError;

@@ -7,6 +7,7 @@ import type {
 } from "../../src/api/types.js";
 import { HorizontalController } from "../../src/controller/controller.js";
 import type { ControllerPorts, ScaleView } from "../../src/controller/ports.js";
+import { ControllerMemory, reconcileHpa } from "../../src/controller/reconcile.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { selectorMatches } from "../../src/core/selector.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
@@ -178,6 +179,72 @@ describe("HorizontalController", () => {
     cluster.hpas = [];
     assert.equal((await step(15)).length, 0);
     assert.equal(controller.nextDue(), Number.POSITIVE_INFINITY);
+  });
+
+  it("reconciles synchronously when every port answers synchronously, alike", async () => {
+    const cluster = new FakeCluster();
+    const ports = cluster.ports();
+    const settled = async (ports: ControllerPorts): Promise<ControllerPorts> => {
+      const answer = await ports.scale.getScale("default", cluster.hpas[0]!.spec.scaleTargetRef);
+      const observation = await ports.metrics.observe(
+        "default",
+        cluster.hpas[0]!.spec.metrics![0]!,
+        {
+          text: "app=web",
+          requirements: [],
+        },
+      );
+      return {
+        ...ports,
+        scale: { getScale: () => answer, updateScale: () => ({ ok: true, value: undefined }) },
+        metrics: { observe: () => observation },
+        status: { updateStatus: () => ({ ok: true, value: undefined }) },
+      };
+    };
+    const syncPorts = await settled(ports);
+    const config = defaultControllerConfig();
+    const direct = reconcileHpa(cluster.hpas[0]!, syncPorts, new ControllerMemory(), config);
+    assert.ok(!(direct instanceof Promise));
+    const awaited = reconcileHpa(cluster.hpas[0]!, ports, new ControllerMemory(), config);
+    assert.ok(awaited instanceof Promise);
+    assert.deepEqual(direct, await awaited);
+  });
+
+  it("a port's rejected promise rejects the reconcile", async () => {
+    const cluster = new FakeCluster();
+    const ports = cluster.ports();
+    const failing: ControllerPorts = {
+      ...ports,
+      status: { updateStatus: () => Promise.reject(new Error("connection reset")) },
+    };
+    await assert.rejects(
+      async () =>
+        reconcileHpa(cluster.hpas[0]!, failing, new ControllerMemory(), defaultControllerConfig()),
+      /connection reset/,
+    );
+  });
+
+  it("reads each due HPA through getHpa when given one, not the list", async () => {
+    const cluster = new FakeCluster();
+    const asked: string[] = [];
+    const controller = new HorizontalController({
+      ports: cluster.ports(),
+      config: defaultControllerConfig(),
+      listHpas: () => cluster.hpas,
+      getHpa: (namespace, name) => {
+        asked.push(`${namespace}/${name}`);
+        return cluster.hpas.find((h) => h.metadata.name === name);
+      },
+    });
+    controller.observe(cluster.now);
+    cluster.now += 15_000;
+    const reports = await controller.syncDue();
+    assert.deepEqual(asked, ["default/web"]);
+    assert.equal(reports.length, 1);
+    // Deleted since it was observed: no sync.
+    cluster.hpas = [];
+    cluster.now += 15_000;
+    assert.equal((await controller.syncDue()).length, 0);
   });
 
   it("reports AmbiguousSelector when two HPAs select the same pods", async () => {

@@ -287,4 +287,39 @@ describe("failure paths", () => {
       r.status.conditions?.find((c) => c.type === "ScalingActive")?.lastTransitionTime;
     assert.equal(at(second), at(first));
   });
+
+  it("never changes the stored conditions; an unchanged status keeps the stored objects", () => {
+    const first = syncOnce(base());
+    const stored = structuredClone(first.status);
+    Object.freeze(first.status);
+    for (const c of first.status.conditions ?? []) Object.freeze(c);
+    // The same load: nothing changes, every condition is the stored object itself.
+    const same = syncOnce(
+      base({ now: t(15), hpa: { ...hpa(), status: first.status }, history: first.history }),
+    );
+    assert.equal(same.statusChanged, false);
+    assert.equal(same.status.conditions?.length, 3);
+    for (const [i, c] of (same.status.conditions ?? []).entries()) {
+      assert.equal(c, first.status.conditions?.[i]);
+    }
+    // Twice the load: AbleToScale and ScalingLimited change, on new objects.
+    const scaled = syncOnce(
+      base({
+        now: t(30),
+        hpa: { ...hpa(), status: first.status },
+        history: first.history,
+        observations: [
+          resourceObservation(cpuUsage({ "web-0": 100, "web-1": 100, "web-2": 100 }, t(30)), "cpu"),
+        ],
+      }),
+    );
+    assert.equal(scaled.statusChanged, true);
+    const able = scaled.status.conditions?.find((c) => c.type === "AbleToScale");
+    assert.equal(able?.reason, "SucceededRescale");
+    assert.notEqual(
+      able,
+      first.status.conditions?.find((c) => c.type === "AbleToScale"),
+    );
+    assert.deepEqual(first.status, stored);
+  });
 });
