@@ -95,12 +95,9 @@ console.log(`  RSS: ${rss.toFixed(1)} MiB`);
 console.log(
   `  record a sync: median ${(recordTimes[recordTimes.length >> 1]! * 1000).toFixed(1)} µs, p99 ${(recordTimes[Math.floor(recordTimes.length * 0.99)]! * 1000).toFixed(1)} µs; open one: ${(openMs * 1000).toFixed(1)} µs`,
 );
-let packedBytes = 0;
 let jsonBytes = 0;
-for (const record of history.get("team-3", "app-3")) {
-  packedBytes += record.packed.length;
-  jsonBytes += decisionJson(record).length;
-}
+for (const record of history.get("team-3", "app-3")) jsonBytes += decisionJson(record).length;
+const packing = history.packing();
 console.log(
-  `  decision records: ${(jsonBytes / SYNCS).toFixed(0)} bytes of JSON each, kept in ${(packedBytes / SYNCS).toFixed(0)}`,
+  `  decision records: ${(jsonBytes / SYNCS).toFixed(0)} bytes of JSON each, kept in ${(packing.bytes / packing.records).toFixed(0)} (${packing.batches} batches of ${packing.records} syncs; each HPA's latest as JSON)`,
 );

@@ -191,11 +191,12 @@ describe("HpaHistory", () => {
     second.close();
   });
 
-  it("keeps each decision deflated and gives it back exactly, across dictionaries", () => {
+  it("keeps each decision deflated with other syncs and gives it back exactly", () => {
     const clock = fakeClock();
     const history = new HpaHistory({ capacity: 100, clock });
     const recorded: DecisionRecord[] = [];
-    // 80 syncs (past two dictionary changes), the HPA changing shape half way.
+    // 80 syncs of "web" between those of three other HPAs (past several batches), "web"
+    // changing shape half way.
     for (let i = 0; i < 80; i++) {
       const d =
         i < 40
@@ -203,18 +204,59 @@ describe("HpaHistory", () => {
           : decision({ replicas: 5, cpuPerPodMilli: 150, maxReplicas: 30 });
       recorded.push(d);
       history.record(d);
+      for (const name of ["a", "b", "c"]) history.record(decision({ name, replicas: 1 + (i % 4) }));
       clock.advance(15_000);
     }
     const records = history.get("default", "web");
     assert.equal(records.length, 80);
+    // Read out of order too: each read inflates whichever batch holds the record.
+    for (const i of [79, 0, 41, 40, 1, 63, 64, 2]) {
+      assert.deepEqual(decisionOf(records[i]!), recorded[i]);
+    }
     records.forEach((r, i) => {
       assert.deepEqual(decisionOf(r), recorded[i]);
     });
+    // The latest sync of each HPA is kept as its JSON; the 316 others are in sealed batches
+    // (64 each) or the open one.
+    assert.equal(records[79]!.json, JSON.stringify(recorded[79]));
+    assert.equal(records[78]!.json, null);
+    const packing = history.packing();
+    assert.equal(packing.batches, 4);
+    assert.equal(packing.records, 256);
     const json = recorded.reduce((sum, d) => sum + JSON.stringify(d).length, 0);
-    const kept = records.reduce((sum, r) => sum + r.packed.length, 0);
-    assert.ok(kept * 4 < json, `${kept} bytes kept for ${json} bytes of JSON`);
-    // At most a few dictionaries for the 80 records.
-    assert.ok(new Set(records.map((r) => r.dictionary)).size <= 3);
+    // 256 syncs of four HPAs, ~1.6 KiB each, kept in a small fraction of that.
+    assert.ok(packing.bytes * 10 < (json * 256) / 80, `${packing.bytes} bytes for 256 syncs`);
+  });
+
+  it("repacks a batch whose records mostly left, so batches stay near the live records", () => {
+    const clock = fakeClock();
+    const history = new HpaHistory({ capacity: 3, clock });
+    const slow: DecisionRecord[] = [];
+    // "slow" syncs once per 100 syncs of the others, so each of its records lands in a batch of
+    // theirs, whose records leave long before its own.
+    for (let i = 0; i < 2000; i++) {
+      if (i % 100 === 0) {
+        slow.push(decision({ name: "slow", replicas: 1 + (slow.length % 5) }));
+        history.record(slow.at(-1)!);
+      }
+      history.record(decision({ name: `fast-${i % 20}`, replicas: 1 + (i % 4) }));
+      clock.advance(1_000);
+    }
+    assert.equal(history.size, 3 + 20 * 3);
+    const packing = history.packing();
+    // Without repacking, the three live "slow" records would keep three batches of 64 each.
+    assert.ok(
+      packing.records <= history.size * 4 + 64,
+      `${packing.records} records held in ${packing.batches} batches for ${history.size} live`,
+    );
+    assert.deepEqual(
+      history.get("default", "slow").map((r) => decisionOf(r)),
+      slow.slice(-3),
+    );
+    // Forgetting every HPA frees every batch.
+    for (let i = 0; i < 20; i++) history.forget("default", `fast-${i}`);
+    history.forget("default", "slow");
+    assert.deepEqual(history.packing(), { batches: 0, records: 0, bytes: 0 });
   });
 
   it("skips a journal line cut short by a crash and keeps the rest", () => {
