@@ -72,4 +72,21 @@ describe("controller config", () => {
       ["--horizontal-pod-autoscaler-tolerance", "--horizontal-pod-autoscaler-sync-period"],
     );
   });
+
+  it("copies the base whole, leaves it untouched, and keeps one key order whatever the flags", () => {
+    const base = { ...defaultControllerConfig(), scaleUpTolerance: 0.05, concurrentSyncs: 3 };
+    const applied = applyControllerFlags(base, { "horizontal-pod-autoscaler-tolerance": "0.2" });
+    assert.ok(applied.ok);
+    assert.deepEqual(applied.config, { ...base, tolerance: 0.2 });
+    assert.equal(base.tolerance, 0.1);
+    // One hidden class for every candidate of `horizon tune` (docs/tune.md, "Speed").
+    const plain = applyControllerFlags(defaultControllerConfig(), {});
+    const flagged = applyControllerFlags(defaultControllerConfig(), {
+      "concurrent-horizontal-pod-autoscaler-syncs": "2",
+      "horizontal-pod-autoscaler-sync-period": "30s",
+    });
+    assert.ok(plain.ok && flagged.ok);
+    assert.deepEqual(Object.keys(flagged.config), Object.keys(plain.config));
+    assert.deepEqual(Object.keys(plain.config), Object.keys(defaultControllerConfig()));
+  });
 });
