@@ -6,6 +6,27 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * `object[key] = value` for a member of JSON data: assigning to "__proto__" (a valid ConfigMap
+ * key, or any key of a custom resource's unknown fields) would set the object's prototype
+ * instead where the object has no such member yet, and the member would be lost.
+ */
+export function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else object[key] = value;
+}
+
+/** `object[key]` of JSON data: only its own member ("__proto__" is not the prototype). */
+export function memberOf(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/**
  * Equal as decoded Go values (apiequality.Semantic.DeepEqual's common case): object key order
  * and an absent field versus null do not matter.
  */

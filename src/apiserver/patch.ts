@@ -1,6 +1,6 @@
 // JSON patch (RFC 6902), one of the patch formats kube-apiserver accepts; JSON merge patch and
 // strategic merge patch are in src/api/patch/. Failures are returned as data.
-import { isRecord } from "../api/json.js";
+import { isRecord, setMember } from "../api/json.js";
 import type { PatchResult } from "../api/patch/strategic-merge-patch.js";
 
 export type { PatchResult };
@@ -181,7 +181,7 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (isRecord(value)) {
     const out: Json = {};
-    for (const key of Object.keys(value).sort()) out[key] = canonical(value[key]);
+    for (const key of Object.keys(value).sort()) setMember(out, key, canonical(value[key]));
     return out;
   }
   return value;

@@ -642,7 +642,17 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       op: fc.constant("unknown" as const),
       at: fc.nat(),
       key: fc.oneof(
-        fc.constantFrom("x", "status", "metadata", "apiVersion", "kind", "spec"),
+        // "__proto__" and "constructor": JSON members named as Object.prototype's.
+        fc.constantFrom(
+          "x",
+          "status",
+          "metadata",
+          "apiVersion",
+          "kind",
+          "spec",
+          "__proto__",
+          "constructor",
+        ),
         fc.string({ maxLength: 8 }),
       ),
       value: hostileValue,
@@ -705,7 +715,13 @@ export function mutate(valid: Record<string, unknown>, mutations: readonly Mutat
       const target = valueAt(root, path);
       const placeholder = target instanceof Deep || target instanceof Big;
       if (target !== null && typeof target === "object" && !Array.isArray(target) && !placeholder) {
-        (target as Record<string, unknown>)[m.key] = m.value;
+        // defineProperty: an assignment to "__proto__" would set the prototype, not a member.
+        Object.defineProperty(target, m.key, {
+          value: m.value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
       }
     }
   }

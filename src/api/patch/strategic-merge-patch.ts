@@ -2,7 +2,7 @@
 // side, a scenario's updateTemplate): lists merge by the patchMergeKey of the served kinds,
 // with the directives `$patch`, `$retainKeys`, `$deleteFromPrimitiveList` and
 // `$setElementOrder`. Failures are returned as data.
-import { isRecord } from "../json.js";
+import { isRecord, memberOf, setMember } from "../json.js";
 
 export type PatchResult =
   | { ok: true; value: unknown }
@@ -85,9 +85,13 @@ function mergeMap(target: Json, patch: Json, schema: PatchMeta | undefined): unk
     if (key.startsWith(SET_ELEMENT_ORDER)) continue; // ordering hint: the merge keeps server order
     if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
       const field = key.slice(DELETE_FROM_PRIMITIVE.length);
-      const current = out[field];
+      const current = memberOf(out, field);
       if (Array.isArray(current) && Array.isArray(value)) {
-        out[field] = current.filter((v) => !value.includes(v));
+        setMember(
+          out,
+          field,
+          current.filter((v) => !value.includes(v)),
+        );
       }
       continue;
     }
@@ -95,17 +99,17 @@ function mergeMap(target: Json, patch: Json, schema: PatchMeta | undefined): unk
       delete out[key];
       continue;
     }
-    const current = out[key];
+    const current = memberOf(out, key);
     const fieldSchema = schema?.field(key);
     if (Array.isArray(value)) {
       const merged = mergeList(key, Array.isArray(current) ? current : [], value, fieldSchema);
-      out[key] = merged;
+      setMember(out, key, merged);
     } else if (isRecord(value)) {
       const merged = mergeMap(isRecord(current) ? current : {}, value, fieldSchema);
       if (merged === undefined) delete out[key];
-      else out[key] = merged;
+      else setMember(out, key, merged);
     } else {
-      out[key] = value;
+      setMember(out, key, value);
     }
   }
   return out;
@@ -167,7 +171,7 @@ function stripDirectives(value: unknown): unknown {
     )
       continue;
     if (v === null) continue;
-    out[k] = stripDirectives(v);
+    setMember(out, k, stripDirectives(v));
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // Merge (SMD merge): an applied configuration merged into the live object, and the fields an
 // applier stopped setting removed (prune) unless someone else owns them.
-import { isRecord } from "../../api/json.js";
+import { isRecord, memberOf, setMember } from "../../api/json.js";
 import { type FieldSet, fieldElement, hasAtOrBelow, isEmptySet, type Json } from "./fieldpath.js";
 import {
   childSchema,
@@ -70,7 +70,7 @@ export function merge(live: unknown, config: unknown, schema: Schema): unknown {
   if (!isRecord(config) || !isRecord(live)) return structuredClone(config);
   const out: Json = { ...live };
   for (const [key, value] of Object.entries(config)) {
-    out[key] = merge(live[key], value, childSchema(schema, key));
+    setMember(out, key, merge(memberOf(live, key), value, childSchema(schema, key)));
   }
   return out;
 }
@@ -80,7 +80,7 @@ export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (!isRecord(value)) return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
+  for (const [k, v] of Object.entries(value)) if (v !== null) setMember(out, k, dropNulls(v));
   return out;
 }
 
@@ -112,7 +112,7 @@ export function prune(value: unknown, schema: Schema, last: FieldSet, keep: Fiel
     for (const [key, child] of Object.entries(v)) {
       const pe = fieldElement(key);
       const result = pruneChild(child, childSchema(s, key), lastNode, [...path, pe], pe, []);
-      if (result !== REMOVE) out[key] = result;
+      if (result !== REMOVE) setMember(out, key, result);
     }
     return out;
   };

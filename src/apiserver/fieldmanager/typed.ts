@@ -124,7 +124,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 export function childSchema(schema: Schema, key: string): Schema {
-  if (schema.kind === "struct") return schema.fields[key] ?? DEDUCED;
+  if (schema.kind === "struct")
+    return Object.hasOwn(schema.fields, key) ? schema.fields[key]! : DEDUCED;
   if (schema.kind === "map") return schema.element;
   return DEDUCED;
 }

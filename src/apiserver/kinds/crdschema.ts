@@ -3,6 +3,7 @@
 // kube-openapi's messages (`spec.replicas in body must be of type integer: "string"`), and the
 // structural rules a CRD's schema must follow. Formats are checked where cheap.
 
+import { setMember } from "../../api/json.js";
 import type { FieldError } from "../../api/validation.js";
 import {
   duplicate,
@@ -102,7 +103,7 @@ function defaulted(s: JsonSchema, value: unknown, root: boolean): unknown {
     if (child.default !== undefined) {
       // A null is defaulted too unless the field is nullable (upstream since 1.20).
       if (!has || (out[name] === null && child.nullable !== true)) {
-        out[name] = structuredClone(child.default);
+        setMember(out, name, structuredClone(child.default));
       }
     }
     if (Object.hasOwn(out, name)) out[name] = defaulted(child, out[name], false);

@@ -1,5 +1,6 @@
 // core/v1 Secret: base64 data (stringData merged into it on write, never stored), a type
 // defaulting to Opaque with the keys each type requires, at most 1 MiB, `immutable`.
+import { setMember } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import {
   type FieldError,
@@ -28,7 +29,7 @@ function normalize(object: KubeObject): KubeObject {
   const { stringData, ...rest } = object;
   const data: Record<string, string> = Object.fromEntries(entries(object.data));
   for (const [key, value] of entries(stringData)) {
-    data[key] = Buffer.from(value, "utf8").toString("base64");
+    setMember(data, key, Buffer.from(value, "utf8").toString("base64"));
   }
   const out: KubeObject = { ...rest, type: object.type || "Opaque" };
   if (Object.keys(data).length > 0) out.data = data;
