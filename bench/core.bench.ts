@@ -12,8 +12,10 @@ import { type SyncInput, syncOnce } from "../src/core/sync.js";
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
-function makePods(count: number): PodView[] {
-  return Array.from({ length: count }, (_, i) => ({
+// Frozen, as the controller's pods port hands its cached lists (src/kube/pods.ts) from sync to
+// sync while the pods stay the same.
+function makePods(count: number): readonly PodView[] {
+  const pods: PodView[] = Array.from({ length: count }, (_, i) => ({
     name: `web-${i}`,
     labels: { app: "web" },
     phase: "Running" as const,
@@ -24,9 +26,10 @@ function makePods(count: number): PodView[] {
     restartableInitContainers: [],
     podRequests: null,
   }));
+  return Object.freeze(pods);
 }
 
-function resourceItems(pods: PodView[]): PodMetricsItem[] {
+function resourceItems(pods: readonly PodView[]): PodMetricsItem[] {
   return pods.map((p, i) => ({
     name: p.name,
     timestamp: NOW - 10_000,

@@ -273,6 +273,29 @@ describe("samples by name and aligned columns give the same calculation", () => 
       }),
     );
   });
+  it("a frozen list (read through a copy) gives the same calculation, call after call", () => {
+    fc.assert(
+      fc.property(input, (c) => {
+        const { list, byName } = build(c);
+        const frozen = Object.freeze([...list]);
+        const run = (pods: readonly PodView[]) =>
+          resourceUtilizationReplicas({
+            currentReplicas: c.currentReplicas,
+            pods,
+            samples: byName,
+            resource: c.resource,
+            tolerances,
+            readiness,
+            now: t(0),
+            targetUtilization: c.target,
+            requests: () => podRequestList(pods, "", "cpu", false),
+          });
+        const expected = run(list);
+        assert.deepEqual(run(frozen), expected);
+        assert.deepEqual(run(frozen), expected);
+      }),
+    );
+  });
   it("plain per-pod targets", () => {
     fc.assert(
       fc.property(input, (c) => {
@@ -375,6 +398,38 @@ describe("podRequestList", () => {
       error: "missing request for memory in container app of Pod web-0",
     });
   });
+
+  it("is read anew by a calculation over a list refilled in place with other pods", () => {
+    // Grouping compares the list with the views it held while it walks it: any pod changed,
+    // first, middle or last, must give the new requests.
+    const list = pods(100, { cpuRequestMilli: 100 });
+    const utilization = () => {
+      const result = resourceUtilizationReplicas({
+        resource: "cpu",
+        tolerances,
+        readiness,
+        now: t(0),
+        currentReplicas: list.length,
+        pods: list,
+        samples: new Map(list.map((p) => [p.name, sample(50)])),
+        targetUtilization: 50,
+        requests: () => podRequestList(list, "", "cpu", false),
+      });
+      assert.ok(result.ok);
+      return result.utilization;
+    };
+    assert.equal(utilization(), 50);
+    assert.equal(utilization(), 50);
+    for (const at of [0, 57, 99]) {
+      list[at] = pod({ name: `web-${at}`, cpuRequestMilli: 100 + 100 * list.length });
+      // Σusage 5,000 over Σrequest 9,900 + 100 × (1 + 100) at each step.
+      const total = list.reduce((sum, p) => sum + p.containers[0]!.requests.cpu!, 0);
+      assert.equal(utilization(), Math.trunc((5_000 * 100) / total), `pod ${at} changed`);
+    }
+    list.push(pod({ name: "web-100", cpuRequestMilli: 100 }));
+    const total = list.reduce((sum, p) => sum + p.containers[0]!.requests.cpu!, 0);
+    assert.equal(utilization(), Math.trunc((101 * 50 * 100) / total), "a pod more");
+  });
 });
 
 describe("resourceUtilizationReplicas", () => {
@@ -416,6 +471,56 @@ describe("resourceUtilizationReplicas", () => {
     assert.equal(result.replicas, 4);
     assert.equal(result.trace.path, "rebalancedWithinTolerance");
     assert.deepEqual(result.trace.missingPods, ["web-2", "web-3"]);
+  });
+
+  it("gives each calculation over a long list its own values (the buffers are reused)", () => {
+    const run = (count: number, usage: (i: number) => number | null) => {
+      const list = pods(count, { cpuRequestMilli: 100 });
+      const samples: PodSamples = new Map();
+      list.forEach((p, i) => {
+        const value = usage(i);
+        if (value !== null) samples.set(p.name, sample(value));
+      });
+      return resourceUtilizationReplicas({
+        ...base,
+        currentReplicas: count,
+        pods: list,
+        samples,
+        targetUtilization: 50,
+        requests: () => podRequestList(list, "", "cpu", false),
+      });
+    };
+    // Longest first, so that a shorter list would see the longer one's values past its end.
+    const long = run(300, () => 90);
+    assert.ok(long.ok);
+    assert.equal(long.utilization, 90);
+    const short = run(100, () => 30);
+    assert.ok(short.ok);
+    assert.equal(short.utilization, 30);
+    assert.equal(short.rawValueMilli, 30n);
+    // Missing pods take the re-computation over the same buffer: 80 at 10%, 20 at 100%.
+    const missing = run(100, (i) => (i < 80 ? 10 : null));
+    assert.ok(missing.ok);
+    assert.equal(missing.utilization, 10);
+    assert.equal(missing.trace.newUsageRatio, 0.56); // (800 + 2,000) / 10,000 = 28% / 50%
+    assert.equal(missing.trace.missingPods?.length, 20);
+    const longer = run(700, (i) => (i % 2 === 0 ? 60 : 40));
+    assert.ok(longer.ok);
+    assert.equal(longer.utilization, 50);
+    assert.equal(longer.replicas, 700);
+    // A plain average sums every value it is handed: only this list's.
+    const list = pods(100);
+    const plain = plainMetricReplicas({
+      ...base,
+      resource: "memory",
+      currentReplicas: 100,
+      pods: list,
+      samples: new Map(list.map((p) => [p.name, sample(20)])),
+      targetMilli: 10,
+    });
+    assert.ok(plain.ok);
+    assert.equal(plain.rawValueMilli, 20n);
+    assert.equal(plain.replicas, 200);
   });
 });
 
