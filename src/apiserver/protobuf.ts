@@ -4,6 +4,7 @@
 // declarative message schemas (field numbers from k8s.io/api and apimachinery `generated.proto`)
 // that turn a message into the JSON object the API server would have decoded from JSON.
 
+import { setMember } from "../api/json.js";
 import { KIND_LIST } from "./kinds/registry.js";
 import type { GoScalar, SchemaNode, StructNode } from "./kinds/schema.js";
 
@@ -320,9 +321,12 @@ export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, u
       });
       const map = (out[spec.name] as Record<string, unknown> | undefined) ?? {};
       out[spec.name] = map;
-      map[String(entry.key ?? "")] =
+      setMember(
+        map,
+        String(entry.key ?? ""),
         entry.value ??
-        (type.map === "string" || type.map === "bytes" ? "" : type.map === "quantity" ? "0" : 0);
+          (type.map === "string" || type.map === "bytes" ? "" : type.map === "quantity" ? "0" : 0),
+      );
       continue;
     }
     if (

@@ -550,6 +550,22 @@ describe("hand-encoded messages", () => {
   }
 });
 
+it('a map key "__proto__" is a member, not the prototype', () => {
+  const raw = Buffer.concat([
+    ld(1, ld(1, "cm"), mapEntry(11, "__proto__", "x")),
+    mapEntry(2, "__proto__", "v"),
+    mapEntry(2, "k", "1"),
+  ]);
+  const got = decodeProtobufObject(envelope("v1", "ConfigMap", raw), "ConfigMap");
+  assert.ok(got.ok);
+  const { data, metadata } = got.value as { data: object; metadata: { labels: object } };
+  for (const map of [data, metadata.labels]) {
+    assert.equal(Object.getPrototypeOf(map), Object.prototype);
+    assert.ok(Object.hasOwn(map, "__proto__"), JSON.stringify(map));
+  }
+  assert.equal(JSON.stringify(data), '{"__proto__":"v","k":"1"}');
+});
+
 describe("bodies that do not decode are errors as data", () => {
   const cases = [
     {
