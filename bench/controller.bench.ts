@@ -15,7 +15,8 @@
 //   controller peak RSS                                ≤ 512 MiB
 // and, for information: reconciliations/s in the window and the warm-up burst's rate (how fast
 // the controller drains a backlog: its capacity), the effective period's p50, the worker count,
-// list/watch traffic (informers) counted apart, and CPU of both processes.
+// list/watch traffic (informers) counted apart, and CPU of both processes (the controller's also
+// per sync period of the window: how much one run varies; --window=N for a longer window).
 //
 // Usage: node .bench/bench/controller.bench.js [--only=1000|10000] [--workers=N] [--qps=N]
 //        [--burst=N] [--window=PERIODS] [--shared-reads-max-age=D] (the controller flag; 0s, upstream's
@@ -219,6 +220,8 @@ interface WindowResult {
   /** The longest an HPA went unsynced at the end of the window (ms since its last sync). */
   maxSinceLast: number;
   cpuPercent: number;
+  /** The controller's CPU in each sync period of the window (%): how much one run varies. */
+  cpuPerPeriod: number[];
   statusWrites: number;
 }
 
@@ -264,6 +267,8 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
     periods: number[];
     seen: Map<string, number>;
     statusWrites0: number;
+    cpuPerPeriod: number[];
+    ticker: NodeJS.Timeout;
   } | null = null;
   const record = running.metrics.recordSync.bind(running.metrics);
   running.metrics.recordSync = (observation: SyncObservation) => {
@@ -339,13 +344,24 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
       errors = 0;
       syncErrors = 0;
       firstErrors.length = 0;
+      const openedAt = Date.now();
+      const cpu = process.cpuUsage();
+      const cpuPerPeriod: number[] = [];
+      let mark = { at: openedAt, cpu };
+      const ticker = setInterval(() => {
+        const at = Date.now();
+        cpuPerPeriod.push((cpuMs(mark.cpu) / (at - mark.at)) * 100);
+        mark = { at, cpu: process.cpuUsage() };
+      }, SYNC_PERIOD_S * 1000);
       window = {
-        openedAt: Date.now(),
-        cpu: process.cpuUsage(),
+        openedAt,
+        cpu,
         syncs: 0,
         periods: [],
         seen: new Map(),
         statusWrites0: statusWrites(),
+        cpuPerPeriod,
+        ticker,
       };
       return snapshot();
     },
@@ -356,6 +372,7 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
     }> => {
       const w = window!;
       window = null;
+      clearInterval(w.ticker);
       const now = Date.now();
       let maxSinceLast = 0;
       for (const at of lastSync.values()) maxSinceLast = Math.max(maxSinceLast, now - at);
@@ -366,6 +383,7 @@ async function controllerChild(kubeconfigPath: string, flags: string[]): Promise
         unsynced: lastSync.size - w.seen.size,
         maxSinceLast,
         cpuPercent: (cpuMs(w.cpu) / (now - w.openedAt)) * 100,
+        cpuPerPeriod: w.cpuPerPeriod,
         statusWrites: statusWrites() - w.statusWrites0,
       };
       const at = snapshot();
@@ -722,7 +740,7 @@ async function runSize(hpas: number, settings: typeof DEFAULTS): Promise<boolean
         name: `controller CPU in the window (${label})`,
         value: result.cpuPercent,
         unit: "%",
-        note: `API server ${serverUsage.cpuPercent.toFixed(0)} %, RSS ${Math.round(serverUsage.rss / 2 ** 20)} MiB`,
+        note: `per period ${result.cpuPerPeriod.map((c) => c.toFixed(1)).join(" / ")} %; API server ${serverUsage.cpuPercent.toFixed(0)} %, RSS ${Math.round(serverUsage.rss / 2 ** 20)} MiB`,
       }),
     ];
     console.log(

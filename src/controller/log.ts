@@ -72,12 +72,21 @@ export function createLogger(options: LoggerOptions = {}, base: LogFields = {}):
     }
     write(JSON.stringify(line));
   };
-  const infoAt = (level: number): InfoLogger => ({
-    enabled: level <= verbosity,
-    info(msg, fields = {}) {
-      if (level <= verbosity) emit("info", level, msg, fields);
-    },
-  });
+  // One per level: v(N) runs several times per sync, mostly to find it disabled.
+  const byLevel = new Map<number, InfoLogger>();
+  const infoAt = (level: number): InfoLogger => {
+    let logger = byLevel.get(level);
+    if (logger === undefined) {
+      logger = {
+        enabled: level <= verbosity,
+        info(msg, fields = {}) {
+          if (level <= verbosity) emit("info", level, msg, fields);
+        },
+      };
+      byLevel.set(level, logger);
+    }
+    return logger;
+  };
   return {
     verbosity,
     info: (msg, fields = {}) => emit("info", 0, msg, fields),
@@ -103,7 +112,9 @@ export function logSync(log: Logger, observation: SyncObservation): void {
   const trace = result.trace;
   const ref = observation.hpa.spec.scaleTargetRef;
   const scaleTarget = `${ref.kind}/${observation.hpa.metadata.namespace ?? "default"}/${ref.name}`;
-  if (trace.recommendation !== null) {
+  // The fields of V(4) and V(6) lines are made only when they print (every sync reaches here).
+  const v4 = log.v(4).enabled;
+  if (trace.recommendation !== null && v4) {
     log.v(4).info("Proposing desired replicas", {
       desiredReplicas: trace.recommendation,
       metric: trace.recommendationMetric ?? "",
@@ -117,7 +128,7 @@ export function logSync(log: Logger, observation: SyncObservation): void {
       desiredReplicas: result.desiredReplicas,
       reason: trace.rescaleReason ?? "",
     });
-  } else if (trace.outcome !== "failed") {
+  } else if (trace.outcome !== "failed" && v4) {
     log.v(4).info("Decided not to scale", {
       scaleTarget,
       desiredReplicas: trace.desiredReplicas,
@@ -128,5 +139,9 @@ export function logSync(log: Logger, observation: SyncObservation): void {
   if (result.error !== null) log.error("Sync error", result.error, { HPA: hpa });
   if (observation.statusError)
     log.error("Status update failed", observation.statusError, { HPA: hpa });
-  log.v(6).info("Synced", { HPA: hpa, durationMs: observation.durationMs, outcome: trace.outcome });
+  if (log.v(6).enabled) {
+    log
+      .v(6)
+      .info("Synced", { HPA: hpa, durationMs: observation.durationMs, outcome: trace.outcome });
+  }
 }

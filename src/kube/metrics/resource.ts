@@ -168,6 +168,9 @@ export class IndexedPodMetrics {
     // label set and layout are tried first, without building a key.
     let lastSet: LabelSet | null = null;
     let lastLayout: UsageLayout | null = null;
+    // The items of one list mostly carry one timestamp: each text is parsed once in a row.
+    let lastTimestamp: string | undefined;
+    let lastTime: number | null = null;
     for (const raw of list.items ?? []) {
       const at = this.#names.length;
       const rawLabels = raw.metadata?.labels ?? {};
@@ -203,7 +206,11 @@ export class IndexedPodMetrics {
         continue;
       }
       this.#names.push(raw.metadata?.name ?? "");
-      this.#timestamps.push(timeOf(raw.timestamp));
+      if (lastTime === null || raw.timestamp !== lastTimestamp) {
+        lastTimestamp = raw.timestamp;
+        lastTime = timeOf(raw.timestamp);
+      }
+      this.#timestamps.push(lastTime);
       this.#windows.push(window);
       const containers = raw.containers ?? [];
       let layout: UsageLayout | undefined =
