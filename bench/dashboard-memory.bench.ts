@@ -99,5 +99,5 @@ let jsonBytes = 0;
 for (const record of history.get("team-3", "app-3")) jsonBytes += decisionJson(record).length;
 const packing = history.packing();
 console.log(
-  `  decision records: ${(jsonBytes / SYNCS).toFixed(0)} bytes of JSON each, kept in ${(packing.bytes / packing.records).toFixed(0)} (${packing.batches} batches of ${packing.records} syncs; each HPA's latest as JSON)`,
+  `  decision records: ${(jsonBytes / SYNCS).toFixed(0)} bytes of JSON each, kept in ${(packing.bytes / packing.records).toFixed(0)} (${packing.batches} batches of ${packing.records} syncs)`,
 );

@@ -49,12 +49,8 @@ export interface HistoryRecord {
   /** Why the sync ended as it did: the rescale reason, the error, the limit or window that held it. */
   reason: string;
   events: SyncEvent[];
-  /**
-   * The DecisionRecord as JSON while this is its HPA's latest sync (the overview reads those);
-   * then null, and the JSON is in `batch`, deflated with other syncs. Read it with decisionJson.
-   */
-  json: string | null;
-  batch: PackedBatch | null;
+  /** Where the DecisionRecord's JSON is kept, with other syncs' (read it with decisionJson). */
+  batch: PackedBatch;
   /** The record's place in `batch`. */
   slot: number;
 }
@@ -96,8 +92,7 @@ let inflated: { batch: PackedBatch; bytes: Buffer } | null = null;
 
 /** The record's DecisionRecord as JSON text. */
 export function decisionJson(record: HistoryRecord): string {
-  if (record.json !== null) return record.json;
-  const batch = record.batch!;
+  const batch = record.batch;
   if (batch.texts !== null) return batch.texts[record.slot]!;
   if (inflated?.batch !== batch) {
     inflated = { batch, bytes: inflateRawSync(Buffer.from(batch.packed, "latin1")) };
@@ -351,32 +346,25 @@ export class HpaHistory {
       ring = new RecordQueue();
       this.rings.set(key, ring);
     }
-    const previous = ring.last();
     const record: HistoryRecord = {
       seq: ++this.seq,
       sample: sampleOf(decision, at, loadRps),
       reason: intern(reasonOf(decision)),
       events: decision.events.length === 0 ? NO_EVENTS : decision.events,
-      json,
-      batch: null,
+      batch: this.open,
       slot: -1,
     };
+    this.pack(record, json);
     // Each HPA's share of maxRecords: one over its share sheds the excess at its next sync.
     const share = Math.max(1, Math.floor(this.maxRecords / this.rings.size));
-    let previousKept = previous !== undefined;
-    const dropped = ring.push(record, Math.min(this.capacity, share), (gone) => {
-      if (gone === previous) previousKept = false;
-      else this.release(gone);
-    });
-    this.live += 1 - dropped;
-    if (previousKept) this.pack(previous!, previous!.json!);
+    const limit = Math.min(this.capacity, share);
+    this.live += 1 - ring.push(record, limit, (gone) => this.release(gone));
     return record;
   }
 
   /** Puts a record's JSON into the open batch, and seals the batch once full. */
   private pack(record: HistoryRecord, json: string): void {
     const batch = this.open;
-    record.json = null;
     record.batch = batch;
     record.slot = batch.records.length;
     batch.records.push(record);
@@ -418,7 +406,7 @@ export class HpaHistory {
   /** A record left the history: its batch's slot is free. */
   private release(record: HistoryRecord): void {
     const batch = record.batch;
-    if (batch === null || batch.records[record.slot] !== record) return;
+    if (batch.records[record.slot] !== record) return;
     batch.records[record.slot] = null;
     batch.live--;
     if (batch.texts === null) this.compactBatch(batch);
