@@ -102,7 +102,7 @@ export const CONTROLLER_DEFAULTS = {
   dashboardBindAddress: "127.0.0.1:8086",
   /** The last hour at the default 15 s sync period. */
   dashboardHistorySize: 240,
-  /** About 130 MiB of heap: a full hour for 1,000 HPAs, six minutes each for 10,000. */
+  /** About 100 MiB of heap: a full hour for 1,000 HPAs, six minutes each for 10,000. */
   dashboardHistoryMaxRecords: 240_000,
 } as const;
 

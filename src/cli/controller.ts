@@ -596,7 +596,7 @@ export function registerControllerCommand(program: Command): void {
     )
     .option(
       "--dashboard-history-max-records <n>",
-      "syncs the dashboard keeps across HPAs; each HPA keeps its share when that is fewer (about 130 MiB)",
+      "syncs the dashboard keeps across HPAs; each HPA keeps its share when that is fewer (about 100 MiB)",
       "240000",
     )
     .option(

@@ -136,7 +136,7 @@ export interface HpaHistoryOptions {
 /** 240 syncs: the last hour at the default 15 s sync period. */
 export const DEFAULT_HISTORY_CAPACITY = 240;
 
-/** 240,000 records: about 130 MiB of heap (bench:dashboard-memory), a full hour for 1,000 HPAs. */
+/** 240,000 records: about 100 MiB of heap (bench:dashboard-memory), a full hour for 1,000 HPAs. */
 export const DEFAULT_HISTORY_MAX_RECORDS = 240_000;
 
 /**
