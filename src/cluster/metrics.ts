@@ -201,7 +201,7 @@ export class MetricsPipeline {
       pod.readyAt ?? Number.NaN,
       pod.deletingAt ?? Number.NaN,
       pod.seed,
-      pod.workload,
+      this.#share(pod.workload),
       pod.usage,
       pod.lifecycle.startupCpuBurst,
     );
@@ -216,10 +216,16 @@ export class MetricsPipeline {
   #cpuMilli = 0;
   #memoryMilli = 0;
 
+  /** The per-pod share its workload served at the latest scrape (0 without a workload). */
+  #share(workload: Workload | null): number {
+    return workload !== null ? (this.#served(workload, this.scrapeIndex) ?? 0) : 0;
+  }
+
   /**
    * A pod's usage at the latest scrape from what the usage model reads of it (times NaN: not
-   * reached), into #cpuMilli and #memoryMilli: false when the scrape did not see its containers
-   * running (as PodRecord.containersRunningAt, and servingAt for its traffic).
+   * reached) and its workload's per-pod share, into #cpuMilli and #memoryMilli: false when the
+   * scrape did not see its containers running (as PodRecord.containersRunningAt, and servingAt
+   * for its traffic).
    */
   #compute(
     runningAt: number,
@@ -228,7 +234,7 @@ export class MetricsPipeline {
     readyAt: number,
     deletingAt: number,
     seed: number,
-    workload: Workload | null,
+    share: number,
     usage: UsageModel,
     burst: PodLifecycleModel["startupCpuBurst"],
   ): boolean {
@@ -236,7 +242,7 @@ export class MetricsPipeline {
     const t = this.lastScrapeAt;
     if (!(runningAt < t) || failedAt <= t || completesAt <= t) return false;
     const serving = readyAt <= t && !(deletingAt <= t);
-    const served = workload !== null && serving ? (this.#served(workload, k) ?? 0) : 0;
+    const served = serving ? share : 0;
     const jitter = usage.jitter;
     let cpuFactor = 1;
     let memFactor = 1;
@@ -266,6 +272,8 @@ export class MetricsPipeline {
       const members = entry.memberList();
       const n = members.length;
       const times = new Array<number>(n * 5).fill(0.5);
+      const timestamps = new Array<number>(n).fill(0);
+      const windows = new Array<number>(n).fill(0);
       table = {
         views,
         times,
@@ -275,9 +283,21 @@ export class MetricsPipeline {
         bursts: [],
         containers: [],
         scrape: -1,
-        has: new Array<boolean>(n).fill(false),
-        cpuMilli: new Array<number>(n).fill(0),
-        memoryMilli: new Array<number>(n).fill(0.5),
+        scraped: 0,
+        cpu: {
+          pods: views,
+          values: new Array<number>(n).fill(0.5),
+          timestamps,
+          windows,
+          extra: [],
+        },
+        memory: {
+          pods: views,
+          values: new Array<number>(n).fill(0.5),
+          timestamps,
+          windows,
+          extra: [],
+        },
       };
       for (let i = 0; i < n; i++) {
         const pod = members[i]!;
@@ -296,24 +316,45 @@ export class MetricsPipeline {
     }
     const k = this.scrapeIndex;
     if (table.scrape !== k && k >= 0) {
-      const { times, has, cpuMilli, memoryMilli } = table;
-      for (let i = 0; i < has.length; i++) {
-        has[i] = this.#compute(
+      // Straight into the samples: every container reports both resources, so a pod's sample
+      // is its modelled usage, and a pod without containers (or not running) has none.
+      const { times, containers, cpu, memory } = table;
+      const { timestamps, windows } = cpu;
+      const at = this.lastScrapeAt;
+      let scraped = 0;
+      // The members' workload's share, looked up once (an entry's pods are usually one workload's).
+      let workload: Workload | null | undefined;
+      let share = 0;
+      for (let i = 0; i < containers.length; i++) {
+        if (table.workloads[i] !== workload) {
+          workload = table.workloads[i]!;
+          share = this.#share(workload);
+        }
+        const has = this.#compute(
           times[i * 5]!,
           times[i * 5 + 1]!,
           times[i * 5 + 2]!,
           times[i * 5 + 3]!,
           times[i * 5 + 4]!,
           table.seeds[i]!,
-          table.workloads[i]!,
+          share,
           table.usages[i]!,
           table.bursts[i]!,
         );
-        if (has[i]) {
-          cpuMilli[i] = this.#cpuMilli;
-          memoryMilli[i] = this.#memoryMilli;
+        if (has) scraped++;
+        if (!has || !containers[i]) {
+          cpu.values[i] = Number.NaN;
+          memory.values[i] = Number.NaN;
+          timestamps[i] = 0;
+          windows[i] = 0;
+          continue;
         }
+        cpu.values[i] = this.#cpuMilli;
+        memory.values[i] = this.#memoryMilli;
+        timestamps[i] = at;
+        windows[i] = this.resolution;
       }
+      table.scraped = scraped;
       table.scrape = k;
     }
     return table;
@@ -441,29 +482,12 @@ export class MetricsPipeline {
             ? (spec.resource?.name ?? "")
             : (spec.containerResource?.name ?? "");
         if (spec.type === "Resource" && (name === "cpu" || name === "memory")) {
-          // The hot path: whole-pod usage as `usageByPod` would sum each pod's item (every
-          // container reports both), in columns aligned with the pods port's list.
-          const samples = this.#columns(entry, name);
-          const { values, timestamps, windows } = samples;
+          // The hot path: whole-pod usage as `usageByPod` would sum each pod's item, in
+          // columns aligned with the pods port's list, filled once per scrape.
           const usage = this.#entryUsage(entry);
-          const used = name === "cpu" ? usage.cpuMilli : usage.memoryMilli;
-          const { has, containers } = usage;
-          let scraped = 0;
-          for (let i = 0; i < values.length; i++) {
-            if (has[i]) scraped++;
-            if (!has[i] || !containers[i]) {
-              values[i] = Number.NaN;
-              timestamps[i] = 0;
-              windows[i] = 0;
-              continue;
-            }
-            values[i] = used[i]!;
-            timestamps[i] = this.lastScrapeAt;
-            windows[i] = this.resolution;
-          }
           // No PodMetrics at all is the client's error, as resourceObservation words it.
-          if (scraped === 0) return resourceObservation([], name);
-          return { kind: "resource", samples };
+          if (usage.scraped === 0) return resourceObservation([], name);
+          return { kind: "resource", samples: name === "cpu" ? usage.cpu : usage.memory };
         }
         const items: PodMetricsItem[] = [];
         for (const pod of entry.members) {

@@ -328,10 +328,13 @@ export interface EntryUsage {
   bursts: PodLifecycleModel["startupCpuBurst"][];
   /** The pod has containers (none: it reports no metric). */
   containers: boolean[];
+  /** The scrape the samples below are of. */
   scrape: number;
-  has: boolean[];
-  cpuMilli: number[];
-  memoryMilli: number[];
+  /** How many members the scrape saw running (with containers or not). */
+  scraped: number;
+  /** The members' whole-pod usage as the Resource metrics' samples (they share the times). */
+  cpu: SampleColumns;
+  memory: SampleColumns;
 }
 
 export class SelectorEntry {

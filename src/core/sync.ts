@@ -658,7 +658,7 @@ export function completeSync(
     history = decision.history,
   ): SyncResult => ({
     status,
-    statusChanged: !jsonEqual(status, original),
+    statusChanged: !statusEqual(status, original),
     events,
     history,
     desiredReplicas,
@@ -738,6 +738,42 @@ export function completeSync(
   trace.desiredReplicas = currentReplicas;
   if (decision.deferredError) trace.error = decision.deferredError;
   return finish(status, decision.deferredError, currentReplicas);
+}
+
+/**
+ * jsonEqual of a new status and the stored one, comparing first what changes from sync to sync
+ * (the replica counts, then the metrics' values) so that a changed status is told apart
+ * without walking the rest; equal so far, the whole comparison decides.
+ */
+function statusEqual(
+  status: HorizontalPodAutoscalerStatus,
+  stored: HorizontalPodAutoscalerStatus,
+): boolean {
+  if (status === stored) return true;
+  if (
+    status.currentReplicas !== stored.currentReplicas ||
+    status.desiredReplicas !== stored.desiredReplicas
+  )
+    return false;
+  const metrics = status.currentMetrics;
+  const storedMetrics = stored.currentMetrics;
+  if (metrics && storedMetrics && metrics.length === storedMetrics.length) {
+    for (let i = 0; i < metrics.length; i++) {
+      const m = metrics[i]!;
+      const s = storedMetrics[i]!;
+      // Resource metrics' values directly; any other shape is left to the whole comparison.
+      const current = m.resource?.current;
+      const storedCurrent = s.resource?.current;
+      if (
+        current &&
+        storedCurrent &&
+        (current.averageValue !== storedCurrent.averageValue ||
+          current.averageUtilization !== storedCurrent.averageUtilization)
+      )
+        return false;
+    }
+  }
+  return jsonEqual(status, stored);
 }
 
 /** Scale events are only kept on the behavior path, where policies read them. */

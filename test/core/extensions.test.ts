@@ -10,7 +10,7 @@ import type {
   HorizontalPodAutoscalerBehavior,
 } from "../../src/api/types.js";
 import { type ControllerConfig, defaultControllerConfig } from "../../src/core/config.js";
-import { parseExtensions } from "../../src/core/extensions/annotations.js";
+import { extensionsOf, parseExtensions } from "../../src/core/extensions/annotations.js";
 import { parseSchedule, scheduledFloor } from "../../src/core/extensions/schedule.js";
 import {
   completeExtendedSync,
@@ -1942,5 +1942,34 @@ describe("property: without horizon.dev annotations a sync is upstream's, byte f
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("extensionsOf", () => {
+  it("follows the annotations and the spec, whatever HPA object holds them", () => {
+    const annotations = {
+      "horizon.dev/schedule": '[{"cron": "0 8 * * *", "duration": "1h", "minReplicas": 11}]',
+    };
+    const base = hpa({ maxReplicas: 10 });
+    const first = { ...base, metadata: { ...base.metadata, annotations } };
+    assert.deepEqual(
+      extensionsOf(first).errors.map((e) => e.message),
+      ["[0].minReplicas: 11 is above spec.maxReplicas 10"],
+    );
+    // A status write: a new HPA object holding the same annotations and spec.
+    const written = { ...first, status: { desiredReplicas: 3 } };
+    assert.equal(extensionsOf(written), extensionsOf(first));
+    // The same annotations over another spec are read against it.
+    const raised = { ...first, spec: { ...first.spec, maxReplicas: 20 } };
+    assert.deepEqual(extensionsOf(raised).errors, []);
+    assert.equal(extensionsOf(raised).extensions?.schedule?.windows.length, 1);
+    // Other annotations (another object) are parsed anew.
+    const paused = {
+      ...first,
+      metadata: { ...first.metadata, annotations: { "horizon.dev/paused": "true" } },
+    };
+    assert.equal(extensionsOf(paused).extensions?.paused, true);
+    // None at all: nothing to parse.
+    assert.equal(extensionsOf(base).extensions, null);
   });
 });

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerBehavior,
+  HorizontalPodAutoscalerStatus,
 } from "../../src/api/types.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
@@ -321,5 +322,63 @@ describe("failure paths", () => {
       first.status.conditions?.find((c) => c.type === "AbleToScale"),
     );
     assert.deepEqual(first.status, stored);
+  });
+
+  it("reports a status change exactly when the status differs from the stored one as JSON", () => {
+    const first = syncOnce(base());
+    const status = first.status;
+    const current = status.currentMetrics?.[0]?.resource?.current;
+    assert.ok(current);
+    const metric = (change: object) => [
+      { type: "Resource" as const, resource: { name: "cpu", current: { ...current, ...change } } },
+    ];
+    const cases: { name: string; stored: HorizontalPodAutoscalerStatus; changed: boolean }[] = [
+      { name: "the same status", stored: structuredClone(status), changed: false },
+      {
+        name: "another average value",
+        stored: { ...status, currentMetrics: metric({ averageValue: "1" }) },
+        changed: true,
+      },
+      {
+        name: "another utilization",
+        stored: { ...status, currentMetrics: metric({ averageUtilization: 1 }) },
+        changed: true,
+      },
+      {
+        name: "the same metric values as new objects",
+        stored: { ...status, currentMetrics: metric({}) },
+        changed: false,
+      },
+      {
+        name: "no metrics stored",
+        stored: { ...status, currentMetrics: undefined },
+        changed: true,
+      },
+      {
+        name: "another metric name",
+        stored: {
+          ...status,
+          currentMetrics: [{ type: "Resource", resource: { name: "memory", current } }],
+        },
+        changed: true,
+      },
+      {
+        name: "a field never written",
+        stored: { ...status, observedGeneration: 3 },
+        changed: true,
+      },
+      { name: "another desired count", stored: { ...status, desiredReplicas: 9 }, changed: true },
+      {
+        name: "a condition less",
+        stored: { ...status, conditions: status.conditions?.slice(1) },
+        changed: true,
+      },
+    ];
+    for (const c of cases) {
+      const again = syncOnce(
+        base({ now: t(15), hpa: { ...hpa(), status: c.stored }, history: first.history }),
+      );
+      assert.equal(again.statusChanged, c.changed, c.name);
+    }
   });
 });

@@ -429,15 +429,23 @@ export function hasKnownAnnotations(
   return false;
 }
 
-const cache = new WeakMap<HorizontalPodAutoscaler, ParsedExtensions>();
+const cache = new WeakMap<
+  Readonly<Record<string, string>>,
+  { spec: HorizontalPodAutoscaler["spec"]; parsed: ParsedExtensions }
+>();
 
-/** The extensions of an HPA, parsed once per object (stored objects are replaced, never mutated). */
+/**
+ * The extensions of an HPA, parsed once per annotations and spec objects (stored objects are
+ * replaced, never mutated): a status write makes a new HPA object but keeps both, so the
+ * syncs in between parse nothing and fill no cache.
+ */
 export function extensionsOf(hpa: HorizontalPodAutoscaler): ParsedExtensions {
-  let parsed = cache.get(hpa);
-  if (!parsed) {
-    parsed = parseExtensions(hpa.metadata.annotations, hpa.spec);
-    cache.set(hpa, parsed);
-  }
+  const annotations = hpa.metadata.annotations;
+  if (!annotations) return NONE;
+  const cached = cache.get(annotations);
+  if (cached !== undefined && cached.spec === hpa.spec) return cached.parsed;
+  const parsed = parseExtensions(annotations, hpa.spec);
+  cache.set(annotations, { spec: hpa.spec, parsed });
   return parsed;
 }
 
