@@ -5,15 +5,14 @@
 // load generator does not take the server's CPU, and the server has exactly one core). Reads (GET, LIST), writes (create, PATCH of a
 // Service with a 20 KB annotation) and 3 reading watchers run throughout, and a /healthz probe
 // every 50 ms from a thread of its own (as a kubelet probes: its latency is the server's, not the
-// busy load generator's, whose thread runs at a lower priority; its first request, which opens
-// its connection, is not counted). Prints requests/s, p99 latency per verb, peak RSS and the watchers dropped, and
+// busy load generator's; its first request, which opens its connection, is not counted). Prints requests/s, p99 latency per verb, peak RSS and the watchers dropped, and
 // the issue's goals: RSS with the stalled watchers within 100 MiB of the run without them,
 // healthz p99 under 10 ms.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import http from "node:http";
 import { connect, type Socket } from "node:net";
-import { availableParallelism, setPriority } from "node:os";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { startUp } from "../src/cli/up.js";
@@ -113,15 +112,6 @@ async function serve(): Promise<void> {
  */
 function serverNodeFlags(): string[] {
   return (process.env.BENCH_NODE_FLAGS ?? "--max-semi-space-size=32").split(" ").filter(Boolean);
-}
-
-/** Lowers this thread's scheduling priority (nice 10) where the system allows it. */
-function lowerPriority(): void {
-  try {
-    setPriority(10);
-  } catch {
-    // Not allowed here: the probe then shares the core at equal priority.
-  }
 }
 
 /** `node ARGS` pinned to the given cores where `taskset` and two cores are there. */
@@ -244,10 +234,6 @@ async function phase(stalled: number, seconds: number): Promise<PhaseResult> {
   const prober = new Worker(fileURLToPath(import.meta.url), {
     workerData: { probe: { port, deadline } },
   });
-  // The probe stands for a kubelet on a machine of its own: the load generator's thread (this
-  // one; the probe's thread was made before, at the old priority) yields the shared client core
-  // to it, so that the probe's figure does not include waiting behind the load generator.
-  lowerPriority();
   const probed = new Promise<number[]>((resolve, reject) => {
     prober.once("message", resolve);
     prober.once("error", reject);
