@@ -16,6 +16,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
+import { setMember } from "../../src/api/json.js";
 import type { KubeObject } from "../../src/api/types.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import { serveHttp } from "../../src/apiserver/http.js";
@@ -715,13 +716,7 @@ export function mutate(valid: Record<string, unknown>, mutations: readonly Mutat
       const target = valueAt(root, path);
       const placeholder = target instanceof Deep || target instanceof Big;
       if (target !== null && typeof target === "object" && !Array.isArray(target) && !placeholder) {
-        // defineProperty: an assignment to "__proto__" would set the prototype, not a member.
-        Object.defineProperty(target, m.key, {
-          value: m.value,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
+        setMember(target as Record<string, unknown>, m.key, m.value);
       }
     }
   }
