@@ -132,8 +132,17 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   let now = startTime;
   const listHpas = () =>
     cluster.store.list("HorizontalPodAutoscaler") as unknown as readonly HorizontalPodAutoscaler[];
+  const ports = cluster.ports();
   const controller = new HorizontalController({
-    ports: { ...cluster.ports(), clock: { now: () => now } },
+    // Every key named, not a spread (see copyOf in src/cluster/store.ts): one hidden class.
+    ports: {
+      scale: ports.scale,
+      pods: ports.pods,
+      metrics: ports.metrics,
+      status: ports.status,
+      events: ports.events,
+      clock: { now: () => now },
+    },
     config,
     listHpas,
     getHpa: (namespace, name) =>
