@@ -430,7 +430,9 @@ function equalExcept(a: object, b: object, skip: string): boolean {
  * deoptimized ("wrong map") once this code was optimized; Object.assign makes one class.
  */
 function copyOf<T extends object>(object: T): T {
-  return Object.assign({}, object);
+  // Object.assign would set a member named "__proto__" (a custom resource whose schema preserves
+  // unknown fields at its root can have one) as the copy's prototype: such an object is spread.
+  return Object.hasOwn(object, "__proto__") ? { ...object } : Object.assign({}, object);
 }
 
 function withResourceVersion(metadata: KubeObject["metadata"], rv: number): KubeObject["metadata"] {

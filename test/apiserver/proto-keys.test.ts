@@ -223,4 +223,50 @@ describe('a member named "__proto__"', () => {
       assertProtoMember(spec.x, [1], `${name}: spec.x`);
     }
   });
+
+  it("is kept at the root of a custom resource whose schema preserves unknown fields there", async () => {
+    const s = setup();
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "widgets.proto.example.com" },
+      spec: {
+        group: "proto.example.com",
+        scope: "Namespaced",
+        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+            },
+          },
+        ],
+      },
+    };
+    await s.call(
+      "POST",
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+      JSON.stringify(crd),
+      JSON_TYPE,
+    );
+    const widget = (name: string, members: string) =>
+      `{"apiVersion":"proto.example.com/v1","kind":"Widget","metadata":{"name":"${name}"}${members}}`;
+    await s.call("POST", WIDGETS, widget("a", ',"__proto__":{"n":1}'), JSON_TYPE);
+    await s.call("POST", WIDGETS, widget("b", ',"k":1'), JSON_TYPE);
+    await s.call("PUT", `${WIDGETS}/b`, widget("b", ',"__proto__":{"n":1}'), JSON_TYPE);
+    await s.call("POST", WIDGETS, widget("c", ',"k":1'), JSON_TYPE);
+    await s.call("PATCH", `${WIDGETS}/c`, '{"__proto__":{"n":1}}', MERGE);
+    await s.call(
+      "PATCH",
+      `${WIDGETS}/d?fieldManager=m`,
+      widget("d", ',"__proto__":{"n":1}'),
+      APPLY,
+    );
+    for (const name of ["a", "b", "c", "d"]) {
+      assertProtoMember(s.stored("Widget", name), { n: 1 }, `${name}: the object`);
+    }
+  });
 });
