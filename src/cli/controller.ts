@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import type { HorizontalPodAutoscaler } from "../api/types.js";
-import { DecisionStore, decisionRecordOf } from "../controller/decisions.js";
+import { DecisionStore } from "../controller/decisions.js";
 import { LeaderElector } from "../controller/leaderelection.js";
 import { createLogger, errorText, type Logger } from "../controller/log.js";
 import { ControllerMetrics } from "../controller/metrics.js";
@@ -203,18 +203,15 @@ export async function startController(
 
   let runtime: ControllerRuntime | null = null;
   let shuttingDown = false;
-  const record = syncObserver({ metrics, decisions, log });
+  const record = syncObserver({
+    metrics,
+    decisions,
+    log,
+    onDecision: (observation, decision, json) =>
+      history.record(decision, deps.loadOf?.(observation.hpa) ?? null, json),
+  });
   const observer = (report: RuntimeSyncReport) => {
     record(report);
-    if (report.result) {
-      history.record(
-        decisionRecordOf(report.result, {
-          statusError: report.statusError,
-          durationMs: report.durationMs,
-        }),
-        deps.loadOf?.(report.hpa) ?? null,
-      );
-    }
     deps.onSync?.(report);
   };
   // The informer's size, not a list of it: this runs at every HPA change (each status write).

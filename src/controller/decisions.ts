@@ -1,6 +1,9 @@
 // The decision traces of recent syncs, for /debug/decisions and `horizon explain`: per HPA the
 // last `perHpa` syncs, and at most `maxRecords` overall (the oldest records anywhere go first),
-// so memory stays bounded however many HPAs the controller manages.
+// so memory stays bounded however many HPAs the controller manages. Each is kept as JSON, read
+// from the dashboard history's record of the same sync where the controller has one: at 10,000
+// HPAs a record lives about one sync period, long enough to reach the old generation, where a
+// trace's object graph or a second copy of its text only makes work for the garbage collector.
 import type { HorizontalPodAutoscalerCondition } from "../api/types.js";
 import type { SyncEvent, SyncResult } from "../core/sync.js";
 import type { DecisionTrace } from "../core/trace.js";
@@ -45,6 +48,13 @@ export interface DecisionStoreOptions {
   maxRecords?: number;
 }
 
+export interface DecisionFilter {
+  namespace?: string;
+  name?: string;
+  /** Each HPA's newest `limit` records. */
+  limit?: number;
+}
+
 export const DECISION_STORE_DEFAULTS = { perHpa: 10, maxRecords: 10_000 } as const;
 
 /** A record built from a controller sync. */
@@ -63,15 +73,33 @@ export function decisionRecordOf(
   return record;
 }
 
+/**
+ * What a stored record is read from: an object that holds the sync's JSON anyway (the dashboard
+ * history's record of the same sync), so the store keeps no copy of its own.
+ */
+export interface DecisionJsonHolder {
+  decisionJson(): string;
+}
+
+/** A record's own JSON, where no holder has it (an object: two equal texts stay apart). */
+class DecisionText implements DecisionJsonHolder {
+  constructor(private readonly json: string) {}
+  decisionJson(): string {
+    return this.json;
+  }
+}
+
+type Stored = DecisionJsonHolder;
+
 interface Entry {
   key: string;
-  record: DecisionRecord;
+  stored: Stored;
 }
 
 export class DecisionStore {
   readonly perHpa: number;
   readonly maxRecords: number;
-  private readonly byHpa = new Map<string, DecisionRecord[]>();
+  private readonly byHpa = new Map<string, Stored[]>();
   /** Every stored entry in arrival order, with stale ones (already dropped) skipped lazily. */
   private fifo: Entry[] = [];
   private head = 0;
@@ -90,15 +118,20 @@ export class DecisionStore {
     return this.live;
   }
 
-  record(record: DecisionRecord): void {
+  /**
+   * Stores a record: `json` is its JSON.stringify when the caller has it already, or a holder
+   * that keeps that text (then read from it).
+   */
+  record(record: DecisionRecord, json: string | DecisionJsonHolder = JSON.stringify(record)): void {
     const key = keyOf(record.trace.hpa.namespace, record.trace.hpa.name);
     let list = this.byHpa.get(key);
     if (!list) {
       list = [];
       this.byHpa.set(key, list);
     }
-    list.push(record);
-    this.fifo.push({ key, record });
+    const stored = typeof json === "string" ? new DecisionText(json) : json;
+    list.push(stored);
+    this.fifo.push({ key, stored });
     this.live++;
     if (list.length > this.perHpa) {
       list.shift();
@@ -120,12 +153,29 @@ export class DecisionStore {
 
   /** One HPA's records, oldest first (empty when none). */
   get(namespace: string, name: string): DecisionRecord[] {
-    return [...(this.byHpa.get(keyOf(namespace, name)) ?? [])];
+    return (this.byHpa.get(keyOf(namespace, name)) ?? []).map(parse);
   }
 
   /** HPAs sorted by namespace and name, optionally filtered; `limit` keeps each one's newest. */
-  list(filter: { namespace?: string; name?: string; limit?: number } = {}): HpaDecisions[] {
-    const out: HpaDecisions[] = [];
+  list(filter: DecisionFilter = {}): HpaDecisions[] {
+    return this.#select(filter).map(({ namespace, name, decisions }) => ({
+      namespace,
+      name,
+      decisions: decisions.map(parse),
+    }));
+  }
+
+  /** The /debug/decisions document as JSON text, made from the stored texts. */
+  documentJson(filter: DecisionFilter = {}): string {
+    const hpas = this.#select(filter).map(
+      ({ namespace, name, decisions }) =>
+        `{"namespace":${JSON.stringify(namespace)},"name":${JSON.stringify(name)},"decisions":[${decisions.map((s) => s.decisionJson()).join(",")}]}`,
+    );
+    return `{"schema":${JSON.stringify(DECISIONS_SCHEMA)},"perHpa":${this.perHpa},"maxRecords":${this.maxRecords},"hpas":[${hpas.join(",")}]}`;
+  }
+
+  #select(filter: DecisionFilter): { namespace: string; name: string; decisions: Stored[] }[] {
+    const out: { namespace: string; name: string; decisions: Stored[] }[] = [];
     for (const [key, records] of this.byHpa) {
       const [namespace, name] = splitKey(key);
       if (filter.namespace !== undefined && namespace !== filter.namespace) continue;
@@ -146,22 +196,13 @@ export class DecisionStore {
     );
   }
 
-  document(filter: { namespace?: string; name?: string; limit?: number } = {}): DecisionsDocument {
-    return {
-      schema: DECISIONS_SCHEMA,
-      perHpa: this.perHpa,
-      maxRecords: this.maxRecords,
-      hpas: this.list(filter),
-    };
-  }
-
   private evictOldest(): void {
     while (this.head < this.fifo.length) {
       const entry = this.fifo[this.head]!;
       this.head++;
       const list = this.byHpa.get(entry.key);
       // Per-HPA order is arrival order, so a live oldest entry is its list's first.
-      if (list && list[0] === entry.record) {
+      if (list && list[0] === entry.stored) {
         list.shift();
         this.live--;
         if (list.length === 0) this.byHpa.delete(entry.key);
@@ -179,12 +220,15 @@ export class DecisionStore {
       }
       return;
     }
-    const alive = new Set<DecisionRecord>();
-    for (const list of this.byHpa.values()) for (const record of list) alive.add(record);
-    this.fifo = this.fifo.slice(this.head).filter((entry) => alive.has(entry.record));
+    const alive = new Set<Stored>();
+    for (const list of this.byHpa.values()) for (const stored of list) alive.add(stored);
+    this.fifo = this.fifo.slice(this.head).filter((entry) => alive.has(entry.stored));
     this.head = 0;
   }
 }
+
+const parse = (stored: Stored): DecisionRecord =>
+  JSON.parse(stored.decisionJson()) as DecisionRecord;
 
 function keyOf(namespace: string, name: string): string {
   return `${namespace}/${name}`;

@@ -6,7 +6,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { HorizontalPodAutoscaler } from "../api/types.js";
-import { type DecisionStore, decisionRecordOf } from "./decisions.js";
+import {
+  type DecisionJsonHolder,
+  type DecisionRecord,
+  type DecisionStore,
+  decisionRecordOf,
+} from "./decisions.js";
 import { type Logger, logSync, silentLogger } from "./log.js";
 import type { ControllerMetrics, SyncObservation } from "./metrics.js";
 
@@ -157,7 +162,7 @@ export function createObservabilityHandler(options: ObservabilityHandlerOptions)
     else if (name !== null && name !== "") filter.namespace = "default";
     if (name !== null && name !== "") filter.name = name;
     if (limit !== undefined) filter.limit = limit;
-    const body = `${JSON.stringify(options.decisions.document(filter))}\n`;
+    const body = `${options.decisions.documentJson(filter)}\n`;
     send(res, 200, body, "application/json", head);
   };
 }
@@ -299,21 +304,29 @@ export function controllerReadiness(state: {
 
 /**
  * The runtime's onSync hook: records a sync into the metrics, the decision store and the log.
+ * `onDecision` (the dashboard's history) gets the sync's decision record with its JSON, made
+ * once for both, and may return what holds that JSON from then on: the store reads it there.
  */
 export function syncObserver(parts: {
   metrics?: ControllerMetrics;
   decisions?: DecisionStore;
   log?: Logger;
+  onDecision?: (
+    observation: SyncObservation,
+    record: DecisionRecord,
+    json: string,
+  ) => DecisionJsonHolder | undefined;
 }): (observation: SyncObservation) => void {
   return (observation) => {
     parts.metrics?.recordSync(observation);
-    if (parts.decisions && observation.result) {
-      parts.decisions.record(
-        decisionRecordOf(observation.result, {
-          statusError: observation.statusError ?? null,
-          durationMs: observation.durationMs,
-        }),
-      );
+    if ((parts.decisions || parts.onDecision) && observation.result) {
+      const record = decisionRecordOf(observation.result, {
+        statusError: observation.statusError ?? null,
+        durationMs: observation.durationMs,
+      });
+      const json = JSON.stringify(record);
+      const held = parts.onDecision?.(observation, record, json);
+      parts.decisions?.record(record, held ?? json);
     }
     if (parts.log) logSync(parts.log, observation);
   };

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import type { DecisionRecord } from "../controller/decisions.js";
+import type { DecisionJsonHolder, DecisionRecord } from "../controller/decisions.js";
 import type { SyncEvent } from "../core/sync.js";
 import { metricPoint } from "../sim/report.js";
 
@@ -42,7 +42,7 @@ export interface SyncSample {
   error: string | null;
 }
 
-export interface HistoryRecord {
+export interface HistoryRecord extends DecisionJsonHolder {
   /** Increases by one per record of this history (across HPAs). */
   seq: number;
   sample: SyncSample;
@@ -53,6 +53,26 @@ export interface HistoryRecord {
   batch: PackedBatch;
   /** The record's place in `batch`. */
   slot: number;
+}
+
+/**
+ * A record as the history keeps it. Its batch and slot stay readable after it leaves the history
+ * (a batch keeps its text, or its bytes once sealed), so the controller's decision store reads
+ * the same sync's JSON here instead of keeping a copy.
+ */
+class StoredRecord implements HistoryRecord {
+  slot = -1;
+  constructor(
+    readonly seq: number,
+    readonly sample: SyncSample,
+    readonly reason: string,
+    readonly events: SyncEvent[],
+    public batch: PackedBatch,
+  ) {}
+
+  decisionJson(): string {
+    return decisionJson(this);
+  }
 }
 
 /**
@@ -268,11 +288,17 @@ export class HpaHistory {
     }
   }
 
-  /** Records a sync at the clock's now, with the load offered to its target where known. */
-  record(decision: DecisionRecord, loadRps: number | null = null): HistoryRecord {
+  /**
+   * Records a sync at the clock's now, with the load offered to its target where known; `json`
+   * is the decision's JSON.stringify when the caller has it already.
+   */
+  record(
+    decision: DecisionRecord,
+    loadRps: number | null = null,
+    json: string = JSON.stringify(decision),
+  ): HistoryRecord {
     const key = `${decision.trace.hpa.namespace}/${decision.trace.hpa.name}`;
     const at = this.clock.now();
-    const json = JSON.stringify(decision);
     const record = this.add(key, decision, at, json, loadRps);
     this.append(syncLine(key, record, json));
     for (const listener of this.listeners) listener({ type: "sync", key, record });
@@ -346,14 +372,13 @@ export class HpaHistory {
       ring = new RecordQueue();
       this.rings.set(key, ring);
     }
-    const record: HistoryRecord = {
-      seq: ++this.seq,
-      sample: sampleOf(decision, at, loadRps),
-      reason: intern(reasonOf(decision)),
-      events: decision.events.length === 0 ? NO_EVENTS : decision.events,
-      batch: this.open,
-      slot: -1,
-    };
+    const record = new StoredRecord(
+      ++this.seq,
+      sampleOf(decision, at, loadRps),
+      intern(reasonOf(decision)),
+      decision.events.length === 0 ? NO_EVENTS : decision.events,
+      this.open,
+    );
     this.pack(record, json);
     // Each HPA's share of maxRecords: one over its share sheds the excess at its next sync.
     const share = Math.max(1, Math.floor(this.maxRecords / this.rings.size));

@@ -105,7 +105,7 @@ describe("DecisionStore", () => {
     const limited = store.list({ namespace: "default", name: "web", limit: 1 });
     assert.equal(limited.length, 1);
     assert.deepEqual(limited[0]!.decisions, store.get("default", "web").slice(1));
-    const document = store.document({ namespace: "nope" });
+    const document = JSON.parse(store.documentJson({ namespace: "nope" }));
     assert.deepEqual(document, {
       schema: DECISIONS_SCHEMA,
       perHpa: 10,
@@ -115,6 +115,36 @@ describe("DecisionStore", () => {
     store.forget("default", "web");
     assert.deepEqual(store.get("default", "web"), []);
     assert.equal(store.size, 2);
+  });
+
+  it("keeps each record as its JSON: reads and the document give back what was recorded", () => {
+    const store = new DecisionStore();
+    const web = [record("shop", "web"), record("shop", "web")];
+    web[1]!.statusError = "conflict";
+    const api = record("default", "api");
+    for (const r of [web[0]!, api, web[1]!]) store.record(r);
+    // A record changed after it was stored does not change what was stored.
+    web[0]!.error = "changed later";
+    const asJson = (r: DecisionRecord) => JSON.parse(JSON.stringify(r)) as DecisionRecord;
+    const stored = [{ ...asJson(web[0]!), error: null }, asJson(web[1]!)];
+    assert.deepEqual(store.get("shop", "web"), stored);
+    assert.deepEqual(JSON.parse(store.documentJson()), {
+      schema: DECISIONS_SCHEMA,
+      perHpa: 10,
+      maxRecords: 10_000,
+      hpas: [
+        { namespace: "default", name: "api", decisions: [asJson(api)] },
+        { namespace: "shop", name: "web", decisions: stored },
+      ],
+    });
+    assert.deepEqual(JSON.parse(store.documentJson({ name: "web", limit: 1 })).hpas, [
+      { namespace: "shop", name: "web", decisions: [stored[1]] },
+    ]);
+    // A caller's JSON of the record is stored as given (the controller makes it once per sync).
+    const named = record("default", "named");
+    store.record(named, JSON.stringify({ ...named, durationMs: 7 }));
+    assert.equal(store.get("default", "named")[0]!.durationMs, 7);
+    assert.equal(store.size, 4);
   });
 
   it("records a controller sync: trace, conditions, events, errors, duration", () => {

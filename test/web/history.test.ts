@@ -5,7 +5,11 @@ import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { type DecisionRecord, decisionRecordOf } from "../../src/controller/decisions.js";
+import {
+  type DecisionRecord,
+  DecisionStore,
+  decisionRecordOf,
+} from "../../src/controller/decisions.js";
 import { decisionOf, HpaHistory } from "../../src/web/history.js";
 import { syncReport } from "../controller/sync-reports.js";
 
@@ -254,6 +258,31 @@ describe("HpaHistory", () => {
     for (let i = 0; i < 20; i++) history.forget("default", `fast-${i}`);
     history.forget("default", "slow");
     assert.deepEqual(history.packing(), { batches: 0, records: 0, bytes: 0 });
+  });
+
+  it("holds each sync's JSON for the decision store, also after the sync left the history", () => {
+    const clock = fakeClock();
+    // Three syncs per HPA in the history, ten in the store: most of the store's records are
+    // read from history records that have left, in batches sealed (300 syncs: four of 64) and
+    // repacked as their records left.
+    const history = new HpaHistory({ capacity: 3, clock });
+    const store = new DecisionStore({ perHpa: 10, maxRecords: 1000 });
+    const recorded = new Map<string, DecisionRecord[]>();
+    for (let i = 0; i < 300; i++) {
+      const name = i % 7 === 0 ? "slow" : `fast-${i % 5}`;
+      const d = decision({ name, replicas: 1 + (i % 4), cpuPerPodMilli: 50 + i });
+      const json = JSON.stringify(d);
+      store.record(d, history.record(d, null, json));
+      recorded.set(name, [...(recorded.get(name) ?? []), d]);
+      clock.advance(1_000);
+    }
+    for (const [name, all] of recorded) {
+      assert.deepEqual(store.get("default", name), all.slice(-10), name);
+      assert.equal(history.get("default", name).length, 3);
+    }
+    // The document is made of the same texts.
+    const document = JSON.parse(store.documentJson({ name: "slow" }));
+    assert.deepEqual(document.hpas[0].decisions, recorded.get("slow")!.slice(-10));
   });
 
   it("skips a journal line cut short by a crash and keeps the rest", () => {
