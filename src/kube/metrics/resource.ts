@@ -105,13 +105,15 @@ interface UsageLayout {
   containers: { name: string; resources: string[] }[];
 }
 
-/** A label set as items carry it, with its `key=value` pairs (the index's keys). */
+/** A label set as items carry it, and the items that carry it (a chain through `next`). */
 interface LabelSet {
   labels: Record<string, string>;
-  pairs: string[];
+  first: number;
+  last: number;
+  count: number;
 }
 
-/** The same labels (keys, values and order: the label set's pairs keep that order). */
+/** The same labels (keys, values and order: a label set is keyed by its JSON). */
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(b);
   let i = 0;
@@ -139,97 +141,151 @@ function fitsLayout(layout: UsageLayout, containers: RawContainer[]): boolean {
   return true;
 }
 
+/** Usage values of the item being decoded (reused: the index copies them into its column). */
+const scratch: number[] = [];
+
+const NO_SETS: readonly number[] = [];
+
 /**
- * A namespace's whole PodMetrics list, shared by its HPAs: each item decoded once, filed under
- * each of its `key=value` labels, so an HPA's selector reads only the items that carry one of its
- * required labels (in list order, as the server would filter), not the namespace's every pod.
- * Held for the shared reads' max age, so it is kept compact: label sets and container layouts
- * shared between items (a ReplicaSet's pods carry the same), numbers in flat columns, from which
- * each HPA's samples are read without making its items.
+ * A namespace's whole PodMetrics list, shared by its HPAs: each item decoded once and filed by
+ * label set, and each set under each of its `key=value` labels, so an HPA's selector reads only
+ * the items one of its required labels allows (in list order, as the server would filter), not
+ * the namespace's every pod. Held for the shared reads' max age, long enough to reach the old
+ * generation, so it is kept in few objects: numbers in typed columns (outside the heap), names in
+ * one string, label sets and container layouts shared between items (a ReplicaSet's pods carry
+ * the same); each HPA's samples are read from the columns without making its items.
  */
 export class IndexedPodMetrics {
-  readonly #names: string[] = [];
-  readonly #labels: Record<string, string>[] = [];
-  readonly #timestamps: number[] = [];
-  readonly #windows: number[] = [];
+  readonly #count: number;
+  /** The items' names, one after another; item i's ends at #nameEnds[i]. */
+  readonly #names: string;
+  readonly #nameEnds: Int32Array;
+  readonly #sets: LabelSet[] = [];
+  readonly #setOf: Int32Array;
+  /** The next item of the same label set (-1: none). */
+  readonly #next: Int32Array;
+  readonly #timestamps: Float64Array;
+  readonly #windows: Float64Array;
   readonly #layouts: UsageLayout[] = [];
+  readonly #layoutOf: Int32Array;
   /** Where each item's usage values start in #values. */
-  readonly #offsets: number[] = [];
-  readonly #values: number[] = [];
+  readonly #offsets: Int32Array;
+  readonly #values: Float64Array;
   /** Items that did not decode: their error, by position. */
   readonly #errors = new Map<number, string>();
-  readonly #byLabel = new Map<string, number[]>();
+  /** Label key → value → the label sets carrying it (one, or several). */
+  readonly #byLabel = new Map<string, Map<string, number | number[]>>();
 
   constructor(list: PodMetricsList) {
-    const labelSets = new Map<string, LabelSet>();
-    const layouts = new Map<string, UsageLayout>();
+    const items = list.items ?? [];
+    const count = items.length;
+    this.#count = count;
+    this.#nameEnds = new Int32Array(count);
+    this.#setOf = new Int32Array(count);
+    this.#next = new Int32Array(count).fill(-1);
+    this.#timestamps = new Float64Array(count);
+    this.#windows = new Float64Array(count);
+    this.#layoutOf = new Int32Array(count);
+    this.#offsets = new Int32Array(count);
+    let values = new Float64Array(Math.max(16, count * 2));
+    const names: string[] = [];
+    let nameEnd = 0;
+    const setsByJson = new Map<string, number>();
+    const layoutsByJson = new Map<string, number>();
     const none: UsageLayout = { containers: [] };
     // The list comes sorted by name, so a ReplicaSet's pods are neighbours: the previous item's
     // label set and layout are tried first, without building a key.
-    let lastSet: LabelSet | null = null;
-    let lastLayout: UsageLayout | null = null;
+    let lastSet = -1;
+    let lastLayout = -1;
     // The items of one list mostly carry one timestamp: each text is parsed once in a row.
     let lastTimestamp: string | undefined;
     let lastTime: number | null = null;
-    for (const raw of list.items ?? []) {
-      const at = this.#names.length;
+    let used = 0;
+    for (let at = 0; at < count; at++) {
+      const raw = items[at]!;
       const rawLabels = raw.metadata?.labels ?? {};
-      let set: LabelSet | undefined =
-        lastSet !== null && sameLabels(lastSet.labels, rawLabels) ? lastSet : undefined;
-      if (set === undefined) {
+      let setId = lastSet >= 0 && sameLabels(this.#sets[lastSet]!.labels, rawLabels) ? lastSet : -1;
+      if (setId < 0) {
         const labelsKey = JSON.stringify(rawLabels);
-        set = labelSets.get(labelsKey);
-        if (set === undefined) {
-          const pairs: string[] = [];
-          for (const key in rawLabels) pairs.push(`${key}=${rawLabels[key]}`);
-          set = { labels: rawLabels, pairs };
-          labelSets.set(labelsKey, set);
+        setId = setsByJson.get(labelsKey) ?? -1;
+        if (setId < 0) {
+          setId = this.#sets.length;
+          this.#sets.push({ labels: rawLabels, first: at, last: at, count: 0 });
+          setsByJson.set(labelsKey, setId);
+          this.#file(rawLabels, setId);
         }
       }
-      lastSet = set;
-      this.#labels.push(set.labels);
-      for (const pair of set.pairs) {
-        const filed = this.#byLabel.get(pair);
-        if (filed) filed.push(at);
-        else this.#byLabel.set(pair, [at]);
-      }
-      const offset = this.#values.length;
-      this.#offsets.push(offset);
-      const window = readUsage(raw, this.#values);
+      lastSet = setId;
+      const set = this.#sets[setId]!;
+      if (set.count > 0) this.#next[set.last] = at;
+      set.last = at;
+      set.count++;
+      this.#setOf[at] = setId;
+      const name = raw.metadata?.name ?? "";
+      names.push(name);
+      nameEnd += name.length;
+      this.#nameEnds[at] = nameEnd;
+      this.#offsets[at] = used;
+      scratch.length = 0;
+      const window = readUsage(raw, scratch);
       if (typeof window === "string") {
-        this.#values.length = offset;
-        this.#names.push("");
-        this.#timestamps.push(0);
-        this.#windows.push(0);
-        this.#layouts.push(none);
+        this.#layoutOf[at] = this.#layoutIndex(none, layoutsByJson, "[]");
         this.#errors.set(at, window);
         continue;
       }
-      this.#names.push(raw.metadata?.name ?? "");
+      if (used + scratch.length > values.length) {
+        const grown = new Float64Array(Math.max(values.length * 2, used + scratch.length));
+        grown.set(values);
+        values = grown;
+      }
+      for (const value of scratch) values[used++] = value;
       if (lastTime === null || raw.timestamp !== lastTimestamp) {
         lastTimestamp = raw.timestamp;
         lastTime = timeOf(raw.timestamp);
       }
-      this.#timestamps.push(lastTime);
-      this.#windows.push(window);
+      this.#timestamps[at] = lastTime;
+      this.#windows[at] = window;
       const containers = raw.containers ?? [];
-      let layout: UsageLayout | undefined =
-        lastLayout !== null && fitsLayout(lastLayout, containers) ? lastLayout : undefined;
-      if (layout === undefined) {
+      let layoutId =
+        lastLayout >= 0 && fitsLayout(this.#layouts[lastLayout]!, containers) ? lastLayout : -1;
+      if (layoutId < 0) {
         const shape = containers.map((c) => ({
           name: c.name ?? "",
           resources: Object.keys(c.usage ?? {}),
         }));
-        const layoutKey = JSON.stringify(shape);
-        layout = layouts.get(layoutKey);
-        if (layout === undefined) {
-          layout = { containers: shape };
-          layouts.set(layoutKey, layout);
-        }
+        layoutId = this.#layoutIndex({ containers: shape }, layoutsByJson, JSON.stringify(shape));
       }
-      lastLayout = layout;
-      this.#layouts.push(layout);
+      lastLayout = layoutId;
+      this.#layoutOf[at] = layoutId;
     }
+    this.#values = values.length > used * 2 ? values.slice(0, used) : values;
+    this.#names = names.join("");
+  }
+
+  /** Files a new label set under each of its labels. */
+  #file(labels: Record<string, string>, setId: number): void {
+    for (const key in labels) {
+      const value = labels[key]!;
+      let byValue = this.#byLabel.get(key);
+      if (byValue === undefined) {
+        byValue = new Map();
+        this.#byLabel.set(key, byValue);
+      }
+      const filed = byValue.get(value);
+      if (filed === undefined) byValue.set(value, setId);
+      else if (typeof filed === "number") byValue.set(value, [filed, setId]);
+      else filed.push(setId);
+    }
+  }
+
+  #layoutIndex(layout: UsageLayout, byJson: Map<string, number>, json: string): number {
+    let id = byJson.get(json);
+    if (id === undefined) {
+      id = this.#layouts.length;
+      this.#layouts.push(layout);
+      byJson.set(json, id);
+    }
+    return id;
   }
 
   /**
@@ -238,7 +294,7 @@ export class IndexedPodMetrics {
    */
   #usage(at: number, resource: string, container: string): number | undefined {
     let next = this.#offsets[at]!;
-    const containers = this.#layouts[at]!.containers;
+    const containers = this.#layouts[this.#layoutOf[at]!]!.containers;
     if (container !== "") {
       for (const c of containers) {
         if (c.name === container) {
@@ -260,6 +316,23 @@ export class IndexedPodMetrics {
     return sum;
   }
 
+  /** The label sets carrying `key=value`. */
+  #setsWith(key: string, value: string): readonly number[] | number {
+    return this.#byLabel.get(key)?.get(value) ?? NO_SETS;
+  }
+
+  /** The items of these label sets, in list order. */
+  #itemsOf(sets: readonly number[] | number): number[] {
+    const out: number[] = [];
+    const one = typeof sets === "number";
+    for (let i = 0; i < (one ? 1 : sets.length); i++) {
+      const set = this.#sets[one ? sets : sets[i]!]!;
+      for (let at = set.first; at >= 0; at = this.#next[at]!) out.push(at);
+    }
+    if (!one && sets.length > 1) out.sort((a, b) => a - b);
+    return out;
+  }
+
   /**
    * What `resourceObservation` makes of the items the selector selects, in list order (how many
    * there are, and each pod's usage of the resource), or the first one's decoding error.
@@ -270,25 +343,34 @@ export class IndexedPodMetrics {
     container: string,
   ): { items: number; samples: PodSamples } | string {
     // The smallest set of candidates an equality requirement allows (none: every item).
-    let candidates: number[] | null = null;
+    let candidates: readonly number[] | number | null = null;
+    let fewest = 0;
     for (const r of selector.requirements) {
       if (r.operator !== "=" && !(r.operator === "in" && r.values.length === 1)) continue;
-      const filed = this.#byLabel.get(`${r.key}=${r.values[0]}`) ?? [];
-      if (candidates === null || filed.length < candidates.length) candidates = filed;
+      const sets = this.#setsWith(r.key, r.values[0]!);
+      let items = 0;
+      if (typeof sets === "number") items = this.#sets[sets]!.count;
+      else for (const id of sets) items += this.#sets[id]!.count;
+      if (candidates === null || items < fewest) {
+        candidates = sets;
+        fewest = items;
+      }
     }
+    const chosen = candidates === null ? null : this.#itemsOf(candidates);
     const samples: PodSamples = new Map();
     let items = 0;
-    const count = candidates === null ? this.#names.length : candidates.length;
+    const count = chosen === null ? this.#count : chosen.length;
     for (let i = 0; i < count; i++) {
-      const at = candidates === null ? i : candidates[i]!;
-      if (!selectorMatches(selector, this.#labels[at]!)) continue;
+      const at = chosen === null ? i : chosen[i]!;
+      if (!selectorMatches(selector, this.#sets[this.#setOf[at]!]!.labels)) continue;
       const error = this.#errors.get(at);
       if (error !== undefined) return error;
       items++;
       const value = this.#usage(at, resource, container);
       if (value !== undefined) {
         const sample = { value, timestamp: this.#timestamps[at]!, window: this.#windows[at]! };
-        samples.set(this.#names[at]!, sample);
+        const name = this.#names.slice(at === 0 ? 0 : this.#nameEnds[at - 1]!, this.#nameEnds[at]);
+        samples.set(name, sample);
       }
     }
     return { items, samples };
