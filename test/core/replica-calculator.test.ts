@@ -9,6 +9,7 @@ import {
   perPodReplicas,
   plainMetricReplicas,
   podRequestList,
+  readyRunningPodCount,
   resourceUtilizationReplicas,
   type SampleColumns,
   sampleColumns,
@@ -92,16 +93,19 @@ describe("groupPods", () => {
   for (const c of cases) {
     it(c.name, () => {
       const samples = new Map(c.hasMetric ? [["p", sample(100)]] : []);
-      const groups = groupPods([c.pod], samples, "cpu", readiness, t(0));
-      const where = groups.ignored.includes("p")
-        ? "ignored"
-        : groups.unready.includes("p")
-          ? "unready"
-          : groups.missing.includes("p")
-            ? "missing"
-            : "ready";
-      assert.equal(where, c.expect);
-      assert.equal(groups.readyPodCount, c.expect === "ready" ? 1 : 0);
+      // A list seen once, and a frozen one, whose readiness is derived once and kept.
+      for (const list of [[c.pod], Object.freeze([c.pod])]) {
+        const groups = groupPods(list, samples, "cpu", readiness, t(0));
+        const where = groups.ignored.includes("p")
+          ? "ignored"
+          : groups.unready.includes("p")
+            ? "unready"
+            : groups.missing.includes("p")
+              ? "missing"
+              : "ready";
+        assert.equal(where, c.expect);
+        assert.equal(groups.readyPodCount, c.expect === "ready" ? 1 : 0);
+      }
     });
   }
 
@@ -145,6 +149,101 @@ describe("groupPods finds each pod's sample whatever the samples' order", () => 
       assert.deepEqual(ready, [value("a"), Number.NaN, value("c"), Number.NaN, value("e")]);
     });
   }
+});
+
+describe("a pod list's readiness, derived once and kept with the list", () => {
+  // A list handed again (frozen, or the same PodViews) is grouped from readiness times derived
+  // once: sync after sync, with time passing and other settings or resources, it must group as
+  // a list seen for the first time does.
+  const podArb = fc.record({
+    phase: fc.constantFrom("Running" as const, "Pending" as const, "Failed" as const),
+    deleting: fc.boolean(),
+    startSeconds: fc.option(fc.integer({ min: -700, max: 0 }), { nil: null }),
+    ready: fc.option(
+      fc.record({
+        status: fc.constantFrom("True" as const, "False" as const, "Unknown" as const),
+        afterStartSeconds: fc.integer({ min: 0, max: 150 }),
+      }),
+      { nil: null },
+    ),
+    sample: fc.option(
+      fc.record({
+        agoSeconds: fc.integer({ min: 0, max: 120 }),
+        windowSeconds: fc.constantFrom(15, 30, 60),
+      }),
+      { nil: null },
+    ),
+  });
+  // Every resource and settings in some order at each time, so that what was derived for one
+  // is read for another.
+  const settingsArb = fc.shuffledSubarray(
+    ["cpu", "memory"].flatMap((resource) =>
+      [0, 60, 300].flatMap((initializationSeconds) =>
+        [0, 30, 120].map((delaySeconds) => ({ resource, initializationSeconds, delaySeconds })),
+      ),
+    ),
+    { minLength: 18 },
+  );
+  const syncArb = fc.record({ nowSeconds: fc.integer({ min: 0, max: 600 }), order: settingsArb });
+  it("groups as a list seen for the first time, sync after sync", () => {
+    fc.assert(
+      fc.property(
+        fc.array(podArb, { minLength: 1, maxLength: 20 }),
+        fc.array(syncArb, { minLength: 1, maxLength: 4 }),
+        (specs, syncs) => {
+          const views = specs.map((p, i) => {
+            const startTime = p.startSeconds === null ? null : t(p.startSeconds);
+            const from = startTime ?? t(-700);
+            return pod({
+              name: `p${i}`,
+              phase: p.phase,
+              deleting: p.deleting,
+              startTime,
+              ready:
+                p.ready === null
+                  ? null
+                  : {
+                      status: p.ready.status,
+                      lastTransitionTime: from + p.ready.afterStartSeconds * 1000,
+                    },
+            });
+          });
+          const frozen = Object.freeze([...views]);
+          const kept = [...views];
+          // The request lookup keeps what it derives of `kept`, as a sync's calculation does.
+          podRequestList(kept, "", "cpu", false);
+          for (const { nowSeconds, order } of syncs) {
+            const now = t(nowSeconds);
+            const byName: PodSamples = new Map();
+            specs.forEach((p, i) => {
+              if (p.sample === null) return;
+              byName.set(
+                `p${i}`,
+                sample(100 + i, now - p.sample.agoSeconds * 1000, p.sample.windowSeconds * 1000),
+              );
+            });
+            const columns: SampleColumns = { ...sampleColumns(views, byName), pods: frozen };
+            for (const s of order) {
+              const settings = {
+                cpuInitializationPeriodMs: s.initializationSeconds * 1000,
+                initialReadinessDelayMs: s.delaySeconds * 1000,
+              };
+              const group = (list: readonly PodView[], samples: PodSamples | SampleColumns) => {
+                const ready: number[] = new Array(list.length);
+                const groups = groupPods(list, samples, s.resource, settings, now, ready);
+                return { groups: { ...groups }, ready };
+              };
+              const expected = group([...views], byName);
+              assert.deepEqual(group(frozen, byName), expected);
+              assert.deepEqual(group(kept, byName), expected);
+              assert.deepEqual(group(frozen, columns), expected);
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe("sample columns", () => {
@@ -569,6 +668,31 @@ describe("usageRatioReplicas (Object/External Value)", () => {
       assert.equal(result.replicas, c.expect);
     });
   }
+});
+
+describe("readyRunningPodCount", () => {
+  it("counts a frozen list (counted once, kept with the list) as a list seen once", () => {
+    const kinds: Partial<PodView>[] = [
+      {},
+      { phase: "Pending" },
+      { ready: null },
+      { ready: { status: "False", lastTransitionTime: t(-10) } },
+      { phase: "Succeeded" },
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.nat(kinds.length - 1), { maxLength: 12 }), (picks) => {
+        const list = picks.map((k, i) => pod({ name: `p${i}`, ...kinds[k]! }));
+        const expected = picks.filter((k) => k === 0).length;
+        assert.equal(readyRunningPodCount(list), expected);
+        const frozen = Object.freeze([...list]);
+        assert.equal(readyRunningPodCount(frozen), expected);
+        assert.equal(readyRunningPodCount(frozen), expected);
+        // Another frozen list of other pods has its own count.
+        const others = Object.freeze(list.map((p) => ({ ...p, ready: null })));
+        assert.equal(readyRunningPodCount(others), 0);
+      }),
+    );
+  });
 });
 
 describe("perPodReplicas (Object/External AverageValue)", () => {
