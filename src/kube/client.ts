@@ -14,6 +14,7 @@
 // The backoff doubles from `initialBackoffMs` to `maxBackoffMs` (+0–20 % jitter); every
 // attempt goes through the rate limiter again, as client-go's. The last answer (or error)
 // comes out.
+import { isAscii } from "node:buffer";
 import * as http from "node:http";
 import * as https from "node:https";
 import type { KubeConnection } from "./config.js";
@@ -266,6 +267,15 @@ function parseBody(text: string): unknown {
   }
 }
 
+/**
+ * A body's text. An ASCII body is decoded as latin1, the same text: Node makes a long one (over
+ * ~1 MB, such as a namespace's PodMetrics list) an external string, outside the V8 heap, where the
+ * garbage collector neither copies nor promotes it while it is being parsed.
+ */
+function textOf(body: Buffer): string {
+  return body.toString(isAscii(body) ? "latin1" : "utf8");
+}
+
 /** The whole body, within `timeoutMs` (the rest of the attempt's time). */
 function readAll(res: http.IncomingMessage, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -281,7 +291,7 @@ function readAll(res: http.IncomingMessage, timeoutMs: number): Promise<string> 
     res.on("data", (chunk: Buffer) => chunks.push(chunk));
     res.on("end", () => {
       clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("utf8"));
+      resolve(textOf(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     });
     res.on("error", (error) => {
       clearTimeout(timer);

@@ -522,6 +522,38 @@ describe("watch streams", () => {
   });
 });
 
+describe("answer bodies", () => {
+  // A long ASCII body is decoded as latin1 (an external string); any other byte decodes as UTF-8,
+  // also with a multi-byte character cut between two chunks.
+  for (const c of [
+    { name: "a long ASCII body", text: "pod-".repeat(400_000) },
+    { name: "a long body with multi-byte characters", text: `${"pod-".repeat(400_000)}é☃😀` },
+    { name: "a short body with multi-byte characters", text: "é☃😀" },
+  ]) {
+    it(`${c.name} is read back exactly, in whatever chunks it comes`, async () => {
+      const body = Buffer.from(JSON.stringify({ items: [c.text, c.text] }));
+      await withServer(
+        (_req, res) => {
+          res.writeHead(200, { "content-type": "application/json" });
+          // Chunks that cut the last (multi-byte) characters apart.
+          res.write(body.subarray(0, body.length - 7));
+          setTimeout(() => res.end(body.subarray(body.length - 7)), 5);
+        },
+        async (url) => {
+          const client = createKubeClient(plainConnection(url), FAST);
+          try {
+            const answer = await client.request<{ items: string[] }>({ method: "GET", path: "/x" });
+            assert.equal(answer.status, 200);
+            assert.deepEqual(answer.body, { items: [c.text, c.text] });
+          } finally {
+            client.close();
+          }
+        },
+      );
+    });
+  }
+});
+
 describe("request description and Retry-After", () => {
   const described: {
     name: string;
