@@ -141,7 +141,10 @@ function fitsLayout(layout: UsageLayout, containers: RawContainer[]): boolean {
   return true;
 }
 
-/** Usage values of the item being decoded (reused: the index copies them into its column). */
+/**
+ * Usage values as items are decoded, copied into an index's column at once; emptied only now and
+ * then (emptying an array drops its backing store, so once per item would allocate one per item).
+ */
 const scratch: number[] = [];
 
 const NO_SETS: readonly number[] = [];
@@ -226,19 +229,21 @@ export class IndexedPodMetrics {
       nameEnd += name.length;
       this.#nameEnds[at] = nameEnd;
       this.#offsets[at] = used;
-      scratch.length = 0;
+      if (scratch.length > 4096) scratch.length = 0;
+      const first = scratch.length;
       const window = readUsage(raw, scratch);
       if (typeof window === "string") {
         this.#layoutOf[at] = this.#layoutIndex(none, layoutsByJson, "[]");
         this.#errors.set(at, window);
         continue;
       }
-      if (used + scratch.length > values.length) {
-        const grown = new Float64Array(Math.max(values.length * 2, used + scratch.length));
+      const decoded = scratch.length - first;
+      if (used + decoded > values.length) {
+        const grown = new Float64Array(Math.max(values.length * 2, used + decoded));
         grown.set(values);
         values = grown;
       }
-      for (const value of scratch) values[used++] = value;
+      for (let i = first; i < scratch.length; i++) values[used++] = scratch[i]!;
       if (lastTime === null || raw.timestamp !== lastTimestamp) {
         lastTimestamp = raw.timestamp;
         lastTime = timeOf(raw.timestamp);
@@ -321,16 +326,13 @@ export class IndexedPodMetrics {
     return this.#byLabel.get(key)?.get(value) ?? NO_SETS;
   }
 
-  /** The items of these label sets, in list order. */
-  #itemsOf(sets: readonly number[] | number): number[] {
+  /** The items of several label sets, in list order. */
+  #itemsOf(sets: readonly number[]): number[] {
     const out: number[] = [];
-    const one = typeof sets === "number";
-    for (let i = 0; i < (one ? 1 : sets.length); i++) {
-      const set = this.#sets[one ? sets : sets[i]!]!;
-      for (let at = set.first; at >= 0; at = this.#next[at]!) out.push(at);
+    for (const id of sets) {
+      for (let at = this.#sets[id]!.first; at >= 0; at = this.#next[at]!) out.push(at);
     }
-    if (!one && sets.length > 1) out.sort((a, b) => a - b);
-    return out;
+    return out.sort((a, b) => a - b);
   }
 
   /**
@@ -356,12 +358,16 @@ export class IndexedPodMetrics {
         fewest = items;
       }
     }
-    const chosen = candidates === null ? null : this.#itemsOf(candidates);
+    // One label set (the usual case) is walked along its chain; several are merged.
+    const chain = typeof candidates === "number" ? candidates : -1;
+    const chosen =
+      candidates === null || chain >= 0 ? null : this.#itemsOf(candidates as readonly number[]);
     const samples: PodSamples = new Map();
     let items = 0;
-    const count = chosen === null ? this.#count : chosen.length;
-    for (let i = 0; i < count; i++) {
-      const at = chosen === null ? i : chosen[i]!;
+    const count = chain >= 0 ? fewest : chosen === null ? this.#count : chosen.length;
+    for (let i = 0, at = chain >= 0 ? this.#sets[chain]!.first : 0; i < count; i++) {
+      if (chain < 0) at = chosen === null ? i : chosen[i]!;
+      else if (i > 0) at = this.#next[at]!;
       if (!selectorMatches(selector, this.#sets[this.#setOf[at]!]!.labels)) continue;
       const error = this.#errors.get(at);
       if (error !== undefined) return error;
