@@ -167,9 +167,19 @@ export class DecisionStore {
 
   /** The /debug/decisions document as JSON text, made from the stored texts. */
   documentJson(filter: DecisionFilter = {}): string {
-    const hpas = this.#select(filter).map(
+    const selected = this.#select(filter);
+    // Read in the order the syncs were recorded, not HPA by HPA: a holder (the history) keeps
+    // neighbouring syncs together, deflated, so each batch is opened once, not once per record.
+    const wanted = new Set<Stored>();
+    for (const hpa of selected) for (const stored of hpa.decisions) wanted.add(stored);
+    const texts = new Map<Stored, string>();
+    for (let i = this.head; i < this.fifo.length && texts.size < wanted.size; i++) {
+      const stored = this.fifo[i]!.stored;
+      if (wanted.has(stored) && !texts.has(stored)) texts.set(stored, stored.decisionJson());
+    }
+    const hpas = selected.map(
       ({ namespace, name, decisions }) =>
-        `{"namespace":${JSON.stringify(namespace)},"name":${JSON.stringify(name)},"decisions":[${decisions.map((s) => s.decisionJson()).join(",")}]}`,
+        `{"namespace":${JSON.stringify(namespace)},"name":${JSON.stringify(name)},"decisions":[${decisions.map((s) => texts.get(s) ?? s.decisionJson()).join(",")}]}`,
     );
     return `{"schema":${JSON.stringify(DECISIONS_SCHEMA)},"perHpa":${this.perHpa},"maxRecords":${this.maxRecords},"hpas":[${hpas.join(",")}]}`;
   }

@@ -280,9 +280,16 @@ describe("HpaHistory", () => {
       assert.deepEqual(store.get("default", name), all.slice(-10), name);
       assert.equal(history.get("default", name).length, 3);
     }
-    // The document is made of the same texts.
-    const document = JSON.parse(store.documentJson({ name: "slow" }));
-    assert.deepEqual(document.hpas[0].decisions, recorded.get("slow")!.slice(-10));
+    // The document is made of the same texts (read in the order they were recorded).
+    const document = JSON.parse(store.documentJson()) as {
+      hpas: { name: string; decisions: DecisionRecord[] }[];
+    };
+    assert.equal(document.hpas.length, recorded.size);
+    for (const hpa of document.hpas) {
+      assert.deepEqual(hpa.decisions, recorded.get(hpa.name)!.slice(-10), hpa.name);
+    }
+    const one = JSON.parse(store.documentJson({ name: "slow", limit: 2 }));
+    assert.deepEqual(one.hpas[0].decisions, recorded.get("slow")!.slice(-2));
   });
 
   it("skips a journal line cut short by a crash and keeps the rest", () => {
