@@ -218,7 +218,7 @@ function grouping(
     const values = columns.values;
     for (let i = 0; i < n; i++) ready[i] = values[i]!;
   } else {
-    const names = info !== undefined ? namesOf(info) : pods.map((pod) => pod.name);
+    const names = info !== undefined ? namesOf(info) : podNames(pods);
     alignByName(names, samples as PodSamples, ready);
   }
   const cpu = resource === "cpu";
@@ -420,8 +420,16 @@ function listInfo(pods: readonly PodView[], frozen?: boolean): PodListInfo {
 }
 
 function namesOf(info: PodListInfo): readonly string[] {
-  if (info.names === null) info.names = info.views.map((pod) => pod.name);
+  if (info.names === null) info.names = podNames(info.views);
   return info.names;
+}
+
+// Pushed, not mapped: Array.prototype.map's result is a holey array when TurboFan has inlined
+// the caller and a packed one when not, and the name walk then reads arrays of both kinds.
+function podNames(pods: readonly PodView[]): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < pods.length; i++) names.push(pods[i]!.name);
+  return names;
 }
 
 /** Whether two pod lists hold the same PodViews in the same order (identity, not content). */
