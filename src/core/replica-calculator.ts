@@ -285,12 +285,12 @@ function grouping(
  * usually come in the pods' order: they are walked alongside, and a pod's sample is looked up
  * by name only when the next one is not its own (a lookup per pod was most of the cost).
  */
-function alignByName(podNames: readonly string[], samples: PodSamples, out: Float64Array): void {
+function alignByName(listed: readonly string[], samples: PodSamples, out: Float64Array): void {
   const names = samples.keys();
   const entries = samples.values();
   let nextName = names.next().value;
-  for (let i = 0; i < podNames.length; i++) {
-    const name = podNames[i]!;
+  for (let i = 0; i < listed.length; i++) {
+    const name = listed[i]!;
     let sample: PodSample | undefined;
     if (nextName === name) {
       sample = entries.next().value;
