@@ -47,6 +47,7 @@ import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim
 import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { type RunningController, startController } from "./controller.js";
 import { controllerCommandDefaults, parseBindAddress } from "./controller-options.js";
+import { fitGarbageCollectorToCores } from "./gc.js";
 import {
   AdapterHook,
   type PrometheusFlags,
@@ -768,6 +769,7 @@ export async function upCommand(
     source = `scenario ${scenarioFile} (${loaded.scenario.objects.length} objects)`;
   }
   startOptions.log = io.out;
+  fitGarbageCollectorToCores();
   const started = await startUp(startOptions);
   if (!started.ok) {
     io.err(`error: ${started.error}`);
