@@ -50,6 +50,27 @@ function configMap(name: string, data: string): string {
   return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":${data}}`;
 }
 
+/** Creates the Widget custom resource definition with the given schema. */
+async function createWidgets(s: ReturnType<typeof setup>, openAPIV3Schema: Json): Promise<void> {
+  const crd = {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "widgets.proto.example.com" },
+    spec: {
+      group: "proto.example.com",
+      scope: "Namespaced",
+      names: { plural: "widgets", singular: "widget", kind: "Widget" },
+      versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
+    },
+  };
+  await s.call(
+    "POST",
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    JSON.stringify(crd),
+    JSON_TYPE,
+  );
+}
+
 /** Asserts `value` has an own member "__proto__" equal to `expected` and a plain prototype. */
 function assertProtoMember(value: unknown, expected: unknown, what: string): void {
   const record = value as Json;
@@ -165,37 +186,10 @@ describe('a member named "__proto__"', () => {
 
   it("is kept below a custom resource's preserved unknown fields on every write path", async () => {
     const s = setup();
-    const crd = {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name: "widgets.proto.example.com" },
-      spec: {
-        group: "proto.example.com",
-        scope: "Namespaced",
-        names: { plural: "widgets", singular: "widget", kind: "Widget" },
-        versions: [
-          {
-            name: "v1",
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: "object",
-                properties: {
-                  spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-                },
-              },
-            },
-          },
-        ],
-      },
-    };
-    await s.call(
-      "POST",
-      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-      JSON.stringify(crd),
-      JSON_TYPE,
-    );
+    await createWidgets(s, {
+      type: "object",
+      properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+    });
     const widget = (name: string, spec: string) =>
       `{"apiVersion":"proto.example.com/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":${spec}}`;
     await s.call(
@@ -226,32 +220,7 @@ describe('a member named "__proto__"', () => {
 
   it("is kept at the root of a custom resource whose schema preserves unknown fields there", async () => {
     const s = setup();
-    const crd = {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name: "widgets.proto.example.com" },
-      spec: {
-        group: "proto.example.com",
-        scope: "Namespaced",
-        names: { plural: "widgets", singular: "widget", kind: "Widget" },
-        versions: [
-          {
-            name: "v1",
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-            },
-          },
-        ],
-      },
-    };
-    await s.call(
-      "POST",
-      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-      JSON.stringify(crd),
-      JSON_TYPE,
-    );
+    await createWidgets(s, { type: "object", "x-kubernetes-preserve-unknown-fields": true });
     const widget = (name: string, members: string) =>
       `{"apiVersion":"proto.example.com/v1","kind":"Widget","metadata":{"name":"${name}"}${members}}`;
     await s.call("POST", WIDGETS, widget("a", ',"__proto__":{"n":1}'), JSON_TYPE);
