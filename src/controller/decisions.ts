@@ -89,17 +89,15 @@ class DecisionText implements DecisionJsonHolder {
   }
 }
 
-type Stored = DecisionJsonHolder;
-
 interface Entry {
   key: string;
-  stored: Stored;
+  stored: DecisionJsonHolder;
 }
 
 export class DecisionStore {
   readonly perHpa: number;
   readonly maxRecords: number;
-  private readonly byHpa = new Map<string, Stored[]>();
+  private readonly byHpa = new Map<string, DecisionJsonHolder[]>();
   /** Every stored entry in arrival order, with stale ones (already dropped) skipped lazily. */
   private fifo: Entry[] = [];
   private head = 0;
@@ -170,9 +168,9 @@ export class DecisionStore {
     const selected = this.#select(filter);
     // Read in the order the syncs were recorded, not HPA by HPA: a holder (the history) keeps
     // neighbouring syncs together, deflated, so each batch is opened once, not once per record.
-    const wanted = new Set<Stored>();
+    const wanted = new Set<DecisionJsonHolder>();
     for (const hpa of selected) for (const stored of hpa.decisions) wanted.add(stored);
-    const texts = new Map<Stored, string>();
+    const texts = new Map<DecisionJsonHolder, string>();
     for (let i = this.head; i < this.fifo.length && texts.size < wanted.size; i++) {
       const stored = this.fifo[i]!.stored;
       if (wanted.has(stored) && !texts.has(stored)) texts.set(stored, stored.decisionJson());
@@ -184,8 +182,10 @@ export class DecisionStore {
     return `{"schema":${JSON.stringify(DECISIONS_SCHEMA)},"perHpa":${this.perHpa},"maxRecords":${this.maxRecords},"hpas":[${hpas.join(",")}]}`;
   }
 
-  #select(filter: DecisionFilter): { namespace: string; name: string; decisions: Stored[] }[] {
-    const out: { namespace: string; name: string; decisions: Stored[] }[] = [];
+  #select(
+    filter: DecisionFilter,
+  ): { namespace: string; name: string; decisions: DecisionJsonHolder[] }[] {
+    const out: { namespace: string; name: string; decisions: DecisionJsonHolder[] }[] = [];
     for (const [key, records] of this.byHpa) {
       const [namespace, name] = splitKey(key);
       if (filter.namespace !== undefined && namespace !== filter.namespace) continue;
@@ -230,14 +230,14 @@ export class DecisionStore {
       }
       return;
     }
-    const alive = new Set<Stored>();
+    const alive = new Set<DecisionJsonHolder>();
     for (const list of this.byHpa.values()) for (const stored of list) alive.add(stored);
     this.fifo = this.fifo.slice(this.head).filter((entry) => alive.has(entry.stored));
     this.head = 0;
   }
 }
 
-const parse = (stored: Stored): DecisionRecord =>
+const parse = (stored: DecisionJsonHolder): DecisionRecord =>
   JSON.parse(stored.decisionJson()) as DecisionRecord;
 
 function keyOf(namespace: string, name: string): string {
