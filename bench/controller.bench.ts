@@ -51,7 +51,7 @@ const SYNC_PERIOD_S = 15;
  * The controller's node flags as deployed: bin/horizon.js's young generation, and the old-space
  * limit deploy/deployment.yaml sets in NODE_OPTIONS (V8 otherwise keeps heap headroom far above
  * the ≈ 270 MiB live at 10,000 HPAs), or the 448 MiB docs/controller.md asks for with shared
- * reads (≈ 340 MiB live). BENCH_NODE_FLAGS overrides them.
+ * reads (≈ 240 MiB live after a full GC, 2026-11-25). BENCH_NODE_FLAGS overrides them.
  */
 function binNodeFlags(sharedReads: boolean): string[] {
   const deployed = `--max-semi-space-size=32 --max-old-space-size=${sharedReads ? 448 : 320}`;
