@@ -34,16 +34,33 @@ export function hpaKey(hpa: HorizontalPodAutoscaler): string {
 }
 
 /**
+ * What the controller remembers of one HPA, in one record: a sync looks it up once instead of
+ * once per map (history, selector, yielding, the AmbiguousSelector answer), each lookup being
+ * a first read of a table and a key after the other HPAs' syncs.
+ */
+export class HpaMemory {
+  history: HpaHistory = EMPTY_HISTORY;
+  /** Another controller writes this HPA too (recent evidence), set before each sync. */
+  foreignWriter: ForeignWriter | undefined = undefined;
+  /** The last sync yielded to another controller. */
+  yielding = false;
+  /** The selector the HPA was last seen with, and its namespace (AmbiguousSelector). */
+  namespace = "";
+  selector: Selector | null = null;
+  /** The pod list the HPAs selecting it were last found for, at which selector version. */
+  selectingPods: readonly PodView[] | null = null;
+  selectingVersion = -1;
+  selecting: string[] = [];
+  /** Set once forgotten: a reconcile still holding the record looks the key up again. */
+  forgotten = false;
+}
+
+/**
  * What the controller keeps in memory between syncs: per-HPA histories and the selectors HPAs
  * were last seen with (for AmbiguousSelector). Lost on restart, as upstream's.
  */
 export class ControllerMemory {
-  private readonly histories = new Map<string, HpaHistory>();
-  /** HPAs another controller writes too (recent evidence), set before each sync. */
-  private readonly foreignWriters = new Map<string, ForeignWriter>();
-  /** HPAs whose last sync yielded to another controller. */
-  private readonly yielding = new Set<string>();
-  private readonly selectors = new Map<string, { namespace: string; selector: Selector }>();
+  private readonly hpas = new Map<string, HpaMemory>();
   /**
    * Selectors indexed by one `key=value` they require, so finding the HPAs that select a set
    * of pods looks at the pods' labels instead of at every HPA (upstream keeps a similar
@@ -51,28 +68,39 @@ export class ControllerMemory {
    */
   private readonly byLabel = new Map<string, Map<string, Set<string>>>();
   private readonly unindexed = new Set<string>();
-  /** Bumped on every selector change, so results cached per pod list stay correct. */
+  /** Bumped on every selector change, so answers cached per pod list stay correct. */
   private version = 0;
-  private readonly selectingCache = new WeakMap<
-    readonly PodView[],
-    { version: number; keys: string[] }
-  >();
+
+  /** The HPA's record, made on first use. */
+  of(key: string): HpaMemory {
+    let memory = this.hpas.get(key);
+    if (memory === undefined) {
+      memory = new HpaMemory();
+      this.hpas.set(key, memory);
+    }
+    return memory;
+  }
 
   history(key: string): HpaHistory {
-    return this.histories.get(key) ?? EMPTY_HISTORY;
+    return this.hpas.get(key)?.history ?? EMPTY_HISTORY;
   }
 
   setHistory(key: string, history: HpaHistory): void {
-    this.histories.set(key, history);
+    this.of(key).history = history;
   }
 
   setSelector(key: string, namespace: string, selector: Selector): void {
-    const previous = this.selectors.get(key);
-    if (previous && previous.namespace === namespace && previous.selector.text === selector.text)
-      return;
-    this.removeSelector(key);
+    this.setSelectorOf(this.of(key), key, namespace, selector);
+  }
+
+  /** setSelector on the HPA's record, already looked up. */
+  setSelectorOf(memory: HpaMemory, key: string, namespace: string, selector: Selector): void {
+    const previous = memory.selector;
+    if (previous && memory.namespace === namespace && previous.text === selector.text) return;
+    this.removeSelector(key, memory);
     this.version++;
-    this.selectors.set(key, { namespace, selector });
+    memory.namespace = namespace;
+    memory.selector = selector;
     const indexLabel = indexLabelOf(selector);
     if (indexLabel === null) this.unindexed.add(key);
     else {
@@ -90,60 +118,75 @@ export class ControllerMemory {
     }
   }
 
-  private removeSelector(key: string): void {
-    const entry = this.selectors.get(key);
-    if (!entry) return;
+  private removeSelector(key: string, memory: HpaMemory): void {
+    const selector = memory.selector;
+    if (!selector) return;
     this.version++;
-    this.selectors.delete(key);
+    memory.selector = null;
     this.unindexed.delete(key);
-    const indexLabel = indexLabelOf(entry.selector);
-    if (indexLabel !== null) this.byLabel.get(entry.namespace)?.get(indexLabel)?.delete(key);
+    const indexLabel = indexLabelOf(selector);
+    if (indexLabel !== null) this.byLabel.get(memory.namespace)?.get(indexLabel)?.delete(key);
   }
 
   /** Another controller wrote this HPA recently (ForeignWriterDetector's evidence), or not. */
   setForeignWriter(key: string, writer: ForeignWriter | null): void {
-    if (writer) this.foreignWriters.set(key, writer);
-    else this.foreignWriters.delete(key);
+    if (writer) this.of(key).foreignWriter = writer;
+    else {
+      const memory = this.hpas.get(key);
+      if (memory) memory.foreignWriter = undefined;
+    }
   }
 
   foreignWriter(key: string): ForeignWriter | undefined {
-    return this.foreignWriters.get(key);
+    return this.hpas.get(key)?.foreignWriter;
   }
 
   setYielding(key: string, yielding: boolean): void {
-    if (yielding) this.yielding.add(key);
-    else this.yielding.delete(key);
+    if (yielding) this.of(key).yielding = true;
+    else {
+      const memory = this.hpas.get(key);
+      if (memory) memory.yielding = false;
+    }
   }
 
   isYielding(key: string): boolean {
-    return this.yielding.has(key);
+    return this.hpas.get(key)?.yielding ?? false;
   }
 
   /** The HPA was deleted: upstream drops its recommendations and scale events. */
   forget(key: string): void {
-    this.histories.delete(key);
-    this.foreignWriters.delete(key);
-    this.yielding.delete(key);
-    this.removeSelector(key);
+    const memory = this.hpas.get(key);
+    if (!memory) return;
+    this.removeSelector(key, memory);
+    memory.forgotten = true;
+    this.hpas.delete(key);
   }
 
   clear(): void {
     this.version++;
-    this.histories.clear();
-    this.foreignWriters.clear();
-    this.yielding.clear();
-    this.selectors.clear();
+    for (const memory of this.hpas.values()) memory.forgotten = true;
+    this.hpas.clear();
     this.byLabel.clear();
     this.unindexed.clear();
   }
 
   /** HPAs (sorted keys) whose last-seen selector matches any of these pods. */
   hpasSelecting(namespace: string, pods: readonly PodView[]): string[] {
-    // Pod lists are immutable snapshots (a changed pod set is a new list): reuse the answer.
-    const cached = this.selectingCache.get(pods);
-    if (cached && cached.version === this.version) return cached.keys;
+    return this.findSelecting(namespace, pods);
+  }
+
+  /**
+   * hpasSelecting for the HPA's own pods. Pod lists are immutable snapshots (a changed pod set
+   * is a new list): the answer is kept with the HPA's record while its list and the selectors
+   * stay the same.
+   */
+  hpasSelectingOf(memory: HpaMemory, namespace: string, pods: readonly PodView[]): string[] {
+    if (memory.selectingPods === pods && memory.selectingVersion === this.version)
+      return memory.selecting;
     const keys = this.findSelecting(namespace, pods);
-    this.selectingCache.set(pods, { version: this.version, keys });
+    memory.selectingPods = pods;
+    memory.selectingVersion = this.version;
+    memory.selecting = keys;
     return keys;
   }
 
@@ -164,9 +207,10 @@ export class ControllerMemory {
     }
     const selecting: string[] = [];
     for (const key of candidates) {
-      const entry = this.selectors.get(key)!;
+      const entry = this.hpas.get(key)!;
       if (entry.namespace !== namespace) continue;
-      if (pods.some((pod) => selectorMatches(entry.selector, pod.labels))) selecting.push(key);
+      const selector = entry.selector!;
+      if (pods.some((pod) => selectorMatches(selector, pod.labels))) selecting.push(key);
     }
     return selecting.sort();
   }
@@ -192,6 +236,7 @@ function labelPairs(labels: Record<string, string>): string[] {
 // What a sync that reads no pods or metrics passes the core (never changed by it).
 const NO_PODS: readonly PodView[] = [];
 const NO_OBSERVATIONS: readonly MetricObservation[] = [];
+const NO_ANSWERS: MetricObservation[] = [];
 
 export interface ReconcileOutcome {
   result: SyncResult;
@@ -229,6 +274,7 @@ class Reconcile {
   private foreign: ForeignWriter | undefined = undefined;
   private extended = false;
   private result: SyncResult | null = null;
+  private held: HpaMemory;
 
   constructor(
     private readonly hpa: HorizontalPodAutoscaler,
@@ -239,6 +285,13 @@ class Reconcile {
   ) {
     this.namespace = hpa.metadata.namespace ?? "default";
     this.now = ports.clock.now();
+    this.held = memory.of(key);
+  }
+
+  /** The HPA's record, looked up once per reconcile (again only if forgotten meanwhile). */
+  private get state(): HpaMemory {
+    if (this.held.forgotten) this.held = this.memory.of(this.key);
+    return this.held;
   }
 
   // Each step tests its port's answer itself: a callback made only for a promise.
@@ -265,17 +318,20 @@ class Reconcile {
     if (scale.ok && needsExtendedMetrics(hpa, scale) && scale.selector) {
       const parsed = parseSelector(scale.selector);
       if (parsed.ok) {
-        this.memory.setSelector(this.key, namespace, parsed.selector);
+        const state = this.state;
+        this.memory.setSelectorOf(state, this.key, namespace, parsed.selector);
         this.pods = this.ports.pods.listPods(namespace, parsed.selector);
-        this.selectingHpas = this.memory.hpasSelecting(namespace, this.pods);
+        this.selectingHpas = this.memory.hpasSelectingOf(state, namespace, this.pods);
         const specs = hpa.spec.metrics ?? [];
         // A loop, not map + some: no closures at every sync.
-        const answers: (MetricObservation | Promise<MetricObservation>)[] = [];
+        let answers: (MetricObservation | Promise<MetricObservation>)[] = NO_ANSWERS;
         let pending = false;
         for (let i = 0; i < specs.length; i++) {
           const answer = this.ports.metrics.observe(namespace, specs[i]!, parsed.selector);
           if (answer instanceof Promise) pending = true;
-          answers.push(answer);
+          // The first as a literal of one: a push onto [] makes room for 17.
+          if (i === 0) answers = [answer];
+          else answers.push(answer);
         }
         return pending
           ? Promise.all(answers).then((observations) => this.decide(observations))
@@ -286,7 +342,7 @@ class Reconcile {
   }
 
   private decide(observations: readonly MetricObservation[]): Awaitable<ReconcileOutcome> {
-    const { hpa, memory, key } = this;
+    const { hpa } = this;
     const decision = decideExtendedSync({
       now: this.now,
       hpa,
@@ -294,13 +350,13 @@ class Reconcile {
       pods: this.pods,
       selectingHpas: this.selectingHpas,
       observations,
-      history: memory.history(key),
+      history: this.state.history,
       config: this.config,
     });
     this.decision = decision;
     // Only an HPA with extensions yields: without them both controllers decide alike.
     this.extended = hasExtensions(hpa);
-    this.foreign = this.extended ? memory.foreignWriter(key) : undefined;
+    this.foreign = this.extended ? this.state.foreignWriter : undefined;
     if (this.foreign) yieldToForeignWriter(decision, this.foreign.message);
     if (!decision.rescale) return this.complete(null);
     const answer = this.ports.scale.updateScale(
@@ -318,17 +374,18 @@ class Reconcile {
   }
 
   private complete(outcome: RescaleOutcome | null): Awaitable<ReconcileOutcome> {
-    const { hpa, memory, key, now, foreign } = this;
+    const { hpa, now, foreign } = this;
     let result = completeExtendedSync(this.decision!, outcome);
-    memory.setHistory(key, result.history);
+    const state = this.state;
+    state.history = result.history;
     // Yielding, Horizon writes no status of its own (two writers would flip it at every sync):
     // only its ForeignWriter condition, which the other controller keeps as it keeps any other.
-    const yielded = memory.isYielding(key);
+    const yielded = state.yielding;
     if (foreign) result = yieldedResult(result, hpa, foreign, now, !yielded);
     // Without annotations (and no yield to end) the status is upstream's, which keeps any
     // condition it does not set.
     else if (yielded || this.extended) result = resumedResult(result, hpa, yielded);
-    memory.setYielding(key, foreign !== undefined);
+    state.yielding = foreign !== undefined;
     for (const event of result.events) this.ports.events.record(hpa, event, now);
     this.result = result;
     if (!result.statusChanged) return { result, statusError: null };
