@@ -7,8 +7,17 @@ export function truncateToSecond(ms: number): number {
 
 /** RFC 3339 at second precision: `2026-01-01T12:00:00Z`. */
 export function rfc3339(ms: number): string {
-  return `${new Date(truncateToSecond(ms)).toISOString().slice(0, 19)}Z`;
+  const truncated = truncateToSecond(ms);
+  // The cluster stamps many objects of one instant (a simulated run: a Date and toISOString
+  // per pod and status change showed in its profile): the last instant is formatted once.
+  if (truncated === lastRfc3339.ms) return lastRfc3339.text;
+  const text = `${new Date(truncated).toISOString().slice(0, 19)}Z`;
+  lastRfc3339.ms = truncated;
+  lastRfc3339.text = text;
+  return text;
 }
+
+const lastRfc3339 = { ms: Number.NaN, text: "" };
 
 /** metav1.MicroTime (events' eventTime): `2026-01-01T12:00:00.000000Z`. */
 export function rfc3339Micro(ms: number): string {

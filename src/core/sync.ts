@@ -437,16 +437,22 @@ function computeMetrics(
               trace: { index, type: spec.type, reason: "InvalidMetricSourceType", error: message },
             };
           })();
-    outcome.traces.push(result.trace);
+    // Upstream leaves a zero-valued status entry for a metric that failed.
+    const status: MetricStatus = result.ok ? result.status : { type: "" };
+    // The first entry as a literal of one: a push onto [] makes room for 17.
+    if (index === 0) {
+      outcome.statuses = [status];
+      outcome.traces = [result.trace];
+    } else {
+      outcome.statuses.push(status);
+      outcome.traces.push(result.trace);
+    }
     if (!result.ok) {
-      // Upstream leaves a zero-valued status entry for a metric that failed.
-      outcome.statuses.push({ type: "" });
       events.push({ type: "Warning", reason: result.reason, message: result.message });
       if (firstInvalid === null) firstInvalid = result;
       invalidCount++;
       continue;
     }
-    outcome.statuses.push(result.status);
     if (replicas === 0 || result.replicas > replicas) {
       replicas = result.replicas;
       outcome.metric = result.description;
@@ -650,25 +656,17 @@ export function completeSync(
   const events = [...decision.events];
   const trace = decision.trace;
   const original = hpa.status ?? { desiredReplicas: 0 };
-  const finish = (
-    status: HorizontalPodAutoscalerStatus,
-    error: string | null,
-    desiredReplicas: number,
-    scaleUpdated = false,
-    history = decision.history,
-  ): SyncResult => ({
-    status,
-    statusChanged: !statusEqual(status, original),
-    events,
-    history,
-    desiredReplicas,
-    scaleUpdated,
-    error,
-    trace,
-  });
-
   if (decision.finished) {
-    return finish(decision.finished.status, decision.finished.error, decision.desiredReplicas);
+    return syncResult(
+      decision.finished.status,
+      original,
+      events,
+      decision.history,
+      decision.desiredReplicas,
+      false,
+      decision.finished.error,
+      trace,
+    );
   }
 
   const { currentReplicas, desiredReplicas, rescaleReason } = decision;
@@ -699,7 +697,16 @@ export function completeSync(
       const error = `failed to rescale ${targetReference(hpa)}: ${outcome.error}`;
       trace.outcome = "failed";
       trace.error = error;
-      return finish(status, error, original.desiredReplicas);
+      return syncResult(
+        status,
+        original,
+        events,
+        decision.history,
+        original.desiredReplicas,
+        false,
+        error,
+        trace,
+      );
     }
     setCondition(
       decision.conditions,
@@ -725,7 +732,16 @@ export function completeSync(
     );
     trace.outcome = "scaled";
     if (decision.deferredError) trace.error = decision.deferredError;
-    return finish(status, decision.deferredError, desiredReplicas, true, history);
+    return syncResult(
+      status,
+      original,
+      events,
+      history,
+      desiredReplicas,
+      true,
+      decision.deferredError,
+      trace,
+    );
   }
   const status = newStatus(
     currentReplicas,
@@ -737,7 +753,39 @@ export function completeSync(
   );
   trace.desiredReplicas = currentReplicas;
   if (decision.deferredError) trace.error = decision.deferredError;
-  return finish(status, decision.deferredError, currentReplicas);
+  return syncResult(
+    status,
+    original,
+    events,
+    decision.history,
+    currentReplicas,
+    false,
+    decision.deferredError,
+    trace,
+  );
+}
+
+/** completeSync's result (a function, not a closure made at every sync). */
+function syncResult(
+  status: HorizontalPodAutoscalerStatus,
+  original: HorizontalPodAutoscalerStatus,
+  events: SyncEvent[],
+  history: HpaHistory,
+  desiredReplicas: number,
+  scaleUpdated: boolean,
+  error: string | null,
+  trace: DecisionTrace,
+): SyncResult {
+  return {
+    status,
+    statusChanged: !statusEqual(status, original),
+    events,
+    history,
+    desiredReplicas,
+    scaleUpdated,
+    error,
+    trace,
+  };
 }
 
 /**

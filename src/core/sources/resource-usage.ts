@@ -82,6 +82,22 @@ export function targetMilli(target: MetricTarget, field: "value" | "averageValue
   return milli;
 }
 
+// The text of each milli-value formatted lately, bounded: an unchanged value is then the very
+// string the stored status holds (the status comparison compares no characters), and the
+// Quantity is not made and formatted again at every sync.
+const milliTexts = new Map<bigint, string>();
+
+/** `Quantity.fromMilli(milli).toString()`, remembered. */
+export function milliText(milli: bigint): string {
+  let text = milliTexts.get(milli);
+  if (text === undefined) {
+    if (milliTexts.size >= 4096) milliTexts.clear();
+    text = Quantity.fromMilli(milli).toString();
+    milliTexts.set(milli, text);
+  }
+  return text;
+}
+
 // Module-level, not closures made at every call.
 function failed(error: string): { ok: false; error: string } {
   return { ok: false, error };
@@ -115,7 +131,7 @@ export function calculateResource(
     return {
       ok: true,
       calculation,
-      current: { averageValue: Quantity.fromMilli(calculation.rawValueMilli).toString() },
+      current: { averageValue: milliText(calculation.rawValueMilli) },
       averageValueTarget: true,
     };
   }
@@ -143,7 +159,7 @@ export function calculateResource(
     calculation,
     current: {
       averageUtilization: calculation.utilization!,
-      averageValue: Quantity.fromMilli(calculation.rawValueMilli).toString(),
+      averageValue: milliText(calculation.rawValueMilli),
     },
     averageValueTarget: false,
   };
