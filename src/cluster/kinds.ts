@@ -2,7 +2,7 @@
 // as `deployments.apps "web" not found`, and which kinds are cluster-scoped. Served kinds are
 // read from the API server's kinds registry; kinds the cluster knows without serving them
 // (owners and dependents of garbage collection) are listed here by name only.
-import { KIND_LIST, kindDefinition } from "../apiserver/kinds/registry.js";
+import { KIND_LIST, KINDS, kindDefinition } from "../apiserver/kinds/registry.js";
 import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
 
 interface KnownKind {
@@ -58,7 +58,15 @@ export function resourceOf(kind: string, apiVersion?: string): string {
   return group ? `${pluralOf(kind)}.${group}` : pluralOf(kind);
 }
 
+// The built-in kinds' scopes never change: one lookup on the store's paths (every get and
+// write asks), not the registry's own-property test and keyed read.
+const BUILT_IN_CLUSTER_SCOPED = new Map<string, boolean>(
+  Object.entries(KINDS).map(([kind, definition]) => [kind, definition.namespaced === false]),
+);
+
 export function isClusterScoped(kind: string): boolean {
+  const builtIn = BUILT_IN_CLUSTER_SCOPED.get(kind);
+  if (builtIn !== undefined) return builtIn;
   return kindDefinition(kind)?.namespaced === false;
 }
 

@@ -21,7 +21,7 @@ import type { Selector } from "../core/selector.js";
 import { EventRecorder } from "./events.js";
 import { groupOf } from "./kinds.js";
 import type { MetricsPipeline } from "./metrics.js";
-import { notFoundMessage, type ObjectStore, StoreError } from "./store.js";
+import { notFoundMessage, type ObjectStore, type StoreCell, StoreError } from "./store.js";
 
 /** What the ports use of the cluster (EmbeddedCluster is one): no import of cluster.ts. */
 export interface PortsClusterView {
@@ -84,17 +84,38 @@ function lookupKind(ref: CrossVersionObjectReference): Lookup {
   };
 }
 
-// A scaleTargetRef (part of a stored HPA: never changed in place) resolves to the same kind
-// until the custom kinds change: once per ref and generation, not at every sync.
-const lookups = new WeakMap<CrossVersionObjectReference, { generation: number; lookup: Lookup }>();
+/** What a scaleTargetRef resolved to, and the answer its getScale last gave. */
+interface RefState {
+  generation: number;
+  lookup: Lookup;
+  /** The target's store cell, the namespace it was read in and the object its answer is of. */
+  cell: StoreCell | undefined;
+  namespace: string;
+  object: KubeObject | undefined;
+  answer: PortResult<ScaleView> | undefined;
+}
 
-function cachedLookupKind(ref: CrossVersionObjectReference): Lookup {
+// A scaleTargetRef (part of a stored HPA: never changed in place) resolves to the same kind
+// until the custom kinds change: once per ref and generation, not at every sync. Its target's
+// store cell is kept with it, so a sync whose target did not change since the last one reads
+// no map of the store and gets the same answer (the answer and its ScaleView are never changed).
+const refStates = new WeakMap<CrossVersionObjectReference, RefState>();
+
+function refState(ref: CrossVersionObjectReference): RefState {
   const generation = customGeneration();
-  const cached = lookups.get(ref);
-  if (cached !== undefined && cached.generation === generation) return cached.lookup;
-  const lookup = lookupKind(ref);
-  lookups.set(ref, { generation, lookup });
-  return lookup;
+  let state = refStates.get(ref);
+  if (state === undefined || state.generation !== generation) {
+    state = {
+      generation,
+      lookup: lookupKind(ref),
+      cell: undefined,
+      namespace: "",
+      object: undefined,
+      answer: undefined,
+    };
+    refStates.set(ref, state);
+  }
+  return state;
 }
 
 // Stored objects are replaced on every write, never changed in place: each one's scale (its
@@ -104,9 +125,16 @@ const scales = new WeakMap<KubeObject, ScaleView>();
 export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
   return {
     getScale(namespace, ref): PortResult<ScaleView> {
-      const kind = cachedLookupKind(ref);
+      const state = refState(ref);
+      const kind = state.lookup;
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
-      const object = cluster.store.get(kind.kind, namespace, ref.name);
+      // The cell holds the current object of the name while it exists (emptied on deletion).
+      const kept = state.cell?.object;
+      if (kept !== undefined && kept === state.object && state.namespace === namespace) {
+        return state.answer!;
+      }
+      const cell = cluster.store.cell(kind.kind, namespace, ref.name);
+      const object = cell?.object;
       if (!object) {
         return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
       }
@@ -115,10 +143,15 @@ export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
         scale = scaleOf(object, kind.paths);
         scales.set(object, scale);
       }
-      return { ok: true, value: scale };
+      const answer: PortResult<ScaleView> = { ok: true, value: scale };
+      state.cell = cell;
+      state.namespace = namespace;
+      state.object = object;
+      state.answer = answer;
+      return answer;
     },
     updateScale(namespace, ref, replicas): PortResult<void> {
-      const kind = cachedLookupKind(ref);
+      const kind = refState(ref).lookup;
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
       if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };

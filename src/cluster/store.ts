@@ -86,8 +86,21 @@ export function conflictMessage(kind: string, name: string, apiVersion?: string)
   return `Operation cannot be fulfilled on ${resourceOf(kind, apiVersion)} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
 }
 
+/**
+ * Where the current object of a name is kept: the same cell for as long as the name exists, so
+ * a reader that keeps it (the scale port) reads the current object without a lookup; a deleted
+ * name's cell is emptied and a re-created name gets a new one.
+ */
+export interface StoreCell {
+  readonly object: KubeObject | undefined;
+}
+
+interface Cell {
+  object: KubeObject | undefined;
+}
+
 interface KindTable {
-  byNamespace: Map<string, Map<string, KubeObject>>;
+  byNamespace: Map<string, Map<string, Cell>>;
   all: readonly KubeObject[] | null;
   lists: Map<string, readonly KubeObject[]>;
 }
@@ -105,7 +118,8 @@ export function storeNamespaceOf(object: KubeObject): string {
 export class ObjectStore {
   readonly #now: () => number;
   readonly #kinds = new Map<string, KindTable>();
-  readonly #listeners: ((event: WatchEvent) => void)[] = [];
+  /** Replaced, never changed in place: a notification goes through the list as it began. */
+  #listeners: readonly ((event: WatchEvent) => void)[] = [];
   readonly #errorHandlers: ((error: unknown, event: WatchEvent) => void)[] = [];
   readonly #incarnations = new Map<string, number>();
   readonly #history: { rv: number; event: WatchEvent }[] = [];
@@ -145,7 +159,9 @@ export class ObjectStore {
   /** Every stored object (any kind), in no particular order. */
   *objects(): IterableIterator<KubeObject> {
     for (const table of this.#kinds.values()) {
-      for (const objects of table.byNamespace.values()) yield* objects.values();
+      for (const cells of table.byNamespace.values()) {
+        for (const cell of cells.values()) yield cell.object!;
+      }
     }
   }
 
@@ -154,6 +170,11 @@ export class ObjectStore {
   }
 
   get(kind: string, namespace: string, name: string): KubeObject | undefined {
+    return this.cell(kind, namespace, name)?.object;
+  }
+
+  /** The cell of a stored name (see StoreCell), or undefined when the name is not stored. */
+  cell(kind: string, namespace: string, name: string): StoreCell | undefined {
     return this.#kinds
       .get(kind)
       ?.byNamespace.get(isClusterScoped(kind) ? "" : namespace)
@@ -275,7 +296,13 @@ export class ObjectStore {
   /** The status subresource: replaces status only; spec, metadata and generation stay. */
   updateStatus(kind: string, namespace: string, name: string, status: unknown): KubeObject {
     const ns = isClusterScoped(kind) ? "" : namespace;
-    const current = this.#existing(kind, ns, name);
+    // #existing and #put's work on the one cell (every HPA sync writes its status).
+    const table = this.#kinds.get(kind);
+    const cell = table?.byNamespace.get(ns)?.get(name);
+    const current = cell?.object;
+    if (table === undefined || cell === undefined || current === undefined) {
+      throw this.#notFound(kind, ns, name);
+    }
     // A status write that changes nothing is not stored either.
     if (jsonEqual(current.status, status)) return current;
     const rv = this.#rv + 1;
@@ -283,7 +310,10 @@ export class ObjectStore {
     stored.metadata = withResourceVersion(current.metadata, rv);
     stored.status = status;
     this.#commit(rv, "MODIFIED", stored);
-    this.#put(kind, ns, name, stored);
+    if (kind === CRD) establish(stored);
+    cell.object = stored;
+    table.all = null;
+    table.lists.delete(ns);
     this.#emit(rv, { type: "MODIFIED", object: stored });
     return stored;
   }
@@ -292,14 +322,16 @@ export class ObjectStore {
   delete(kind: string, namespace: string, name: string): KubeObject | undefined {
     const ns = isClusterScoped(kind) ? "" : namespace;
     const table = this.#kinds.get(kind);
-    const current = table?.byNamespace.get(ns)?.get(name);
-    if (!table || !current) return undefined;
+    const cell = table?.byNamespace.get(ns)?.get(name);
+    const current = cell?.object;
+    if (!table || !cell || !current) return undefined;
     const rv = this.#rv + 1;
     const final: KubeObject = copyOf(current);
     final.metadata = withResourceVersion(current.metadata, rv);
     this.#commit(rv, "DELETED", final);
     if (kind === CRD) withdraw(name);
     table.byNamespace.get(ns)!.delete(name);
+    cell.object = undefined;
     table.all = null;
     table.lists.delete(ns);
     this.#emit(rv, { type: "DELETED", object: final });
@@ -308,10 +340,10 @@ export class ObjectStore {
 
   /** Synchronous notification of every change; returns the unsubscribe function. */
   watch(listener: (event: WatchEvent) => void): () => void {
-    this.#listeners.push(listener);
+    this.#listeners = [...this.#listeners, listener];
     return () => {
       const index = this.#listeners.indexOf(listener);
-      if (index >= 0) this.#listeners.splice(index, 1);
+      if (index >= 0) this.#listeners = this.#listeners.filter((_, i) => i !== index);
     };
   }
 
@@ -340,17 +372,19 @@ export class ObjectStore {
   }
 
   #existing(kind: string, namespace: string, name: string, apiVersion?: string): KubeObject {
-    const current = this.#kinds.get(kind)?.byNamespace.get(namespace)?.get(name);
-    if (!current) {
-      throw new StoreError(
-        "NotFound",
-        kind,
-        namespace,
-        name,
-        notFoundMessage(kind, name, apiVersion),
-      );
-    }
+    const current = this.#kinds.get(kind)?.byNamespace.get(namespace)?.get(name)?.object;
+    if (!current) throw this.#notFound(kind, namespace, name, apiVersion);
     return current;
+  }
+
+  #notFound(kind: string, namespace: string, name: string, apiVersion?: string): StoreError {
+    return new StoreError(
+      "NotFound",
+      kind,
+      namespace,
+      name,
+      notFoundMessage(kind, name, apiVersion),
+    );
   }
 
   /** Journals a change (it may throw: then nothing changed) and takes its resourceVersion. */
@@ -367,12 +401,14 @@ export class ObjectStore {
       table = { byNamespace: new Map(), all: null, lists: new Map() };
       this.#kinds.set(kind, table);
     }
-    let objects = table.byNamespace.get(namespace);
-    if (!objects) {
-      objects = new Map();
-      table.byNamespace.set(namespace, objects);
+    let cells = table.byNamespace.get(namespace);
+    if (!cells) {
+      cells = new Map();
+      table.byNamespace.set(namespace, cells);
     }
-    objects.set(name, object);
+    const cell = cells.get(name);
+    if (cell !== undefined) cell.object = object;
+    else cells.set(name, { object });
     table.all = null;
     table.lists.delete(namespace);
   }
@@ -386,16 +422,19 @@ export class ObjectStore {
         this.#compacted = dropped[dropped.length - 1]!.rv;
       }
     }
-    // A copy: a listener may unsubscribe (a watch ending) while the others are notified.
-    const errors: unknown[] = [];
-    for (const listener of [...this.#listeners]) {
+    // The list as it is now: a listener may unsubscribe (a watch ending) while the others are
+    // notified, which replaces #listeners, not this array.
+    const listeners = this.#listeners;
+    let errors: unknown[] | null = null;
+    for (let i = 0; i < listeners.length; i++) {
       try {
-        listener(event);
+        listeners[i]!(event);
       } catch (error) {
+        errors ??= [];
         errors.push(error);
       }
     }
-    if (errors.length === 0) return;
+    if (errors === null) return;
     // The write is done: a failing listener (a controller meeting an object it cannot handle)
     // is reported, not made the write's failure, when someone takes the reports.
     if (this.#errorHandlers.length === 0) throw errors[0];
@@ -441,6 +480,6 @@ function withResourceVersion(metadata: KubeObject["metadata"], rv: number): Kube
   return copy;
 }
 
-function sortedByName(objects: Map<string, KubeObject>): KubeObject[] {
-  return [...objects.keys()].sort().map((name) => objects.get(name)!);
+function sortedByName(cells: Map<string, Cell>): KubeObject[] {
+  return [...cells.keys()].sort().map((name) => cells.get(name)!.object!);
 }
