@@ -188,6 +188,11 @@ export class GarbageCollector {
   readonly #dependents = new Map<string, Set<string>>();
   /** Dependent key → the references indexed for it. */
   readonly #indexed = new Map<string, readonly Ref[]>();
+  /**
+   * How many keys in #indexed have each name: an object without references whose name has none
+   * (every HPA status write) was not indexed, which needs no key built and looked up.
+   */
+  readonly #indexedNames = new Map<string, number>();
   readonly #terminating = new Set<string>();
   #processing = false;
 
@@ -241,10 +246,22 @@ export class GarbageCollector {
 
   #observe(event: WatchEvent): void {
     const object = event.object;
+    const metadata = object.metadata;
+    if (
+      event.type !== "DELETED" &&
+      metadata.deletionTimestamp === undefined &&
+      this.#terminating.size === 0 &&
+      refsOf(object).length === 0 &&
+      !this.#indexedNames.has(metadata.name)
+    ) {
+      // Not indexed before, no references now, not being deleted, no namespace terminating:
+      // nothing below would change.
+      return;
+    }
     const key = objectKey(object);
     const namespace = isClusterScoped(object.kind) ? "" : storeNamespaceOf(object);
     if (event.type === "DELETED") {
-      this.#unindex(key);
+      this.#unindex(key, metadata.name);
       // Dependents of the deleted object lost an owner.
       const uid = object.metadata.uid;
       for (const dep of (uid && this.#dependents.get(uid)) || []) this.#queue.add(dep);
@@ -257,9 +274,11 @@ export class GarbageCollector {
       if (!sameRefs(before, refs.length > 0 ? refs : undefined)) {
         // New or changed references: check the owners exist; released owners may be done.
         if (before) this.#queueWaitingOwners(object, before);
-        this.#unindex(key);
+        this.#unindex(key, metadata.name);
         if (refs.length > 0) {
           this.#indexed.set(key, refs);
+          const name = metadata.name;
+          this.#indexedNames.set(name, (this.#indexedNames.get(name) ?? 0) + 1);
           for (const ref of refs) {
             let set = this.#dependents.get(ref.uid);
             if (!set) {
@@ -284,10 +303,13 @@ export class GarbageCollector {
     if (namespace !== "" && this.#terminating.has(namespace)) this.#namespaces.add(namespace);
   }
 
-  #unindex(key: string): void {
+  #unindex(key: string, name: string): void {
     const refs = this.#indexed.get(key);
     if (!refs) return;
     this.#indexed.delete(key);
+    const count = this.#indexedNames.get(name)!;
+    if (count > 1) this.#indexedNames.set(name, count - 1);
+    else this.#indexedNames.delete(name);
     for (const ref of refs) {
       const set = this.#dependents.get(ref.uid);
       set?.delete(key);
