@@ -430,7 +430,7 @@ export class EmbeddedCluster {
 
   snapshot(ref: WorkloadRef): WorkloadSnapshot {
     let workload = this.#byRef.get(ref);
-    if (!workload || this.#workloads.get(workload.key) !== workload) {
+    if (!workload || workload.removed) {
       workload = this.#workloads.get(workloadKey(ref));
       if (workload) this.#byRef.set(ref, workload);
     }
@@ -499,6 +499,21 @@ export class EmbeddedCluster {
 
   /** The pods of a namespace matching a selector, kept as a live index entry. */
   selectorEntry(namespace: string, selector: Selector): SelectorEntry {
+    // A sync asks twice in a row (its pods, then its metrics); entries are never replaced.
+    const last = this.#lastEntry;
+    if (last !== null && this.#lastSelector === selector && last.namespace === namespace) {
+      return last;
+    }
+    const entry = this.#selectorEntry(namespace, selector);
+    this.#lastSelector = selector;
+    this.#lastEntry = entry;
+    return entry;
+  }
+
+  #lastSelector: Selector | null = null;
+  #lastEntry: SelectorEntry | null = null;
+
+  #selectorEntry(namespace: string, selector: Selector): SelectorEntry {
     let byText = this.#entries.get(namespace);
     if (!byText) {
       byText = new Map();
@@ -698,6 +713,7 @@ export class EmbeddedCluster {
     const workload = this.#workloads.get(key);
     if (!workload) return;
     this.#workloads.delete(key);
+    workload.removed = true;
     this.#dirtyWorkloads.delete(workload);
     this.#progressChecks.delete(workload);
   }
@@ -831,6 +847,7 @@ export class EmbeddedCluster {
         const standalone = this.#workloads.get(key);
         if (standalone && standalone !== workload) {
           this.#workloads.delete(key);
+          standalone.removed = true;
           this.#dirtyWorkloads.delete(standalone);
         }
       },

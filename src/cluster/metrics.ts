@@ -8,6 +8,7 @@
 // Nothing is computed per pod on a scrape: a scrape records each workload's demand and
 // per-pod share, and a pod's sample is derived from those and its own timestamps when asked.
 import type { MetricSpec } from "../api/types.js";
+import type { PodView } from "../core/pods.js";
 import type { SampleColumns } from "../core/replica-calculator.js";
 import type { Selector } from "../core/selector.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
@@ -22,7 +23,14 @@ import type {
   UsageModel,
 } from "./cluster-model.js";
 import { groupOf, pluralOf } from "./kinds.js";
-import type { EntryUsage, PodRecord, SelectorEntry, Workload } from "./model.js";
+import {
+  type EntryUsage,
+  type PodRecord,
+  type SelectorEntry,
+  USAGE_STRIDE,
+  type UsageRun,
+  type Workload,
+} from "./model.js";
 import { noise, noiseBits, streamSeed } from "./random.js";
 import { trafficAt } from "./traffic.js";
 import { cpuAt, servedPerPod } from "./usage.js";
@@ -261,103 +269,136 @@ export class MetricsPipeline {
 
   /**
    * The usage of every member of the entry at the latest scrape, computed once per scrape from
-   * the columns of what the usage model reads of them (read from the pod records when the
-   * entry's pod list changed): a sync reads a few arrays instead of every cold pod record.
+   * what the usage model reads of them, packed per pod (read from the pod records when the
+   * entry's pod list changed): a sync reads one array instead of every cold pod record, and
+   * the model's constants once per run of pods that share them (an entry's pods are usually
+   * one workload's). Same arithmetic as #compute, in the same order.
    * Those fields change only with a pod's stage, which rebuilds its view and so the list.
    */
   #entryUsage(entry: SelectorEntry): EntryUsage {
     const views = entry.podViews();
     let table = entry.usage;
     if (table === null || table.views !== views) {
-      const members = entry.memberList();
-      const n = members.length;
-      const times = new Array<number>(n * 5).fill(0.5);
-      const timestamps = new Array<number>(n).fill(0);
-      const windows = new Array<number>(n).fill(0);
-      table = {
-        views,
-        times,
-        seeds: [],
-        workloads: [],
-        usages: [],
-        bursts: [],
-        containers: [],
-        scrape: -1,
-        scraped: 0,
-        cpu: {
-          pods: views,
-          values: new Array<number>(n).fill(0.5),
-          timestamps,
-          windows,
-          extra: [],
-        },
-        memory: {
-          pods: views,
-          values: new Array<number>(n).fill(0.5),
-          timestamps,
-          windows,
-          extra: [],
-        },
-      };
-      for (let i = 0; i < n; i++) {
-        const pod = members[i]!;
-        times[i * 5] = pod.runningAt ?? Number.NaN;
-        times[i * 5 + 1] = pod.failedAt ?? Number.NaN;
-        times[i * 5 + 2] = pod.completesAt ?? Number.NaN;
-        times[i * 5 + 3] = pod.readyAt ?? Number.NaN;
-        times[i * 5 + 4] = pod.deletingAt ?? Number.NaN;
-        table.seeds.push(pod.seed);
-        table.workloads.push(pod.workload);
-        table.usages.push(pod.usage);
-        table.bursts.push(pod.lifecycle.startupCpuBurst);
-        table.containers.push(pod.template.containerNames.length > 0);
-      }
+      table = this.#usageTable(entry.memberList(), views);
       entry.usage = table;
     }
     const k = this.scrapeIndex;
-    if (table.scrape !== k && k >= 0) {
-      // Straight into the samples: every container reports both resources, so a pod's sample
-      // is its modelled usage, and a pod without containers (or not running) has none.
-      const { times, containers, cpu, memory } = table;
-      const { timestamps, windows } = cpu;
-      const at = this.lastScrapeAt;
-      let scraped = 0;
-      // The members' workload's share, looked up once (an entry's pods are usually one workload's).
-      let workload: Workload | null | undefined;
-      let share = 0;
-      for (let i = 0; i < containers.length; i++) {
-        if (table.workloads[i] !== workload) {
-          workload = table.workloads[i]!;
-          share = this.#share(workload);
-        }
-        const has = this.#compute(
-          times[i * 5]!,
-          times[i * 5 + 1]!,
-          times[i * 5 + 2]!,
-          times[i * 5 + 3]!,
-          times[i * 5 + 4]!,
-          table.seeds[i]!,
-          share,
-          table.usages[i]!,
-          table.bursts[i]!,
-        );
-        if (has) scraped++;
-        if (!has || !containers[i]) {
-          cpu.values[i] = Number.NaN;
-          memory.values[i] = Number.NaN;
+    if (table.scrape === k || k < 0) return table;
+    // Straight into the samples: every container reports both resources, so a pod's sample
+    // is its modelled usage, and a pod without containers (or not running) has none.
+    const { pods, runs, cpu, memory } = table;
+    const cpuValues = cpu.values;
+    const memoryValues = memory.values;
+    const { timestamps, windows } = cpu;
+    const t = this.lastScrapeAt;
+    const resolution = this.resolution;
+    let scraped = 0;
+    let i = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r]!;
+      const share = this.#share(run.workload);
+      const usage = run.usage;
+      const jitter = usage.jitter;
+      const { baseMilli, milliPerRps, limitMilli } = usage.cpu;
+      const { baseBytes, bytesPerRps } = usage.memory;
+      const burst = run.burst;
+      const burstMs = burst ? burst.durationMs : 0;
+      const burstMilli = burst ? burst.milli : 0;
+      const containers = run.containers;
+      for (let at = i * USAGE_STRIDE; i < run.end; i++, at += USAGE_STRIDE) {
+        const runningAt = pods[at]!;
+        // As #compute: no sample before the containers run, nor once they stopped.
+        if (!(runningAt < t) || pods[at + 1]! <= t || pods[at + 2]! <= t) {
+          cpuValues[i] = Number.NaN;
+          memoryValues[i] = Number.NaN;
           timestamps[i] = 0;
           windows[i] = 0;
           continue;
         }
-        cpu.values[i] = this.#cpuMilli;
-        memory.values[i] = this.#memoryMilli;
-        timestamps[i] = at;
-        windows[i] = this.resolution;
+        scraped++;
+        if (!containers) {
+          cpuValues[i] = Number.NaN;
+          memoryValues[i] = Number.NaN;
+          timestamps[i] = 0;
+          windows[i] = 0;
+          continue;
+        }
+        const served = pods[at + 3]! <= t && !(pods[at + 4]! <= t) ? share : 0;
+        let cpuFactor = 1;
+        let memFactor = 1;
+        if (jitter > 0) {
+          const h = noiseBits(pods[at + 5]!, k);
+          cpuFactor = 1 + jitter * ((h >>> 16) / 32768 - 1);
+          memFactor = 1 + jitter * ((h & 0xffff) / 32768 - 1);
+        }
+        // cpuAt's arithmetic.
+        let milli = baseMilli + milliPerRps * served;
+        if (burst && t >= runningAt && t < runningAt + burstMs) milli += burstMilli;
+        milli *= cpuFactor;
+        if (milli < 0) milli = 0;
+        cpuValues[i] = Math.ceil(limitMilli !== null ? Math.min(milli, limitMilli) : milli);
+        const bytes = (baseBytes + bytesPerRps * served) * memFactor;
+        memoryValues[i] = bytes > 0 ? Math.round(bytes) * 1000 : 0;
+        timestamps[i] = t;
+        windows[i] = resolution;
       }
-      table.scraped = scraped;
-      table.scrape = k;
     }
+    table.scraped = scraped;
+    table.scrape = k;
     return table;
+  }
+
+  /** A new usage table of the members (their pod list changed). */
+  #usageTable(members: readonly PodRecord[], views: readonly PodView[]): EntryUsage {
+    const n = members.length;
+    const timestamps = new Array<number>(n).fill(0);
+    const windows = new Array<number>(n).fill(0);
+    const pods = new Float64Array(n * USAGE_STRIDE);
+    const runs: UsageRun[] = [];
+    let run: UsageRun | null = null;
+    for (let i = 0; i < n; i++) {
+      const pod = members[i]!;
+      const at = i * USAGE_STRIDE;
+      pods[at] = pod.runningAt ?? Number.NaN;
+      pods[at + 1] = pod.failedAt ?? Number.NaN;
+      pods[at + 2] = pod.completesAt ?? Number.NaN;
+      pods[at + 3] = pod.readyAt ?? Number.NaN;
+      pods[at + 4] = pod.deletingAt ?? Number.NaN;
+      pods[at + 5] = pod.seed;
+      const burst = pod.lifecycle.startupCpuBurst;
+      const containers = pod.template.containerNames.length > 0;
+      if (
+        run === null ||
+        run.workload !== pod.workload ||
+        run.usage !== pod.usage ||
+        run.burst !== burst ||
+        run.containers !== containers
+      ) {
+        run = { end: i + 1, workload: pod.workload, usage: pod.usage, burst, containers };
+        runs.push(run);
+      } else run.end = i + 1;
+    }
+    return {
+      views,
+      pods,
+      runs,
+      scrape: -1,
+      scraped: 0,
+      cpu: {
+        pods: views,
+        values: new Array<number>(n).fill(0.5),
+        timestamps,
+        windows,
+        extra: [],
+      },
+      memory: {
+        pods: views,
+        values: new Array<number>(n).fill(0.5),
+        timestamps,
+        windows,
+        extra: [],
+      },
+    };
   }
 
   /**

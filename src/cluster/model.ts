@@ -280,6 +280,8 @@ export class Workload {
   metricsCache: Record<string, number> = {};
   /** `namespace/Kind/name`, made once (it keys the cluster's maps). */
   readonly key: string;
+  /** No longer the cluster's workload of its key (deleted, or replaced by its Deployment's). */
+  removed = false;
 
   constructor(
     readonly kind:
@@ -320,14 +322,13 @@ export class Workload {
  */
 export interface EntryUsage {
   views: readonly PodView[];
-  /** Per pod: runningAt, failedAt, completesAt, readyAt, deletingAt (NaN: null). */
-  times: number[];
-  seeds: number[];
-  workloads: (Workload | null)[];
-  usages: UsageModel[];
-  bursts: PodLifecycleModel["startupCpuBurst"][];
-  /** The pod has containers (none: it reports no metric). */
-  containers: boolean[];
+  /**
+   * Per pod, contiguous: runningAt, failedAt, completesAt, readyAt, deletingAt (NaN: null) and
+   * its seed (USAGE_STRIDE numbers): a scrape reads one run of memory per pod, not six arrays.
+   */
+  pods: Float64Array;
+  /** Runs of consecutive members that share a workload, usage model, burst and containers. */
+  runs: UsageRun[];
   /** The scrape the samples below are of. */
   scrape: number;
   /** How many members the scrape saw running (with containers or not). */
@@ -335,6 +336,19 @@ export interface EntryUsage {
   /** The members' whole-pod usage as the Resource metrics' samples (they share the times). */
   cpu: SampleColumns;
   memory: SampleColumns;
+}
+
+/** Numbers per pod in EntryUsage.pods. */
+export const USAGE_STRIDE = 6;
+
+/** Members [start, end) of an entry whose usage is computed with the same model. */
+export interface UsageRun {
+  end: number;
+  workload: Workload | null;
+  usage: UsageModel;
+  burst: PodLifecycleModel["startupCpuBurst"];
+  /** The pods have containers (none: they report no metric). */
+  containers: boolean;
 }
 
 export class SelectorEntry {
