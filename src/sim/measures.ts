@@ -166,11 +166,34 @@ class HpaState {
     this.final = replicas;
   }
 
+  // traceCpuTarget's last parse: a trace says the same target at every sync.
+  #targetText: string | undefined = undefined;
+  #targetValue = Number.NaN;
+
+  /** traceCpuTarget, parsing a target only when its text changed. */
+  #cpuTarget(trace: DecisionTrace): number | null {
+    for (const m of trace.metrics) {
+      if (
+        (m.type === "Resource" || m.type === "ContainerResource") &&
+        m.target?.type === "Utilization" &&
+        m.description?.startsWith("cpu ")
+      ) {
+        const text = m.target.value;
+        if (text !== this.#targetText) {
+          this.#targetText = text;
+          this.#targetValue = Number.parseFloat(text);
+        }
+        if (Number.isFinite(this.#targetValue)) return this.#targetValue;
+      }
+    }
+    return null;
+  }
+
   sync(record: SyncRecord): void {
     const trace = record.trace;
     const window = traceScaleDownWindow(trace);
     if (window !== undefined) this.scaleDownWindow = window;
-    const target = traceCpuTarget(trace);
+    const target = this.#cpuTarget(trace);
     if (target !== null) this.targetUtilization = target;
     // A scale that could not be read says nothing about the replicas.
     if (!("error" in trace.scale)) this.observe(record.currentReplicas);
@@ -204,12 +227,55 @@ function extensionLimit(trace: DecisionTrace): string | undefined {
   return undefined;
 }
 
+/**
+ * The values of keys that arrive in the same order again and again (a run's samples go through
+ * the workloads in one order at every instant, its syncs through the HPAs in key order): the
+ * next key is compared with the one that came after the previous key last time, and only a
+ * different key is looked up in the map. Same answers as the map, which it only caches.
+ */
+class ArrivalOrder<T> {
+  readonly #keys: string[] = [];
+  readonly #values: T[] = [];
+  #next = 0;
+
+  constructor(readonly map: ReadonlyMap<string, T>) {}
+
+  get(key: string): T | undefined {
+    let i = this.#next;
+    if (i < this.#keys.length && this.#keys[i] === key) {
+      this.#next = i + 1;
+      return this.#values[i];
+    }
+    if (this.#keys.length > 0 && this.#keys[0] === key) {
+      this.#next = 1;
+      return this.#values[0];
+    }
+    const value = this.map.get(key);
+    if (value === undefined) return undefined;
+    // Learned at this position (bounded: past the map's size it starts again from the front).
+    if (i > this.map.size) i = 0;
+    this.#keys[i] = key;
+    this.#values[i] = value;
+    this.#next = i + 1;
+    return value;
+  }
+}
+
+interface WorkloadMeasures {
+  state: WorkloadState;
+  /** The HPAs targeting it. */
+  hpas: readonly HpaState[];
+}
+
 export class MeasureCollector {
   readonly #start: StartRecord;
   readonly #hpas = new Map<string, HpaState>();
   readonly #workloads = new Map<string, WorkloadState>();
   /** The HPAs targeting each workload. */
   readonly #byWorkload = new Map<string, HpaState[]>();
+  readonly #sampled = new Map<string, WorkloadMeasures>();
+  readonly #sampleOrder = new ArrivalOrder(this.#sampled);
+  readonly #syncOrder = new ArrivalOrder(this.#hpas);
   #latestT = 0;
 
   constructor(start: StartRecord) {
@@ -229,22 +295,24 @@ export class MeasureCollector {
       if (list) list.push(state);
       else this.#byWorkload.set(h.target, [state]);
     }
+    for (const [key, state] of this.#workloads) {
+      this.#sampled.set(key, { state, hpas: this.#byWorkload.get(key) ?? [] });
+    }
   }
 
   add(record: SimulationRecord): void {
     switch (record.type) {
       case "sample": {
         this.#seen(record.t);
-        const workload = this.#workloads.get(record.workload);
+        const workload = this.#sampleOrder.get(record.workload);
         if (!workload) return;
-        workload.add(record);
-        for (const hpa of this.#byWorkload.get(record.workload) ?? [])
-          hpa.observe(record.specReplicas);
+        workload.state.add(record);
+        for (const hpa of workload.hpas) hpa.observe(record.specReplicas);
         return;
       }
       case "sync": {
         this.#seen(record.t);
-        let hpa = this.#hpas.get(record.hpa);
+        let hpa = this.#syncOrder.get(record.hpa);
         if (!hpa) {
           // An HPA the start record did not list: measured from its syncs alone.
           hpa = new HpaState(
