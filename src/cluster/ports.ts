@@ -99,9 +99,11 @@ interface RefState {
 // until the custom kinds change: once per ref and generation, not at every sync. Its target's
 // store cell is kept with it, so a sync whose target did not change since the last one reads
 // no map of the store and gets the same answer (the answer and its ScaleView are never changed).
-const refStates = new WeakMap<CrossVersionObjectReference, RefState>();
+// Each port keeps its own: a ref object can be shared by the HPAs of two clusters (a scenario's
+// parsed objects, run again), and a cell is of one cluster's store.
+type RefStates = WeakMap<CrossVersionObjectReference, RefState>;
 
-function refState(ref: CrossVersionObjectReference): RefState {
+function refState(refStates: RefStates, ref: CrossVersionObjectReference): RefState {
   const generation = customGeneration();
   let state = refStates.get(ref);
   if (state === undefined || state.generation !== generation) {
@@ -123,9 +125,10 @@ function refState(ref: CrossVersionObjectReference): RefState {
 const scales = new WeakMap<KubeObject, ScaleView>();
 
 export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
+  const refStates: RefStates = new WeakMap();
   return {
     getScale(namespace, ref): PortResult<ScaleView> {
-      const state = refState(ref);
+      const state = refState(refStates, ref);
       const kind = state.lookup;
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       // The cell holds the current object of the name while it exists (emptied on deletion).
@@ -151,7 +154,7 @@ export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
       return answer;
     },
     updateScale(namespace, ref, replicas): PortResult<void> {
-      const kind = refState(ref).lookup;
+      const kind = refState(refStates, ref).lookup;
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
       if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
