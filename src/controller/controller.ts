@@ -35,6 +35,8 @@ interface Scheduled {
   name: string;
   /** Next sync time (epoch ms). */
   at: number;
+  /** Taken out of the schedule (the HPA went away, or a restart). */
+  removed: boolean;
 }
 
 function byKey(a: Scheduled, b: Scheduled): number {
@@ -81,13 +83,15 @@ export class HorizontalController {
           namespace: hpa.metadata.namespace ?? "default",
           name: hpa.metadata.name ?? "",
           at: now + syncPeriodFor(hpa, this.options.config),
+          removed: false,
         });
         this.earliest = null;
         this.sorted = null;
       }
     }
-    for (const key of this.due.keys()) {
+    for (const [key, entry] of this.due) {
       if (!seen.has(key)) {
+        entry.removed = true;
         this.due.delete(key);
         this.memory.forget(key);
         this.earliest = null;
@@ -119,12 +123,18 @@ export class HorizontalController {
     for (const entry of dueNow) {
       const hpa = getHpa ? getHpa(entry.namespace, entry.name) : index!.get(entry.key);
       if (!hpa) continue;
-      let scheduled = this.due.get(entry.key);
-      // Forgotten while an earlier sync awaited: scheduling it again changes the key set.
-      if (!scheduled) {
-        scheduled = entry;
-        this.due.set(entry.key, entry);
-        this.sorted = null;
+      // The entry is the schedule's own unless it was taken out while an earlier sync
+      // awaited (no Map lookup per sync otherwise).
+      let scheduled: Scheduled | undefined = entry;
+      if (entry.removed) {
+        scheduled = this.due.get(entry.key);
+        // Forgotten: scheduling it again changes the key set.
+        if (!scheduled) {
+          scheduled = entry;
+          entry.removed = false;
+          this.due.set(entry.key, entry);
+          this.sorted = null;
+        }
       }
       scheduled.at = now + syncPeriodFor(hpa, this.options.config);
       this.earliest = null;
@@ -154,6 +164,7 @@ export class HorizontalController {
    */
   restart(now: number): void {
     this.memory.clear();
+    for (const entry of this.due.values()) entry.removed = true;
     this.due.clear();
     this.earliest = null;
     this.sorted = null;

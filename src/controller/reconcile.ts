@@ -196,8 +196,13 @@ export class ControllerMemory {
     if (inNamespace) {
       let lastLabels: Record<string, string> | null = null;
       for (const pod of pods) {
-        // Pods of one workload usually share one labels object (or equal ones): skip repeats.
-        if (pod.labels === lastLabels) continue;
+        // Pods of one workload have equal labels (one object, or equal ones: a pod's labels
+        // are a new object whenever it changes): skip repeats, without their pairs.
+        if (
+          pod.labels === lastLabels ||
+          (lastLabels !== null && sameLabels(pod.labels, lastLabels))
+        )
+          continue;
         lastLabels = pod.labels;
         for (const pair of labelPairs(pod.labels)) {
           const keys = inNamespace.get(pair);
@@ -214,6 +219,17 @@ export class ControllerMemory {
     }
     return selecting.sort();
   }
+}
+
+/** The same own labels (a false "no" only costs the pairs' lookup). */
+function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
+  let count = 0;
+  for (const key in a) {
+    if (a[key] !== b[key] || !Object.hasOwn(a, key) || !Object.hasOwn(b, key)) return false;
+    count++;
+  }
+  for (const _ in b) count--;
+  return count === 0;
 }
 
 function indexLabelOf(selector: Selector): string | null {
