@@ -809,6 +809,8 @@ function statusEqual(
     for (let i = 0; i < metrics.length; i++) {
       const m = metrics[i]!;
       const s = storedMetrics[i]!;
+      // An unchanged metric is mostly the stored object itself (see resource.ts).
+      if (m === s) continue;
       // Resource metrics' values directly; any other shape is left to the whole comparison.
       const current = m.resource?.current;
       const storedCurrent = s.resource?.current;

@@ -82,18 +82,20 @@ export function targetMilli(target: MetricTarget, field: "value" | "averageValue
   return milli;
 }
 
-// The text of each milli-value formatted lately, bounded: an unchanged value is then the very
-// string the stored status holds (the status comparison compares no characters), and the
-// Quantity is not made and formatted again at every sync.
-const milliTexts = new Map<bigint, string>();
+// The text of each target's last current value: a value unchanged since the HPA's last sync
+// (most syncs) is then the very string the stored status holds (the status comparison
+// compares no characters), and no Quantity is made and formatted.
+const lastTexts = new WeakMap<MetricTarget, { milli: bigint; text: string }>();
 
-/** `Quantity.fromMilli(milli).toString()`, remembered. */
-export function milliText(milli: bigint): string {
-  let text = milliTexts.get(milli);
-  if (text === undefined) {
-    if (milliTexts.size >= 4096) milliTexts.clear();
-    text = Quantity.fromMilli(milli).toString();
-    milliTexts.set(milli, text);
+/** `Quantity.fromMilli(milli).toString()`, remembered per target. */
+function currentText(target: MetricTarget, milli: bigint): string {
+  const last = lastTexts.get(target);
+  if (last !== undefined && last.milli === milli) return last.text;
+  const text = Quantity.fromMilli(milli).toString();
+  if (last === undefined) lastTexts.set(target, { milli, text });
+  else {
+    last.milli = milli;
+    last.text = text;
   }
   return text;
 }
@@ -131,7 +133,7 @@ export function calculateResource(
     return {
       ok: true,
       calculation,
-      current: { averageValue: milliText(calculation.rawValueMilli) },
+      current: { averageValue: currentText(target, calculation.rawValueMilli) },
       averageValueTarget: true,
     };
   }
@@ -159,7 +161,7 @@ export function calculateResource(
     calculation,
     current: {
       averageUtilization: calculation.utilization!,
-      averageValue: milliText(calculation.rawValueMilli),
+      averageValue: currentText(target, calculation.rawValueMilli),
     },
     averageValueTarget: false,
   };
