@@ -3,7 +3,7 @@
 // Pod object and PodView of a record at its stage, graceful and final deletes, and the stage a
 // restored pod is at.
 
-import { truncateToSecond } from "../api/time.js";
+import { rfc3339, truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "../apiserver/registry/delete.js";
 import type { PodView } from "../core/pods.js";
@@ -12,7 +12,6 @@ import { TimerHeap } from "./heap.js";
 import type { PodOwner, PodRecord } from "./model.js";
 import type { Scheduler } from "./scheduler.js";
 import type { ObjectStore } from "./store.js";
-import { timeText } from "./times.js";
 
 /** For pods of workloads the scenario does not model, and bare pods. */
 export const DEFAULT_LIFECYCLE: PodLifecycleModel = {
@@ -213,7 +212,7 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
           type: "PodScheduled",
           status: "False",
           lastProbeTime: null,
-          lastTransitionTime: timeText(pod.createdAt + pod.lifecycle.schedulingDelayMs),
+          lastTransitionTime: rfc3339(pod.createdAt + pod.lifecycle.schedulingDelayMs),
           reason: "Unschedulable",
           message: "0/1 nodes are available: 1 Too many pods.",
         },
@@ -221,12 +220,12 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
     }
     return status;
   }
-  const scheduled = timeText(pod.scheduledAt);
+  const scheduled = rfc3339(pod.scheduledAt);
   const ready = pod.readyCondition ?? {
     status: "False" as const,
     time: truncateToSecond(pod.scheduledAt),
   };
-  const readyTime = timeText(ready.time);
+  const readyTime = rfc3339(ready.time);
   const crash = pod.crashLoop;
   const notReady =
     ready.status === "False"
@@ -253,8 +252,8 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
         terminated: {
           exitCode,
           reason: exitCode === 0 ? "Completed" : "Error",
-          startedAt: timeText(pod.runningAt ?? pod.scheduledAt!),
-          finishedAt: timeText(pod.completesAt ?? pod.scheduledAt!),
+          startedAt: rfc3339(pod.runningAt ?? pod.scheduledAt!),
+          finishedAt: rfc3339(pod.completesAt ?? pod.scheduledAt!),
         },
       };
     } else if (pod.stage === "failed") {
@@ -262,10 +261,10 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
         terminated: {
           exitCode: 1,
           reason: "Error",
-          finishedAt: timeText(pod.failedAt ?? pod.scheduledAt!),
+          finishedAt: rfc3339(pod.failedAt ?? pod.scheduledAt!),
         },
       };
-    } else if (pod.runningAt !== null) state = { running: { startedAt: timeText(pod.runningAt) } };
+    } else if (pod.runningAt !== null) state = { running: { startedAt: rfc3339(pod.runningAt) } };
     else state = { waiting: { reason: "ContainerCreating" } };
     return {
       name,
@@ -322,14 +321,14 @@ function crashedContainerStatus(
             message: `back-off ${crash.backOffMs! / 1000}s restarting failed container=${crash.container} pod=${pod.name}_${pod.namespace}(${uid})`,
           },
         }
-      : { running: { startedAt: timeText(crash.startedAt) } },
+      : { running: { startedAt: rfc3339(crash.startedAt) } },
     lastState: {
       terminated: {
         exitCode: 1,
         reason: "Error",
         message: crash.message,
-        startedAt: timeText(crash.startedAt),
-        finishedAt: timeText(crash.finishedAt),
+        startedAt: rfc3339(crash.startedAt),
+        finishedAt: rfc3339(crash.finishedAt),
       },
     },
   };
@@ -602,7 +601,7 @@ export class Kubelet {
       ...pod.obj,
       metadata: {
         ...pod.obj.metadata,
-        deletionTimestamp: timeText(now + grace),
+        deletionTimestamp: rfc3339(now + grace),
         deletionGracePeriodSeconds: Math.round(grace / 1000),
       },
     };

@@ -3,12 +3,12 @@
 // and synchronous watch notifications. Objects are immutable once stored: writers store new
 // objects and readers never mutate, so nothing is deep-copied or serialized on the hot path.
 
+import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { establish, withdraw } from "../apiserver/kinds/custom.js";
 import { jsonEqual } from "../core/json.js";
 import { isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
-import { timeText } from "./times.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -234,7 +234,7 @@ export class ObjectStore {
     metadata.uid = object.metadata.uid ?? uidFor(`${identity}#${incarnation}`);
     metadata.resourceVersion = String(rv);
     metadata.generation = 1;
-    metadata.creationTimestamp = object.metadata.creationTimestamp ?? timeText(this.#now());
+    metadata.creationTimestamp = object.metadata.creationTimestamp ?? rfc3339(this.#now());
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
     const stored: KubeObject = copyOf(object);

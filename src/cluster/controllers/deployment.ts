@@ -3,7 +3,7 @@
 // proportional scaling of several active ReplicaSets, revisionHistoryLimit clean-up, adoption
 // of an orphaned ReplicaSet of the same template, status. The arithmetic is rollout.ts's.
 
-import { truncateToSecond } from "../../api/time.js";
+import { rfc3339, truncateToSecond } from "../../api/time.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
 import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
 import { PodOwner, parseTemplate, type Workload } from "../model.js";
@@ -16,7 +16,6 @@ import {
   resolveFenceposts,
   scaleDownOld,
 } from "../rollout.js";
-import { timeText } from "../times.js";
 import type { ControllerContext } from "./context.js";
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";
@@ -547,7 +546,7 @@ function writeDeploymentStatus(
     unavailableReplicas: Math.max(0, specTotal - available),
   };
 
-  const now = timeText(truncateToSecond(ctx.now));
+  const now = rfc3339(truncateToSecond(ctx.now));
   const condition = (
     type: string,
     value: string,
