@@ -46,21 +46,6 @@ function cpuTargetFromDescription(metrics: readonly string[]): number | null {
   return null;
 }
 
-/** The first cpu Utilization target in a trace's metrics (failed metrics carry no target). */
-export function traceCpuTarget(trace: DecisionTrace): number | null {
-  for (const m of trace.metrics) {
-    if (
-      (m.type === "Resource" || m.type === "ContainerResource") &&
-      m.target?.type === "Utilization" &&
-      m.description?.startsWith("cpu ")
-    ) {
-      const value = Number.parseFloat(m.target.value);
-      if (Number.isFinite(value)) return value;
-    }
-  }
-  return null;
-}
-
 interface PendingStep {
   index: number;
   t: number;
@@ -166,11 +151,14 @@ class HpaState {
     this.final = replicas;
   }
 
-  // traceCpuTarget's last parse: a trace says the same target at every sync.
+  // The last target parsed: a trace says the same target at every sync.
   #targetText: string | undefined = undefined;
   #targetValue = Number.NaN;
 
-  /** traceCpuTarget, parsing a target only when its text changed. */
+  /**
+   * The first cpu Utilization target in a trace's metrics (failed metrics carry no target),
+   * parsed only when its text changed.
+   */
   #cpuTarget(trace: DecisionTrace): number | null {
     for (const m of trace.metrics) {
       if (
