@@ -59,6 +59,36 @@ export interface MetricsClusterView {
   selectorEntry(namespace: string, selector: Selector): SelectorEntry;
 }
 
+// A member's class at a scrape (EntryUsage.classes): no sample (not running, or no containers),
+// else a sample, serving or not, in its startup burst or not.
+const NO_SAMPLE = 0;
+const SAMPLED = 2;
+const SERVING = 1;
+const BURSTING = 4;
+
+/** cpuAt's arithmetic, rounded up to a whole millicore as a sample. */
+function cpuMilli(
+  usage: UsageModel,
+  served: number,
+  bursting: boolean,
+  burstMilli: number,
+  factor: number,
+): number {
+  const { baseMilli, milliPerRps, limitMilli } = usage.cpu;
+  let milli = baseMilli + milliPerRps * served;
+  if (bursting) milli += burstMilli;
+  milli *= factor;
+  if (milli < 0) milli = 0;
+  return Math.ceil(limitMilli !== null ? Math.min(milli, limitMilli) : milli);
+}
+
+/** A memory sample (milli-bytes) as #compute makes it. */
+function memoryMilli(usage: UsageModel, served: number, factor: number): number {
+  const memory = usage.memory;
+  const bytes = (memory.baseBytes + memory.bytesPerRps * served) * factor;
+  return bytes > 0 ? Math.round(bytes) * 1000 : 0;
+}
+
 export class MetricsPipeline {
   readonly resolution: number;
   /** Offset of the first scrape after t = 0 (seeded). */
@@ -268,14 +298,18 @@ export class MetricsPipeline {
   }
 
   /**
-   * The usage of every member of the entry at the latest scrape, computed once per scrape from
-   * what the usage model reads of them, packed per pod (read from the pod records when the
-   * entry's pod list changed): a sync reads one array instead of every cold pod record, and
-   * the model's constants once per run of pods that share them (an entry's pods are usually
-   * one workload's). Same arithmetic as #compute, in the same order.
+   * The usage of every member of the entry at the latest scrape, from what the usage model reads
+   * of them, packed per pod (read from the pod records when the entry's pod list changed): a
+   * sync reads one array instead of every cold pod record, and the model's constants once per
+   * run of pods that share them (an entry's pods are usually one workload's). Same arithmetic
+   * as #compute, in the same order.
    * Those fields change only with a pod's stage, which rebuilds its view and so the list.
+   * What a scrape sees of each pod (running, serving, in its startup burst) is kept as a class
+   * and recomputed only once a scrape passes one of the pods' times, so a scrape writes each
+   * sampled pod's value and timestamp and reads no pod's times; without jitter every pod of a
+   * class has its run's one value. Each resource's column is filled when it is asked for.
    */
-  #entryUsage(entry: SelectorEntry): EntryUsage {
+  #entryUsage(entry: SelectorEntry, resource: "cpu" | "memory"): EntryUsage {
     const views = entry.podViews();
     let table = entry.usage;
     if (table === null || table.views !== views) {
@@ -283,69 +317,116 @@ export class MetricsPipeline {
       entry.usage = table;
     }
     const k = this.scrapeIndex;
-    if (table.scrape === k || k < 0) return table;
-    // Straight into the samples: every container reports both resources, so a pod's sample
-    // is its modelled usage, and a pod without containers (or not running) has none.
-    const { pods, runs, cpu, memory } = table;
-    const cpuValues = cpu.values;
-    const memoryValues = memory.values;
-    const { timestamps, windows } = cpu;
-    const t = this.lastScrapeAt;
+    if (k < 0) return table;
+    if (table.scrape !== k) {
+      const t = this.lastScrapeAt;
+      if (!(t >= table.classesAt && t < table.classesUntil)) this.#classify(table, t);
+      const { classes } = table;
+      const timestamps = table.cpu.timestamps;
+      for (let i = 0; i < classes.length; i++) if (classes[i]! >= SAMPLED) timestamps[i] = t;
+      table.scrape = k;
+    }
+    if (resource === "cpu") {
+      if (table.cpuScrape !== k) {
+        this.#fill(table, table.cpu.values, true);
+        table.cpuScrape = k;
+      }
+    } else if (table.memoryScrape !== k) {
+      this.#fill(table, table.memory.values, false);
+      table.memoryScrape = k;
+    }
+    return table;
+  }
+
+  /**
+   * Each member's class at scrape time `t` (as #compute: no sample before its containers run
+   * nor once they stopped, none without containers; serving once ready until deleted; the
+   * startup burst), and the first of their times at or after `t`, before which no class can
+   * change. Writes the windows, and the timestamps of members without a sample.
+   */
+  #classify(table: EntryUsage, t: number): void {
+    const { pods, runs, classes } = table;
+    const { timestamps, windows } = table.cpu;
     const resolution = this.resolution;
+    let until = Number.POSITIVE_INFINITY;
     let scraped = 0;
+    let i = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r]!;
+      const burst = run.burst;
+      const burstMs = burst ? burst.durationMs : 0;
+      const containers = run.containers;
+      for (let at = i * USAGE_STRIDE; i < run.end; i++, at += USAGE_STRIDE) {
+        const runningAt = pods[at]!;
+        const failedAt = pods[at + 1]!;
+        const completesAt = pods[at + 2]!;
+        const readyAt = pods[at + 3]!;
+        const deletingAt = pods[at + 4]!;
+        // NaN (not reached) is never a change.
+        if (runningAt >= t && runningAt < until) until = runningAt;
+        if (failedAt >= t && failedAt < until) until = failedAt;
+        if (completesAt >= t && completesAt < until) until = completesAt;
+        if (readyAt >= t && readyAt < until) until = readyAt;
+        if (deletingAt >= t && deletingAt < until) until = deletingAt;
+        if (burst && runningAt + burstMs >= t && runningAt + burstMs < until) {
+          until = runningAt + burstMs;
+        }
+        let c = NO_SAMPLE;
+        if (runningAt < t && !(failedAt <= t) && !(completesAt <= t)) {
+          scraped++;
+          if (containers) {
+            c = SAMPLED;
+            if (readyAt <= t && !(deletingAt <= t)) c |= SERVING;
+            if (burst && t >= runningAt && t < runningAt + burstMs) c |= BURSTING;
+          }
+        }
+        classes[i] = c;
+        if (c === NO_SAMPLE) {
+          timestamps[i] = 0;
+          windows[i] = 0;
+        } else windows[i] = resolution;
+      }
+    }
+    table.scraped = scraped;
+    table.classesAt = t;
+    table.classesUntil = until;
+  }
+
+  /** The members' cpu (or memory) values at the latest scrape, by their classes. */
+  #fill(table: EntryUsage, values: number[], cpu: boolean): void {
+    const { pods, runs, classes } = table;
+    const k = this.scrapeIndex;
     let i = 0;
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;
       const share = this.#share(run.workload);
       const usage = run.usage;
       const jitter = usage.jitter;
-      const { baseMilli, milliPerRps, limitMilli } = usage.cpu;
-      const { baseBytes, bytesPerRps } = usage.memory;
-      const burst = run.burst;
-      const burstMs = burst ? burst.durationMs : 0;
-      const burstMilli = burst ? burst.milli : 0;
-      const containers = run.containers;
-      for (let at = i * USAGE_STRIDE; i < run.end; i++, at += USAGE_STRIDE) {
-        const runningAt = pods[at]!;
-        // As #compute: no sample before the containers run, nor once they stopped.
-        if (!(runningAt < t) || pods[at + 1]! <= t || pods[at + 2]! <= t) {
-          cpuValues[i] = Number.NaN;
-          memoryValues[i] = Number.NaN;
-          timestamps[i] = 0;
-          windows[i] = 0;
+      const burstMilli = run.burst ? run.burst.milli : 0;
+      // Without jitter, one value per class of the run.
+      const idle = cpu ? cpuMilli(usage, 0, false, 0, 1) : memoryMilli(usage, 0, 1);
+      const serving = cpu ? cpuMilli(usage, share, false, 0, 1) : memoryMilli(usage, share, 1);
+      for (; i < run.end; i++) {
+        const c = classes[i]!;
+        if (c === NO_SAMPLE) {
+          values[i] = Number.NaN;
           continue;
         }
-        scraped++;
-        if (!containers) {
-          cpuValues[i] = Number.NaN;
-          memoryValues[i] = Number.NaN;
-          timestamps[i] = 0;
-          windows[i] = 0;
-          continue;
-        }
-        const served = pods[at + 3]! <= t && !(pods[at + 4]! <= t) ? share : 0;
-        let cpuFactor = 1;
-        let memFactor = 1;
+        const served = (c & SERVING) !== 0 ? share : 0;
+        let factor = 1;
         if (jitter > 0) {
-          const h = noiseBits(pods[at + 5]!, k);
-          cpuFactor = 1 + jitter * ((h >>> 16) / 32768 - 1);
-          memFactor = 1 + jitter * ((h & 0xffff) / 32768 - 1);
+          // One draw per pod and scrape: 16 bits each for cpu and memory.
+          const h = noiseBits(pods[i * USAGE_STRIDE + 5]!, k);
+          factor = 1 + jitter * ((cpu ? h >>> 16 : h & 0xffff) / 32768 - 1);
+        } else if ((c & BURSTING) === 0 || !cpu) {
+          values[i] = (c & SERVING) !== 0 ? serving : idle;
+          continue;
         }
-        // cpuAt's arithmetic.
-        let milli = baseMilli + milliPerRps * served;
-        if (burst && t >= runningAt && t < runningAt + burstMs) milli += burstMilli;
-        milli *= cpuFactor;
-        if (milli < 0) milli = 0;
-        cpuValues[i] = Math.ceil(limitMilli !== null ? Math.min(milli, limitMilli) : milli);
-        const bytes = (baseBytes + bytesPerRps * served) * memFactor;
-        memoryValues[i] = bytes > 0 ? Math.round(bytes) * 1000 : 0;
-        timestamps[i] = t;
-        windows[i] = resolution;
+        values[i] = cpu
+          ? cpuMilli(usage, served, (c & BURSTING) !== 0, burstMilli, factor)
+          : memoryMilli(usage, served, factor);
       }
     }
-    table.scraped = scraped;
-    table.scrape = k;
-    return table;
   }
 
   /** A new usage table of the members (their pod list changed). */
@@ -382,7 +463,12 @@ export class MetricsPipeline {
       views,
       pods,
       runs,
+      classes: new Uint8Array(n),
+      classesAt: Number.NaN,
+      classesUntil: Number.NaN,
       scrape: -1,
+      cpuScrape: -1,
+      memoryScrape: -1,
       scraped: 0,
       cpu: {
         pods: views,
@@ -525,7 +611,7 @@ export class MetricsPipeline {
         if (spec.type === "Resource" && (name === "cpu" || name === "memory")) {
           // The hot path: whole-pod usage as `usageByPod` would sum each pod's item, in
           // columns aligned with the pods port's list, filled once per scrape.
-          const usage = this.#entryUsage(entry);
+          const usage = this.#entryUsage(entry, name);
           // No PodMetrics at all is the client's error, as resourceObservation words it.
           if (usage.scraped === 0) return resourceObservation([], name);
           return { kind: "resource", samples: name === "cpu" ? usage.cpu : usage.memory };

@@ -329,8 +329,14 @@ export interface EntryUsage {
   pods: Float64Array;
   /** Runs of consecutive members that share a workload, usage model, burst and containers. */
   runs: UsageRun[];
-  /** The scrape the samples below are of. */
+  /** Each member's class at `classesAt` (see metrics.ts), the same until `classesUntil`. */
+  classes: Uint8Array;
+  classesAt: number;
+  classesUntil: number;
+  /** The scrape the timestamps below are of; and the cpu and memory values. */
   scrape: number;
+  cpuScrape: number;
+  memoryScrape: number;
   /** How many members the scrape saw running (with containers or not). */
   scraped: number;
   /** The members' whole-pod usage as the Resource metrics' samples (they share the times). */
