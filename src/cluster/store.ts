@@ -181,6 +181,14 @@ export class ObjectStore {
       ?.get(name);
   }
 
+  /** How many objects of a kind are stored. */
+  count(kind: string): number {
+    const table = this.#kinds.get(kind);
+    let n = 0;
+    if (table) for (const names of table.byNamespace.values()) n += names.size;
+    return n;
+  }
+
   /** Objects of a kind (in one namespace, or all), sorted by namespace and name; cached until the kind changes. */
   list(kind: string, namespace?: string): readonly KubeObject[] {
     const table = this.#kinds.get(kind);

@@ -2,8 +2,9 @@
 // from one due time to the next (cluster work, scenario events, HPA syncs, metric samples), with
 // every record streamed to the caller as it happens.
 import { FeatureGates } from "../api/featuregates.js";
-import type { HorizontalPodAutoscaler } from "../api/types.js";
+import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
+import type { ObjectStore, StoreCell } from "../cluster/store.js";
 import { HorizontalController } from "../controller/controller.js";
 import { formatTime } from "../core/conditions.js";
 import {
@@ -120,6 +121,51 @@ function describeMetric(
   return `${metric.type} ${name} ${target?.type ?? ""} ${value}`.replace(/\s+/g, " ").trim();
 }
 
+/**
+ * The current objects of names asked for in the same order again and again (the controller
+ * gets its due HPAs in key order at every sync round), through their store cells: the next name
+ * is compared with the one that came after the previous name last time, and only another name,
+ * or a cell emptied since (the name deleted, perhaps created again with a new cell), is looked
+ * up in the store. Same answers as the store's `get`.
+ */
+class CellsInOrder {
+  readonly #namespaces: string[] = [];
+  readonly #names: string[] = [];
+  readonly #cells: StoreCell[] = [];
+  #next = 0;
+
+  constructor(
+    readonly store: ObjectStore,
+    readonly kind: string,
+  ) {}
+
+  get(namespace: string, name: string): KubeObject | undefined {
+    let i = this.#next;
+    if (i >= this.#names.length || this.#names[i] !== name || this.#namespaces[i] !== namespace) {
+      if (this.#names.length === 0 || this.#names[0] !== name || this.#namespaces[0] !== namespace)
+        return this.#learn(namespace, name, i);
+      i = 0;
+    }
+    const object = this.#cells[i]!.object;
+    if (object === undefined) return this.#learn(namespace, name, i);
+    this.#next = i + 1;
+    return object;
+  }
+
+  /** Looks the name up and keeps its cell at position `i`. */
+  #learn(namespace: string, name: string, i: number): KubeObject | undefined {
+    const cell = this.store.cell(this.kind, namespace, name);
+    if (cell === undefined) return undefined;
+    // Bounded: past the store's names it starts again from the front.
+    if (i > this.store.count(this.kind)) i = 0;
+    this.#namespaces[i] = namespace;
+    this.#names[i] = name;
+    this.#cells[i] = cell;
+    this.#next = i + 1;
+    return cell.object;
+  }
+}
+
 export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const { scenario } = options;
   const spec = scenario.spec;
@@ -133,6 +179,7 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const listHpas = () =>
     cluster.store.list("HorizontalPodAutoscaler") as unknown as readonly HorizontalPodAutoscaler[];
   const ports = cluster.ports();
+  const hpaCells = new CellsInOrder(cluster.store, "HorizontalPodAutoscaler");
   const controller = new HorizontalController({
     // Every key named, not a spread (see copyOf in src/cluster/store.ts): one hidden class.
     ports: {
@@ -146,9 +193,7 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
     config,
     listHpas,
     getHpa: (namespace, name) =>
-      cluster.store.get("HorizontalPodAutoscaler", namespace, name) as
-        | HorizontalPodAutoscaler
-        | undefined,
+      hpaCells.get(namespace, name) as HorizontalPodAutoscaler | undefined,
   });
   controller.observe(now);
 

@@ -176,6 +176,17 @@ describe("ObjectStore", () => {
     );
   });
 
+  test("count is the number of a kind's stored objects over all namespaces", () => {
+    const store = storeAt();
+    assert.equal(store.count("Deployment"), 0);
+    store.create(deploy("web"));
+    store.create({ ...deploy("api"), metadata: { name: "api", namespace: "other" } });
+    assert.equal(store.count("Deployment"), 2);
+    store.delete("Deployment", "default", "web");
+    assert.equal(store.count("Deployment"), 1);
+    assert.equal(store.count("Pod"), 0);
+  });
+
   test("changesSince replays the events after a resourceVersion", () => {
     const store = storeAt();
     const start = store.resourceVersion();
