@@ -193,6 +193,8 @@ export class GarbageCollector {
    * (every HPA status write) was not indexed, which needs no key built and looked up.
    */
   readonly #indexedNames = new Map<string, number>();
+  /** The same by kind: a kind none of whose objects has references (HPAs) has none, in a map of a few. */
+  readonly #indexedKinds = new Map<string, number>();
   readonly #terminating = new Set<string>();
   #processing = false;
 
@@ -252,7 +254,7 @@ export class GarbageCollector {
       metadata.deletionTimestamp === undefined &&
       this.#terminating.size === 0 &&
       refsOf(object).length === 0 &&
-      !this.#indexedNames.has(metadata.name)
+      (!this.#indexedKinds.has(object.kind) || !this.#indexedNames.has(metadata.name))
     ) {
       // Not indexed before, no references now, not being deleted, no namespace terminating:
       // nothing below would change.
@@ -261,7 +263,7 @@ export class GarbageCollector {
     const key = objectKey(object);
     const namespace = isClusterScoped(object.kind) ? "" : storeNamespaceOf(object);
     if (event.type === "DELETED") {
-      this.#unindex(key, metadata.name);
+      this.#unindex(key, object.kind, metadata.name);
       // Dependents of the deleted object lost an owner.
       const uid = object.metadata.uid;
       for (const dep of (uid && this.#dependents.get(uid)) || []) this.#queue.add(dep);
@@ -274,11 +276,13 @@ export class GarbageCollector {
       if (!sameRefs(before, refs.length > 0 ? refs : undefined)) {
         // New or changed references: check the owners exist; released owners may be done.
         if (before) this.#queueWaitingOwners(object, before);
-        this.#unindex(key, metadata.name);
+        this.#unindex(key, object.kind, metadata.name);
         if (refs.length > 0) {
           this.#indexed.set(key, refs);
           const name = metadata.name;
           this.#indexedNames.set(name, (this.#indexedNames.get(name) ?? 0) + 1);
+          const kind = object.kind;
+          this.#indexedKinds.set(kind, (this.#indexedKinds.get(kind) ?? 0) + 1);
           for (const ref of refs) {
             let set = this.#dependents.get(ref.uid);
             if (!set) {
@@ -303,13 +307,16 @@ export class GarbageCollector {
     if (namespace !== "" && this.#terminating.has(namespace)) this.#namespaces.add(namespace);
   }
 
-  #unindex(key: string, name: string): void {
+  #unindex(key: string, kind: string, name: string): void {
     const refs = this.#indexed.get(key);
     if (!refs) return;
     this.#indexed.delete(key);
     const count = this.#indexedNames.get(name)!;
     if (count > 1) this.#indexedNames.set(name, count - 1);
     else this.#indexedNames.delete(name);
+    const kindCount = this.#indexedKinds.get(kind)!;
+    if (kindCount > 1) this.#indexedKinds.set(kind, kindCount - 1);
+    else this.#indexedKinds.delete(kind);
     for (const ref of refs) {
       const set = this.#dependents.get(ref.uid);
       set?.delete(key);
