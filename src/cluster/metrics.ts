@@ -734,6 +734,14 @@ export class MetricsPipeline {
 
   /** Custom and external metric values of a workload (for the timeline samples). */
   workloadMetrics(workload: Workload): Record<string, number> {
+    // Most workloads have none: a new empty record, nothing kept or copied.
+    if (
+      workload.podsMetrics.length === 0 &&
+      workload.objectMetrics.length === 0 &&
+      this.#queues.length === 0
+    ) {
+      return {};
+    }
     if (workload.metricsScrape === this.scrapeIndex) return { ...workload.metricsCache };
     const out: Record<string, number> = {};
     // A Pods metric's value: the rate a pod serving through the whole window reports.
