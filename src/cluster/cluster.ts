@@ -504,7 +504,26 @@ export class EmbeddedCluster {
     if (last !== null && this.#lastSelector === selector && last.namespace === namespace) {
       return last;
     }
-    const entry = this.#selectorEntry(namespace, selector);
+    // Syncs ask in the same order round after round (HPAs in key order): the selector that came
+    // after the last one the last time is compared first, then the first one (a new round).
+    const selectors = this.#orderSelectors;
+    const namespaces = this.#orderNamespaces;
+    let i = this.#orderNext;
+    let entry: SelectorEntry;
+    if (i < selectors.length && selectors[i] === selector && namespaces[i] === namespace) {
+      entry = this.#orderEntries[i]!;
+    } else if (selectors.length > 0 && selectors[0] === selector && namespaces[0] === namespace) {
+      entry = this.#orderEntries[0]!;
+      i = 0;
+    } else {
+      entry = this.#selectorEntry(namespace, selector);
+      // Bounded: past the number of entries it starts again from the front.
+      if (i > this.#entryCount) i = 0;
+      selectors[i] = selector;
+      namespaces[i] = namespace;
+      this.#orderEntries[i] = entry;
+    }
+    this.#orderNext = i + 1;
     this.#lastSelector = selector;
     this.#lastEntry = entry;
     return entry;
@@ -512,6 +531,12 @@ export class EmbeddedCluster {
 
   #lastSelector: Selector | null = null;
   #lastEntry: SelectorEntry | null = null;
+  /** The selectors asked for in the order they last came, their entries, and the next place. */
+  readonly #orderSelectors: Selector[] = [];
+  readonly #orderNamespaces: string[] = [];
+  readonly #orderEntries: SelectorEntry[] = [];
+  #orderNext = 0;
+  #entryCount = 0;
 
   #selectorEntry(namespace: string, selector: Selector): SelectorEntry {
     let byText = this.#entries.get(namespace);
@@ -522,6 +547,7 @@ export class EmbeddedCluster {
     let entry = byText.get(selector.text);
     if (!entry) {
       entry = new SelectorEntry(namespace, selector);
+      this.#entryCount++;
       for (const pod of this.#podsByNamespace.get(namespace) ?? []) {
         if (selectorMatches(selector, pod.view.labels)) {
           entry.members.add(pod);

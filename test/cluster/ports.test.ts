@@ -159,6 +159,28 @@ describe("PodsPort", () => {
     // Unchanged pods keep their view objects (parsed once per change).
     assert.ok(web.every((view) => after.includes(view)));
   });
+
+  test("asked in a repeating order, in another, or with a new selector object of the same text: the same lists", () => {
+    const { c, ports } = setup();
+    c.create(deployment({ name: "api", replicas: 1 }));
+    c.advanceTo(at(40));
+    const texts = ["app=web", "app=api", "app in (api,web)"];
+    // Another object of the same selector (as a caller that parses it again has).
+    const fresh = (text: string): Selector => ({ ...selector(text) });
+    const expected = texts.map((text) => ports.pods.listPods("default", selector(text)).length);
+    assert.deepEqual(expected, [2, 1, 3]);
+    for (const order of [
+      [0, 1, 2, 0, 1, 2, 0, 1, 2],
+      [2, 1, 0, 2, 1, 0],
+      [0, 0, 2, 2, 1, 1, 0, 2],
+    ]) {
+      for (const i of order) {
+        assert.equal(ports.pods.listPods("default", selector(texts[i]!)).length, expected[i]);
+        assert.equal(ports.pods.listPods("default", fresh(texts[i]!)).length, expected[i]);
+        assert.equal(ports.pods.listPods("other", selector(texts[i]!)).length, 0);
+      }
+    }
+  });
 });
 
 describe("HpaStatusPort", () => {
