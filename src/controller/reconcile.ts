@@ -53,6 +53,17 @@ export class HpaMemory {
   selecting: string[] = [];
   /** Set once forgotten: a reconcile still holding the record looks the key up again. */
   forgotten = false;
+  /** The scale's last selector text and its parse (null: not parsed, or invalid). */
+  scaleSelectorText = "";
+  scaleSelector: Selector | null = null;
+}
+
+/** The scale's selector parsed, remembered with the HPA's record (null: invalid). */
+function parsedSelector(memory: HpaMemory, text: string): Selector | null {
+  const parsed = parseSelector(text);
+  memory.scaleSelectorText = text;
+  memory.scaleSelector = parsed.ok ? parsed.selector : null;
+  return memory.scaleSelector;
 }
 
 /**
@@ -332,18 +343,23 @@ class Reconcile {
       : { ok: false, error: scaleRead.error };
     this.scale = scale;
     if (scale.ok && needsExtendedMetrics(hpa, scale) && scale.selector) {
-      const parsed = parseSelector(scale.selector);
-      if (parsed.ok) {
-        const state = this.state;
-        this.memory.setSelectorOf(state, this.key, namespace, parsed.selector);
-        this.pods = this.ports.pods.listPods(namespace, parsed.selector);
+      const state = this.state;
+      // The selector the record holds when the scale reports the same text (most syncs): no
+      // lookup of the parsed selectors' table, a first read after the other HPAs' syncs.
+      const selector =
+        state.scaleSelector !== null && state.scaleSelectorText === scale.selector
+          ? state.scaleSelector
+          : parsedSelector(state, scale.selector);
+      if (selector !== null) {
+        this.memory.setSelectorOf(state, this.key, namespace, selector);
+        this.pods = this.ports.pods.listPods(namespace, selector);
         this.selectingHpas = this.memory.hpasSelectingOf(state, namespace, this.pods);
         const specs = hpa.spec.metrics ?? [];
         // A loop, not map + some: no closures at every sync.
         let answers: (MetricObservation | Promise<MetricObservation>)[] = NO_ANSWERS;
         let pending = false;
         for (let i = 0; i < specs.length; i++) {
-          const answer = this.ports.metrics.observe(namespace, specs[i]!, parsed.selector);
+          const answer = this.ports.metrics.observe(namespace, specs[i]!, selector);
           if (answer instanceof Promise) pending = true;
           // The first as a literal of one: a push onto [] makes room for 17.
           if (i === 0) answers = [answer];

@@ -101,8 +101,10 @@ export function clampLegacy(input: {
     input.scaleUpLimitFactor,
     input.scaleUpLimitMinimum,
   );
-  const [upper, upperReason]: [number, LimitReason] =
-    input.maxReplicas > cap ? [cap, "ScaleUpLimit"] : [input.maxReplicas, "TooManyReplicas"];
+  // Two values, not a tuple: no array per sync.
+  const capped = input.maxReplicas > cap;
+  const upper = capped ? cap : input.maxReplicas;
+  const upperReason: LimitReason = capped ? "ScaleUpLimit" : "TooManyReplicas";
   if (input.desiredReplicas < input.minReplicas) {
     return { replicas: input.minReplicas, reason: "TooFewReplicas", limit: input.minReplicas };
   }

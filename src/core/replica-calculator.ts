@@ -709,6 +709,25 @@ function baseTrace(input: PodMetricInput, groups: PodGroups, usageRatio: number)
   };
 }
 
+/** Whether missing pods, or unready ones on a scale-up, need the conservative re-computation. */
+function needsRebalance(groups: PodGroups, usageRatio: number): boolean {
+  return (groups.unready.length > 0 && usageRatio > 1.0) || groups.missing.length > 0;
+}
+
+/** decideWithPods without a re-computation: keep current replicas in tolerance, else scale. */
+function directDecision(
+  input: PodMetricInput,
+  groups: PodGroups,
+  usageRatio: number,
+): { replicas: number; trace: CalculationTrace } {
+  const trace = baseTrace(input, groups, usageRatio);
+  if (isWithinTolerance(usageRatio, input.tolerances)) {
+    trace.path = "withinTolerance";
+    return { replicas: input.currentReplicas, trace };
+  }
+  return { replicas: ceilToInt32(usageRatio * groups.readyPodCount), trace };
+}
+
 /**
  * The shared second half of the pod-metric paths: with no missing pods (and no unready pods
  * on a scale-up) scale by ratio × ready pods; otherwise fill in conservative values and
@@ -722,15 +741,9 @@ function decideWithPods(
   recompute: (values: ArrayLike<number> & Iterable<number>, extra: readonly number[]) => number,
 ): { replicas: number; trace: CalculationTrace } {
   const { groups } = grouped;
-  const trace = baseTrace(input, groups, usageRatio);
   const scaleUpWithUnready = groups.unready.length > 0 && usageRatio > 1.0;
-  if (!scaleUpWithUnready && groups.missing.length === 0) {
-    if (isWithinTolerance(usageRatio, input.tolerances)) {
-      trace.path = "withinTolerance";
-      return { replicas: input.currentReplicas, trace };
-    }
-    return { replicas: ceilToInt32(usageRatio * groups.readyPodCount), trace };
-  }
+  if (!needsRebalance(groups, usageRatio)) return directDecision(input, groups, usageRatio);
+  const trace = baseTrace(input, groups, usageRatio);
   // The ready pods' values, with missing pods filled in and (on a scale-up) unready ones at 0.
   const values = grouped.ready.slice();
   let entries = groups.readyPodCount + grouped.extra.length;
@@ -796,6 +809,27 @@ export function resourceUtilizationReplicas(
   const first = resourceUtilizationRatio(grouped.ready, requests, input.targetUtilization);
   if (!first.ok) return first;
   const { usageRatio, utilization, rawAverageMilli } = first.value;
+  // Most syncs need no re-computation: its closures are made only when one does.
+  const decision = needsRebalance(grouped.groups, usageRatio)
+    ? rebalancedUtilization(input, grouped, usageRatio, requests)
+    : directDecision(input, grouped.groups, usageRatio);
+  if ("error" in decision) return { ok: false, error: decision.error };
+  return {
+    ok: true,
+    replicas: decision.replicas,
+    utilization,
+    rawValueMilli: rawAverageMilli,
+    trace: decision.trace,
+  };
+}
+
+/** resourceUtilizationReplicas's re-computation with missing and unready pods filled in. */
+function rebalancedUtilization(
+  input: PodMetricInput & { targetUtilization: number },
+  grouped: GroupedSamples,
+  usageRatio: number,
+  requests: readonly number[],
+): { replicas: number; trace: CalculationTrace } | { error: string } {
   // A missing pod counts at 100% of its request on a scale-down (or at the target when that is
   // above 100%), at 0 on a scale-up, and is left out at a ratio of exactly 1.
   const fallbackPercent = Math.max(100, input.targetUtilization);
@@ -811,14 +845,8 @@ export function resourceUtilizationReplicas(
     recomputeError = again.error;
     return 1.0;
   });
-  if (recomputeError !== null) return { ok: false, error: recomputeError };
-  return {
-    ok: true,
-    replicas: decision.replicas,
-    utilization,
-    rawValueMilli: rawAverageMilli,
-    trace: decision.trace,
-  };
+  if (recomputeError !== null) return { error: recomputeError };
+  return decision;
 }
 
 /**

@@ -82,21 +82,58 @@ export function targetMilli(target: MetricTarget, field: "value" | "averageValue
   return milli;
 }
 
-// The text of each target's last current value: a value unchanged since the HPA's last sync
-// (most syncs) is then the very string the stored status holds (the status comparison
-// compares no characters), and no Quantity is made and formatted.
-const lastTexts = new WeakMap<MetricTarget, { milli: bigint; text: string }>();
+/**
+ * What the sources remember of one metric target between syncs, in one record: a sync looks
+ * it up once instead of once per table (each lookup a first read of a table entry and of its
+ * value after the other HPAs' syncs). Each part says what it was computed for, so a target
+ * object shared by two metrics stays correct.
+ */
+export interface TargetMemo {
+  /**
+   * The last current value's milli-value and text (null: none yet): a value unchanged since
+   * the HPA's last sync (most syncs) is then the very string the stored status holds (the
+   * status comparison compares no characters), and no Quantity is made and formatted.
+   */
+  milli: bigint;
+  text: string | null;
+  /** describeTarget's answer, once computed. */
+  target: { type: string; value: string } | null;
+  /** describeResourceMetric's two strings, and the metric they describe. */
+  describedName: string | null;
+  describedContainer: boolean;
+  valueDescription: string;
+  utilizationDescription: string;
+  /** The Resource source's last status (see resource.ts), null until one is made. */
+  status: unknown;
+}
+
+const targetMemos = new WeakMap<MetricTarget, TargetMemo>();
+
+/** The target's record, made on first use. */
+export function targetMemo(target: MetricTarget): TargetMemo {
+  let memo = targetMemos.get(target);
+  if (memo === undefined) {
+    memo = {
+      milli: 0n,
+      text: null,
+      target: null,
+      describedName: null,
+      describedContainer: false,
+      valueDescription: "",
+      utilizationDescription: "",
+      status: null,
+    };
+    targetMemos.set(target, memo);
+  }
+  return memo;
+}
 
 /** `Quantity.fromMilli(milli).toString()`, remembered per target. */
-function currentText(target: MetricTarget, milli: bigint): string {
-  const last = lastTexts.get(target);
-  if (last !== undefined && last.milli === milli) return last.text;
+function currentText(memo: TargetMemo, milli: bigint): string {
+  if (memo.text !== null && memo.milli === milli) return memo.text;
   const text = Quantity.fromMilli(milli).toString();
-  if (last === undefined) lastTexts.set(target, { milli, text });
-  else {
-    last.milli = milli;
-    last.text = text;
-  }
+  memo.milli = milli;
+  memo.text = text;
   return text;
 }
 
@@ -115,6 +152,7 @@ export function calculateResource(
   target: MetricTarget,
   observed: Samples | { error: string },
   context: MetricContext,
+  memo: TargetMemo = targetMemo(target),
 ): ResourceCalculation {
   if (target.averageValue !== undefined && target.averageValue !== null) {
     if ("error" in observed)
@@ -133,7 +171,7 @@ export function calculateResource(
     return {
       ok: true,
       calculation,
-      current: { averageValue: currentText(target, calculation.rawValueMilli) },
+      current: { averageValue: currentText(memo, calculation.rawValueMilli) },
       averageValueTarget: true,
     };
   }
@@ -161,47 +199,45 @@ export function calculateResource(
     calculation,
     current: {
       averageUtilization: calculation.utilization!,
-      averageValue: currentText(target, calculation.rawValueMilli),
+      averageValue: currentText(memo, calculation.rawValueMilli),
     },
     averageValueTarget: false,
   };
 }
 
-const descriptions = new WeakMap<object, { value: string; utilization: string }>();
-
 /**
  * The metric's description ("cpu resource utilization (percentage of request)"), one string
- * per spec object: the ValidMetricFound message holds it, and a string built anew at every
- * sync had to be flattened and compared character by character with the stored status's.
+ * per spec: the ValidMetricFound message holds it, and a string built anew at every sync had
+ * to be flattened and compared character by character with the stored status's.
  */
 export function describeResourceMetric(
-  source: { name: string },
+  source: { name: string; target: MetricTarget },
   container: boolean,
   averageValueTarget: boolean,
+  memo: TargetMemo = targetMemo(source.target),
 ): string {
-  let described = descriptions.get(source);
-  if (described === undefined) {
-    described = {
-      value: `${source.name} resource`,
-      utilization: `${source.name}${container ? " container" : ""} resource utilization (percentage of request)`,
-    };
-    descriptions.set(source, described);
+  if (memo.describedName !== source.name || memo.describedContainer !== container) {
+    memo.valueDescription = `${source.name} resource`;
+    memo.utilizationDescription = `${source.name}${container ? " container" : ""} resource utilization (percentage of request)`;
+    memo.describedName = source.name;
+    memo.describedContainer = container;
   }
-  return averageValueTarget ? described.value : described.utilization;
+  return averageValueTarget ? memo.valueDescription : memo.utilizationDescription;
 }
 
-const describedTargets = new WeakMap<MetricTarget, { type: string; value: string }>();
-
 /** The target as the trace shows it ("50%", "500m"), computed once per spec object. */
-export function describeTarget(target: MetricTarget): { type: string; value: string } {
-  let described = describedTargets.get(target);
-  if (!described) {
+export function describeTarget(
+  target: MetricTarget,
+  memo: TargetMemo = targetMemo(target),
+): { type: string; value: string } {
+  let described = memo.target;
+  if (described === null) {
     if (target.type === "Utilization")
       described = { type: "Utilization", value: `${target.averageUtilization}%` };
     else if (target.type === "AverageValue")
       described = { type: "AverageValue", value: String(target.averageValue) };
     else described = { type: String(target.type), value: String(target.value) };
-    describedTargets.set(target, described);
+    memo.target = described;
   }
   return described;
 }

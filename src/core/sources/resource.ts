@@ -5,7 +5,13 @@ import type {
   MetricValueStatus,
   ResourceMetricSource,
 } from "../../api/types.js";
-import { calculateResource, describeResourceMetric, describeTarget } from "./resource-usage.js";
+import {
+  calculateResource,
+  describeResourceMetric,
+  describeTarget,
+  type TargetMemo,
+  targetMemo,
+} from "./resource-usage.js";
 import {
   failure,
   type MetricContext,
@@ -26,7 +32,9 @@ export const resourceSource: MetricSourceModule = {
       return failure(spec, index, "FailedGetResourceMetric", "resource metric source is missing");
     const observed =
       observation.kind === "resource" ? observation.samples : { error: errorOf(observation) };
-    const result = calculateResource(source.name, "", source.target, observed, context);
+    // One lookup of what is remembered of the target, for every step below.
+    const memo = targetMemo(source.target);
+    const result = calculateResource(source.name, "", source.target, observed, context, memo);
     if (!result.ok) {
       const message = result.error;
       return failure(
@@ -37,17 +45,17 @@ export const resourceSource: MetricSourceModule = {
         `failed to get ${source.name} resource metric value: ${message}`,
       );
     }
-    const description = describeResourceMetric(source, false, result.averageValueTarget);
+    const description = describeResourceMetric(source, false, result.averageValueTarget, memo);
     return {
       ok: true,
       replicas: result.calculation.replicas,
       description,
-      status: resourceStatus(source, result.current),
+      status: resourceStatus(source, result.current, memo),
       trace: {
         index,
         type: "Resource",
         description,
-        target: describeTarget(source.target),
+        target: describeTarget(source.target, memo),
         proposal: result.calculation.replicas,
         utilization: result.calculation.utilization,
         current: result.current.averageValue as string,
@@ -57,10 +65,10 @@ export const resourceSource: MetricSourceModule = {
   },
 };
 
-// Each metric's last status: an unchanged metric (most syncs) is the very object the stored
-// status holds once written (the store keeps the written status), so the status comparison
-// stops at its identity instead of walking three objects of each. The values are kept beside
-// it, so that telling an unchanged metric reads one object, not the three.
+// Each metric's last status (kept in its target's memo): an unchanged metric (most syncs) is
+// the very object the stored status holds once written (the store keeps the written status),
+// so the status comparison stops at its identity instead of walking three objects of each. The
+// values are kept beside it, so that telling an unchanged metric reads one object, not the three.
 interface LastStatus {
   status: MetricStatus;
   name: string;
@@ -69,13 +77,15 @@ interface LastStatus {
   value: MetricValueStatus["value"];
 }
 
-const lastStatuses = new WeakMap<ResourceMetricSource, LastStatus>();
-
 /** `{ type: "Resource", resource: { name, current } }`, the last one while it is equal. */
-function resourceStatus(source: ResourceMetricSource, current: MetricValueStatus): MetricStatus {
-  const last = lastStatuses.get(source);
+function resourceStatus(
+  source: ResourceMetricSource,
+  current: MetricValueStatus,
+  memo: TargetMemo,
+): MetricStatus {
+  const last = memo.status as LastStatus | null;
   if (
-    last !== undefined &&
+    last !== null &&
     last.name === source.name &&
     last.averageValue === current.averageValue &&
     last.averageUtilization === current.averageUtilization &&
@@ -83,13 +93,14 @@ function resourceStatus(source: ResourceMetricSource, current: MetricValueStatus
   )
     return last.status;
   const status: MetricStatus = { type: "Resource", resource: { name: source.name, current } };
-  lastStatuses.set(source, {
+  const next: LastStatus = {
     status,
     name: source.name,
     averageValue: current.averageValue,
     averageUtilization: current.averageUtilization,
     value: current.value,
-  });
+  };
+  memo.status = next;
   return status;
 }
 
