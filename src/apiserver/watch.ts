@@ -30,7 +30,8 @@ export const WATCH_QUEUE_LIMITS: WatchQueueLimits = { maxLines: 1000, maxBytes: 
 export type Line = string | Buffer;
 
 export class LineStream implements AsyncIterable<Line> {
-  #queue: (Line | (() => Line))[] = [];
+  /** Lines to send; a read line's slot is emptied (null), so it is not kept alive after it. */
+  #queue: (Line | (() => Line) | null)[] = [];
   #head = 0;
   readonly #limits: WatchQueueLimits;
   #lines = 0;
@@ -105,8 +106,12 @@ export class LineStream implements AsyncIterable<Line> {
 
   #next(): Line | undefined {
     if (this.#head >= this.#queue.length) return undefined;
-    const entry = this.#queue[this.#head++]!;
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+    const entry = this.#queue[this.#head]!;
+    this.#queue[this.#head++] = null;
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
     }

@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { connect } from "node:net";
 import { describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { KubeObject } from "../../src/api/types.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import { serveHttp } from "../../src/apiserver/http.js";
@@ -24,6 +26,28 @@ describe("LineStream limits", () => {
     for await (const line of stream) got.push(String(line));
     assert.deepEqual(got, ["a", "b", "c"]);
     assert.equal(stream.unresponsive, false);
+  });
+
+  it("does not keep a line once it is read (a deferred line's object is let go)", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const stream = new LineStream();
+    const iterator = stream[Symbol.asyncIterator]();
+    /** Queues a line made from an object only the line's closure holds; a WeakRef to it. */
+    const queued = (note: string) => {
+      const object = { note };
+      stream.pushDeferred(() => JSON.stringify(object));
+      return new WeakRef(object);
+    };
+    const read = queued("x".repeat(1000));
+    const kept = { note: "still queued" };
+    stream.pushDeferred(() => JSON.stringify(kept));
+    assert.equal(String((await iterator.next()).value), JSON.stringify({ note: "x".repeat(1000) }));
+    // A WeakRef's target stays alive until the job that made or read it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    assert.equal(read.deref(), undefined, "the line already read is still held by the queue");
+    assert.equal(String((await iterator.next()).value), JSON.stringify(kept));
   });
 
   for (const c of [
