@@ -337,10 +337,10 @@ function readyFrom(info: PodListInfo, cpu: boolean, settings: ReadinessSettings)
   if (
     cpu &&
     cached !== null &&
-    cached.initializationMs === initializationMs &&
-    cached.delayMs === delayMs
+    info.readyFromCpuInitializationMs === initializationMs &&
+    info.readyFromCpuDelayMs === delayMs
   )
-    return cached.from;
+    return cached;
   const views = info.views;
   const from = new Float64Array(views.length);
   for (let i = 0; i < views.length; i++) {
@@ -355,8 +355,11 @@ function readyFrom(info: PodListInfo, cpu: boolean, settings: ReadinessSettings)
     else time = pod.startTime! + initializationMs;
     from[i] = time;
   }
-  if (cpu) info.readyFromCpu = { initializationMs, delayMs, from };
-  else info.readyFromOthers = from;
+  if (cpu) {
+    info.readyFromCpu = from;
+    info.readyFromCpuInitializationMs = initializationMs;
+    info.readyFromCpuDelayMs = delayMs;
+  } else info.readyFromOthers = from;
   return from;
 }
 
@@ -378,16 +381,20 @@ interface PodListInfo {
   /** How many pods are Running and Ready, once asked for (see `readyRunningPodCount`). */
   readyRunning: number | null;
   /** The readiness times for cpu last computed (see `readyFrom`), and for what settings. */
-  readyFromCpu: { initializationMs: number; delayMs: number; from: Float64Array } | null;
+  readyFromCpu: Float64Array | null;
+  /** The settings readyFromCpu is for (in the record itself: one object less to read per sync). */
+  readyFromCpuInitializationMs: number;
+  readyFromCpuDelayMs: number;
   /** The readiness times for other metrics, once computed. */
   readyFromOthers: Float64Array | null;
-  /** The last request list computed, and for what. */
-  requests: {
-    container: string;
-    resource: string;
-    podLevelResources: boolean;
-    list: readonly number[];
-  } | null;
+  /**
+   * The last request list computed (as podRequestList's answer, returned again while asked for
+   * the same), and for what: fields of the record itself, one object less to read per sync.
+   */
+  requests: RequestListResult | null;
+  requestsContainer: string;
+  requestsResource: string;
+  requestsPodLevel: boolean;
 }
 
 const listInfos = new WeakMap<readonly PodView[], PodListInfo>();
@@ -412,8 +419,13 @@ function listInfo(pods: readonly PodView[], frozen?: boolean): PodListInfo {
     names: null,
     readyRunning: null,
     readyFromCpu: null,
+    readyFromCpuInitializationMs: 0,
+    readyFromCpuDelayMs: 0,
     readyFromOthers: null,
     requests: null,
+    requestsContainer: "",
+    requestsResource: "",
+    requestsPodLevel: false,
   };
   listInfos.set(pods, info);
   return info;
@@ -483,11 +495,11 @@ export function podRequestList(
   const cached = info.requests;
   if (
     cached !== null &&
-    cached.resource === resource &&
-    cached.container === container &&
-    cached.podLevelResources === podLevelResources
+    info.requestsResource === resource &&
+    info.requestsContainer === container &&
+    info.requestsPodLevel === podLevelResources
   )
-    return { ok: true, requests: cached.list };
+    return cached;
   const key = `${podLevelResources ? 1 : 0}/${resource}/${container}`;
   // Read through the list's copy: a frozen array's elements are slow to read.
   const views = info.views;
@@ -507,8 +519,12 @@ export function podRequestList(
     if (typeof request === "string") return { ok: false, error: request };
     requests[i] = request;
   }
-  info.requests = { container, resource, podLevelResources, list: requests };
-  return { ok: true, requests };
+  const result: RequestListResult = { ok: true, requests };
+  info.requests = result;
+  info.requestsContainer = container;
+  info.requestsResource = resource;
+  info.requestsPodLevel = podLevelResources;
+  return result;
 }
 
 /** One pod's request in milli-units, or the error message. */
