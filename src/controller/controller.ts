@@ -6,7 +6,13 @@ import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
 import { syncPeriodFor } from "../core/extensions/knobs.js";
 import type { ControllerPorts } from "./ports.js";
-import { ControllerMemory, hpaKey, type ReconcileOutcome, reconcileHpa } from "./reconcile.js";
+import {
+  ControllerMemory,
+  type HpaMemory,
+  hpaKey,
+  type ReconcileOutcome,
+  reconcileHpa,
+} from "./reconcile.js";
 
 export interface SyncReport extends ReconcileOutcome {
   key: string;
@@ -37,6 +43,8 @@ interface Scheduled {
   at: number;
   /** Taken out of the schedule (the HPA went away, or a restart). */
   removed: boolean;
+  /** The HPA's record in the controller's memory, once a sync looked it up. */
+  record: HpaMemory | null;
 }
 
 function byKey(a: Scheduled, b: Scheduled): number {
@@ -84,6 +92,7 @@ export class HorizontalController {
           name: hpa.metadata.name ?? "",
           at: now + syncPeriodFor(hpa, this.options.config),
           removed: false,
+          record: null,
         });
         this.earliest = null;
         this.sorted = null;
@@ -138,12 +147,19 @@ export class HorizontalController {
       }
       scheduled.at = now + syncPeriodFor(hpa, this.options.config);
       this.earliest = null;
+      // The record kept with the entry: no lookup of the memory's table per sync.
+      let record = entry.record;
+      if (record === null || record.forgotten) {
+        record = this.memory.of(entry.key);
+        entry.record = record;
+      }
       const answer = reconcileHpa(
         hpa,
         this.options.ports,
         this.memory,
         this.options.config,
         entry.key,
+        record,
       );
       const outcome = answer instanceof Promise ? await answer : answer;
       // Field by field, not a spread of the outcome: one report per sync.

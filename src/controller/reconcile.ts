@@ -274,7 +274,8 @@ export interface ReconcileOutcome {
 /**
  * One reconcile. Synchronous when every port answers synchronously (the embedded cluster's),
  * a promise when one answers with a promise (client-node's): no promise and microtask per HPA
- * where nothing waits.
+ * where nothing waits. `record`, when given, is `memory.of(key)` as a caller kept it (used
+ * unless forgotten since): no lookup of the records' table.
  */
 export function reconcileHpa(
   hpa: HorizontalPodAutoscaler,
@@ -282,8 +283,9 @@ export function reconcileHpa(
   memory: ControllerMemory,
   config: ControllerConfig,
   key: string = hpaKey(hpa),
+  record: HpaMemory | null = null,
 ): Awaitable<ReconcileOutcome> {
-  return new Reconcile(hpa, ports, memory, config, key).start();
+  return new Reconcile(hpa, ports, memory, config, key, record).start();
 }
 
 /**
@@ -309,10 +311,11 @@ class Reconcile {
     private readonly memory: ControllerMemory,
     private readonly config: ControllerConfig,
     private readonly key: string,
+    record: HpaMemory | null,
   ) {
     this.namespace = hpa.metadata.namespace ?? "default";
     this.now = ports.clock.now();
-    this.held = memory.of(key);
+    this.held = record !== null && !record.forgotten ? record : memory.of(key);
   }
 
   /** The HPA's record, looked up once per reconcile (again only if forgotten meanwhile). */

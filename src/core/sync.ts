@@ -406,10 +406,8 @@ function computeMetrics(
     namespace: hpa.metadata.namespace ?? "",
     pods: input.pods,
     tolerances: tolerancesFor(hpa, config),
-    readiness: {
-      cpuInitializationPeriodMs: config.cpuInitializationPeriodMs,
-      initialReadinessDelayMs: config.initialReadinessDelayMs,
-    },
+    // The config holds both settings under their names: no object per sync.
+    readiness: config,
     podLevelResources: config.featureGates.enabled("PodLevelResources"),
     now: input.now,
   };
