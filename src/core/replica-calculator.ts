@@ -571,6 +571,18 @@ export function resourceUtilizationRatio(
   requests: readonly number[],
   targetUtilization: number,
 ): { ok: true; value: UtilizationRatio } | { ok: false; error: string } {
+  const value: UtilizationRatio = { usageRatio: 0, utilization: 0, rawAverageMilli: 0n };
+  const error = utilizationRatioInto(values, requests, targetUtilization, value);
+  return error === null ? { ok: true, value } : { ok: false, error };
+}
+
+/** resourceUtilizationRatio into `out`, or its error (`out` then unchanged). */
+function utilizationRatioInto(
+  values: ArrayLike<number>,
+  requests: readonly number[],
+  targetUtilization: number,
+  out: UtilizationRatio,
+): string | null {
   let usageTotal = 0;
   let requestTotal = 0;
   let entries = 0;
@@ -581,7 +593,7 @@ export function resourceUtilizationRatio(
     requestTotal += requests[i]!;
     entries++;
   }
-  if (requestTotal === 0) return { ok: false, error: "no metrics returned matched known pods" };
+  if (requestTotal === 0) return "no metrics returned matched known pods";
   let utilization: number;
   let rawAverageMilli: bigint;
   if (Number.isSafeInteger(usageTotal * 100) && Number.isSafeInteger(requestTotal)) {
@@ -600,11 +612,15 @@ export function resourceUtilizationRatio(
     utilization = Number((usage * 100n) / total);
     rawAverageMilli = usage / BigInt(entries);
   }
-  return {
-    ok: true,
-    value: { usageRatio: utilization / targetUtilization, utilization, rawAverageMilli },
-  };
+  out.usageRatio = utilization / targetUtilization;
+  out.utilization = utilization;
+  out.rawAverageMilli = rawAverageMilli;
+  return null;
 }
+
+// resourceUtilizationReplicas's first ratio: read into locals at once, so one object serves
+// every calculation (none is kept, and nothing runs in between).
+const FIRST_RATIO: UtilizationRatio = { usageRatio: 0, utilization: 0, rawAverageMilli: 0n };
 
 /**
  * The truncated average of all entries (`values` of listed pods, NaN: none, and `extra`) and
@@ -822,9 +838,9 @@ export function resourceUtilizationReplicas(
   }
   if (!requestsResult.ok) return requestsResult;
   const requests = requestsResult.requests;
-  const first = resourceUtilizationRatio(grouped.ready, requests, input.targetUtilization);
-  if (!first.ok) return first;
-  const { usageRatio, utilization, rawAverageMilli } = first.value;
+  const error = utilizationRatioInto(grouped.ready, requests, input.targetUtilization, FIRST_RATIO);
+  if (error !== null) return { ok: false, error };
+  const { usageRatio, utilization, rawAverageMilli } = FIRST_RATIO;
   // Most syncs need no re-computation: its closures are made only when one does.
   const decision = needsRebalance(grouped.groups, usageRatio)
     ? rebalancedUtilization(input, grouped, usageRatio, requests)
