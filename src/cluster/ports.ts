@@ -124,11 +124,53 @@ function refState(refStates: RefStates, ref: CrossVersionObjectReference): RefSt
 // selector formatted) is derived once, not at every sync of the HPAs that read it.
 const scales = new WeakMap<KubeObject, ScaleView>();
 
+/**
+ * The states of refs asked for in the same order round after round (the controller syncs its
+ * HPAs in key order): the ref that came after the previous one last time is compared first,
+ * then the first one, and only another ref is looked up in the WeakMap. Positions are bounded by
+ * the stored HPAs (a ref kept here after its HPA changed is dropped when its place is taken).
+ */
+class RefStatesInOrder {
+  readonly #states: RefStates = new WeakMap();
+  readonly #refs: CrossVersionObjectReference[] = [];
+  readonly #inOrder: RefState[] = [];
+  #next = 0;
+
+  constructor(readonly store: ObjectStore) {}
+
+  unordered(ref: CrossVersionObjectReference): RefState {
+    return refState(this.#states, ref);
+  }
+
+  get(ref: CrossVersionObjectReference): RefState {
+    const refs = this.#refs;
+    let i = this.#next;
+    if (i >= refs.length || refs[i] !== ref) {
+      if (refs.length > 0 && refs[0] === ref) i = 0;
+      else {
+        const state = refState(this.#states, ref);
+        if (i > this.store.count("HorizontalPodAutoscaler")) i = 0;
+        refs[i] = ref;
+        this.#inOrder[i] = state;
+        this.#next = i + 1;
+        return state;
+      }
+    }
+    this.#next = i + 1;
+    const state = this.#inOrder[i]!;
+    if (state.generation === customGeneration()) return state;
+    // The custom kinds changed: resolved again.
+    const fresh = refState(this.#states, ref);
+    this.#inOrder[i] = fresh;
+    return fresh;
+  }
+}
+
 export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
-  const refStates: RefStates = new WeakMap();
+  const refStates = new RefStatesInOrder(cluster.store);
   return {
     getScale(namespace, ref): PortResult<ScaleView> {
-      const state = refState(refStates, ref);
+      const state = refStates.get(ref);
       const kind = state.lookup;
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       // The cell holds the current object of the name while it exists (emptied on deletion).
@@ -154,7 +196,8 @@ export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
       return answer;
     },
     updateScale(namespace, ref, replicas): PortResult<void> {
-      const kind = refState(refStates, ref).lookup;
+      // Not in the order: a sync's updateScale comes after its getScale.
+      const kind = refStates.unordered(ref).lookup;
       if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
       const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
       if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
