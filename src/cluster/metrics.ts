@@ -186,6 +186,7 @@ export class MetricsPipeline {
       const previous = k > ring.first ? ring.cumServed[(k - 1) % this.ringSize]! : 0;
       ring.cumServed[slot] = previous + served;
       workload.lastScrape = k;
+      workload.lastShare = served;
     }
     for (const queue of this.#queues) {
       const served = queue.model.servedBy;
@@ -217,7 +218,7 @@ export class MetricsPipeline {
   /** The per-pod share the workload served at scrape `k`, or null when it has no record of it. */
   #served(workload: Workload, k: number): number | null {
     const slot = k % this.ringSize;
-    if (k === workload.lastScrape) return workload.ring.perPodServed[slot]!;
+    if (k === workload.lastScrape) return workload.lastShare;
     if (k < 0 || k <= this.scrapeIndex - this.ringSize) return null;
     if (workload.ring.time[slot] !== this.scrapeTime(k)) return null;
     return workload.ring.perPodServed[slot]!;

@@ -273,6 +273,8 @@ export class Workload {
   readonly podsMetrics: PodsMetricModel[] = [];
   readonly objectMetrics: ObjectMetricModel[] = [];
   lastScrape = -1;
+  /** The per-pod share served at lastScrape (its ring slot's, read here with the scrape index). */
+  lastShare = 0;
   /** Pods that started recently enough to be in their startup CPU burst (pruned lazily). */
   readonly bursting: PodRecord[] = [];
   /** workloadMetrics cache: the scrape it was computed for. */
