@@ -45,6 +45,7 @@ import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH, reconcileStatefulSet } from "./controllers/statefulset.js";
 import { ComponentEventRecorder } from "./events.js";
 import { GarbageCollector } from "./gc.js";
+import { AskedInOrder } from "./in-order.js";
 import {
   DEFAULT_LIFECYCLE,
   DEFAULT_USAGE,
@@ -504,26 +505,12 @@ export class EmbeddedCluster {
     if (last !== null && this.#lastSelector === selector && last.namespace === namespace) {
       return last;
     }
-    // Syncs ask in the same order round after round (HPAs in key order): the selector that came
-    // after the last one the last time is compared first, then the first one (a new round).
-    const selectors = this.#orderSelectors;
-    const namespaces = this.#orderNamespaces;
-    let i = this.#orderNext;
-    let entry: SelectorEntry;
-    if (i < selectors.length && selectors[i] === selector && namespaces[i] === namespace) {
-      entry = this.#orderEntries[i]!;
-    } else if (selectors.length > 0 && selectors[0] === selector && namespaces[0] === namespace) {
-      entry = this.#orderEntries[0]!;
-      i = 0;
-    } else {
+    // Syncs ask in the same order round after round (HPAs in key order).
+    let entry = this.#entriesInOrder.get(selector, namespace);
+    if (entry === undefined) {
       entry = this.#selectorEntry(namespace, selector);
-      // Bounded: past the number of entries it starts again from the front.
-      if (i > this.#entryCount) i = 0;
-      selectors[i] = selector;
-      namespaces[i] = namespace;
-      this.#orderEntries[i] = entry;
+      this.#entriesInOrder.set(selector, namespace, entry, this.#entryCount);
     }
-    this.#orderNext = i + 1;
     this.#lastSelector = selector;
     this.#lastEntry = entry;
     return entry;
@@ -531,11 +518,7 @@ export class EmbeddedCluster {
 
   #lastSelector: Selector | null = null;
   #lastEntry: SelectorEntry | null = null;
-  /** The selectors asked for in the order they last came, their entries, and the next place. */
-  readonly #orderSelectors: Selector[] = [];
-  readonly #orderNamespaces: string[] = [];
-  readonly #orderEntries: SelectorEntry[] = [];
-  #orderNext = 0;
+  readonly #entriesInOrder = new AskedInOrder<Selector, string, SelectorEntry>();
   #entryCount = 0;
 
   #selectorEntry(namespace: string, selector: Selector): SelectorEntry {

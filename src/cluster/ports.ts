@@ -19,6 +19,7 @@ import type {
 import type { PodView } from "../core/pods.js";
 import type { Selector } from "../core/selector.js";
 import { EventRecorder } from "./events.js";
+import { AskedInOrder } from "./in-order.js";
 import { groupOf } from "./kinds.js";
 import type { MetricsPipeline } from "./metrics.js";
 import { notFoundMessage, type ObjectStore, type StoreCell, StoreError } from "./store.js";
@@ -125,16 +126,13 @@ function refState(refStates: RefStates, ref: CrossVersionObjectReference): RefSt
 const scales = new WeakMap<KubeObject, ScaleView>();
 
 /**
- * The states of refs asked for in the same order round after round (the controller syncs its
- * HPAs in key order): the ref that came after the previous one last time is compared first,
- * then the first one, and only another ref is looked up in the WeakMap. Positions are bounded by
- * the stored HPAs (a ref kept here after its HPA changed is dropped when its place is taken).
+ * The states of refs, kept in the order the controller asks (src/cluster/in-order.ts) before
+ * the WeakMap. Positions are bounded by the stored HPAs (a ref kept here after its HPA changed
+ * is dropped when its place is taken).
  */
 class RefStatesInOrder {
   readonly #states: RefStates = new WeakMap();
-  readonly #refs: CrossVersionObjectReference[] = [];
-  readonly #inOrder: RefState[] = [];
-  #next = 0;
+  readonly #inOrder = new AskedInOrder<CrossVersionObjectReference, null, RefState>();
 
   constructor(readonly store: ObjectStore) {}
 
@@ -143,26 +141,12 @@ class RefStatesInOrder {
   }
 
   get(ref: CrossVersionObjectReference): RefState {
-    const refs = this.#refs;
-    let i = this.#next;
-    if (i >= refs.length || refs[i] !== ref) {
-      if (refs.length > 0 && refs[0] === ref) i = 0;
-      else {
-        const state = refState(this.#states, ref);
-        if (i > this.store.count("HorizontalPodAutoscaler")) i = 0;
-        refs[i] = ref;
-        this.#inOrder[i] = state;
-        this.#next = i + 1;
-        return state;
-      }
-    }
-    this.#next = i + 1;
-    const state = this.#inOrder[i]!;
-    if (state.generation === customGeneration()) return state;
-    // The custom kinds changed: resolved again.
-    const fresh = refState(this.#states, ref);
-    this.#inOrder[i] = fresh;
-    return fresh;
+    const kept = this.#inOrder.get(ref, null);
+    // Resolved again when the custom kinds changed.
+    if (kept !== undefined && kept.generation === customGeneration()) return kept;
+    const state = refState(this.#states, ref);
+    this.#inOrder.set(ref, null, state, this.store.count("HorizontalPodAutoscaler"));
+    return state;
   }
 }
 

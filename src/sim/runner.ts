@@ -4,6 +4,7 @@
 import { FeatureGates } from "../api/featuregates.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
+import { AskedInOrder } from "../cluster/in-order.js";
 import type { ObjectStore, StoreCell } from "../cluster/store.js";
 import { HorizontalController } from "../controller/controller.js";
 import { formatTime } from "../core/conditions.js";
@@ -122,17 +123,13 @@ function describeMetric(
 }
 
 /**
- * The current objects of names asked for in the same order again and again (the controller
- * gets its due HPAs in key order at every sync round), through their store cells: the next name
- * is compared with the one that came after the previous name last time, and only another name,
- * or a cell emptied since (the name deleted, perhaps created again with a new cell), is looked
- * up in the store. Same answers as the store's `get`.
+ * The current objects of HPAs by name, through their store cells kept in the order the
+ * controller asks (src/cluster/in-order.ts): only another name, or a cell emptied since (the
+ * name deleted, perhaps created again with a new cell), is looked up in the store. Same answers
+ * as the store's `get`.
  */
 class CellsInOrder {
-  readonly #namespaces: string[] = [];
-  readonly #names: string[] = [];
-  readonly #cells: StoreCell[] = [];
-  #next = 0;
+  readonly #cells = new AskedInOrder<string, string, StoreCell>();
 
   constructor(
     readonly store: ObjectStore,
@@ -140,28 +137,11 @@ class CellsInOrder {
   ) {}
 
   get(namespace: string, name: string): KubeObject | undefined {
-    let i = this.#next;
-    if (i >= this.#names.length || this.#names[i] !== name || this.#namespaces[i] !== namespace) {
-      if (this.#names.length === 0 || this.#names[0] !== name || this.#namespaces[0] !== namespace)
-        return this.#learn(namespace, name, i);
-      i = 0;
-    }
-    const object = this.#cells[i]!.object;
-    if (object === undefined) return this.#learn(namespace, name, i);
-    this.#next = i + 1;
-    return object;
-  }
-
-  /** Looks the name up and keeps its cell at position `i`. */
-  #learn(namespace: string, name: string, i: number): KubeObject | undefined {
+    const kept = this.#cells.get(namespace, name)?.object;
+    if (kept !== undefined) return kept;
     const cell = this.store.cell(this.kind, namespace, name);
     if (cell === undefined) return undefined;
-    // Bounded: past the store's names it starts again from the front.
-    if (i > this.store.count(this.kind)) i = 0;
-    this.#namespaces[i] = namespace;
-    this.#names[i] = name;
-    this.#cells[i] = cell;
-    this.#next = i + 1;
+    this.#cells.set(namespace, name, cell, this.store.count(this.kind));
     return cell.object;
   }
 }
