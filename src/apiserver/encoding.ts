@@ -10,10 +10,17 @@ import { type ObjectStore, storeNamespaceOf } from "../cluster/store.js";
 /** How the object is sent: whole (GET, watch) or as a typed list's item (no kind/apiVersion). */
 export type EncodedForm = "object" | "item";
 
+/**
+ * One stored name's bytes. The entry stays while the name exists and is refilled for each new
+ * version: a Map entry deleted and re-added per change made the Map's tables churn, and their
+ * dead copies kept replaced versions alive through scavenges (promoted, then collected only by
+ * a mark-compact; ~2 MB/s of the soak's Services).
+ */
 interface Entry {
-  object: KubeObject;
+  /** The stored version the bytes are of; null once it is replaced, until it is asked for. */
+  object: KubeObject | null;
   /** By `${apiVersion} ${form}`. */
-  bytes: Map<string, Buffer>;
+  bytes: Map<string, Buffer> | null;
 }
 
 function keyOf(object: KubeObject): string {
@@ -30,8 +37,11 @@ export class ObjectEncodings {
     store.watch((event) => {
       const key = keyOf(event.object);
       const entry = this.#entries.get(key);
-      if (entry && (event.type === "DELETED" || entry.object !== event.object)) {
-        this.#entries.delete(key);
+      if (entry === undefined) return;
+      if (event.type === "DELETED") this.#entries.delete(key);
+      else if (entry.object !== event.object) {
+        entry.object = null;
+        entry.bytes = null;
       }
     });
   }
@@ -44,26 +54,35 @@ export class ObjectEncodings {
   bytes(object: KubeObject, apiVersion: string, form: EncodedForm, present: () => unknown): Buffer {
     const key = keyOf(object);
     let entry = this.#entries.get(key);
-    if (entry?.object !== object) {
+    let kept = entry?.object === object ? entry.bytes : null;
+    if (kept === null) {
       const current = this.#store.get(object.kind, storeNamespaceOf(object), object.metadata.name);
       if (current !== object) return Buffer.from(JSON.stringify(present()));
-      entry = { object, bytes: new Map() };
-      this.#entries.set(key, entry);
+      kept = new Map();
+      if (entry === undefined) {
+        entry = { object, bytes: kept };
+        this.#entries.set(key, entry);
+      } else {
+        entry.object = object;
+        entry.bytes = kept;
+      }
     }
     const variant = `${apiVersion} ${form}`;
-    let bytes = entry.bytes.get(variant);
+    let bytes = kept.get(variant);
     if (bytes === undefined) {
-      const whole = form === "item" ? entry.bytes.get(`${apiVersion} object`) : undefined;
+      const whole = form === "item" ? kept.get(`${apiVersion} object`) : undefined;
       bytes =
         (whole && itemOf(whole, object.kind, apiVersion)) ?? Buffer.from(JSON.stringify(present()));
-      entry.bytes.set(variant, bytes);
+      kept.set(variant, bytes);
     }
     return bytes;
   }
 
   /** How many stored objects have bytes kept (for tests). */
   get size(): number {
-    return this.#entries.size;
+    let size = 0;
+    for (const entry of this.#entries.values()) if (entry.bytes !== null) size++;
+    return size;
   }
 }
 
