@@ -261,7 +261,7 @@ export function startWatch(options: WatchOptions): ApiResponse {
       sendDeferred("ADDED", object);
     }
   } else {
-    const changes = options.store.changesSince(rv);
+    const changes = options.store.changesSince(rv, options.kind);
     if (changes === "Expired") {
       const error = expired(`too old resource version: ${rv} (${options.store.resourceVersion()})`);
       send("ERROR", error.status);

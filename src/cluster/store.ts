@@ -7,15 +7,11 @@ import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { establish, withdraw } from "../apiserver/kinds/custom.js";
 import { jsonEqual } from "../core/json.js";
+import { ChangeHistory, type WatchEvent, type WatchEventType } from "./history.js";
 import { isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
 
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
-
-export interface WatchEvent {
-  type: WatchEventType;
-  object: KubeObject;
-}
+export type { WatchEvent, WatchEventType } from "./history.js";
 
 /**
  * One acknowledged change, handed to the journal before the store applies it (the durable
@@ -50,10 +46,12 @@ export interface StoreOptions {
   initial?: StoreState;
   /**
    * How many recent changes are kept for watches resumed from a resourceVersion (default 4096).
-   * 0 when nothing resumes a watch (the simulator): each kept change holds a whole object, and
-   * thousands of them outlive the young generation (garbage collection was most of a run).
+   * 0 when nothing resumes a watch (the simulator): each kept change is its object's JSON, made
+   * on every write.
    */
   history?: number;
+  /** How many bytes of JSON the kept changes may take (default 64 MiB; then fewer are kept). */
+  historyBytes?: number;
 }
 
 export type StoreErrorReason = "AlreadyExists" | "Conflict" | "NotFound";
@@ -109,6 +107,7 @@ const CRD = "CustomResourceDefinition";
 
 /** How many recent changes `changesSince` can replay (older: Expired, as etcd compaction). */
 const HISTORY = 4096;
+const HISTORY_BYTES = 64 * 1024 * 1024;
 
 /** The namespace an object is kept under: "" for cluster-scoped kinds, `default` when unset. */
 export function storeNamespaceOf(object: KubeObject): string {
@@ -122,18 +121,15 @@ export class ObjectStore {
   #listeners: readonly ((event: WatchEvent) => void)[] = [];
   readonly #errorHandlers: ((error: unknown, event: WatchEvent) => void)[] = [];
   readonly #incarnations = new Map<string, number>();
-  readonly #history: { rv: number; event: WatchEvent }[] = [];
+  readonly #history: ChangeHistory;
   #rv = 1;
-  /** The newest resourceVersion whose change is no longer kept. */
-  #compacted = 0;
   #nameCounter = 0;
-  readonly #historySize: number;
 
   readonly #journal: ((change: StoreChange) => void) | undefined;
 
   constructor(options: StoreOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#historySize = options.history ?? HISTORY;
+    const changes = options.history ?? HISTORY;
     this.#journal = options.journal;
     const initial = options.initial;
     if (initial) {
@@ -151,9 +147,12 @@ export class ObjectStore {
         this.#incarnations.set(identity, count);
       }
       this.#rv = Math.max(this.#rv, initial.resourceVersion);
-      // No history survives a restart: older watches get 410 and relist, as after etcd compaction.
-      this.#compacted = this.#rv;
     }
+    // No history survives a restart: older watches get 410 and relist, as after etcd compaction.
+    this.#history = new ChangeHistory(
+      { changes, bytes: options.historyBytes ?? HISTORY_BYTES },
+      initial ? this.#rv : 0,
+    );
   }
 
   /** Every stored object (any kind), in no particular order. */
@@ -368,15 +367,12 @@ export class ObjectStore {
   }
 
   /**
-   * The changes after a resourceVersion (for a watch resumed by the API server), or "Expired"
-   * when they are older than what is kept (upstream answers 410 Gone).
+   * The changes after a resourceVersion (of one kind, when given), for a watch resumed by the API
+   * server, or "Expired" when they are older than what is kept (upstream answers 410 Gone). The
+   * objects are read back from the kept JSON: equal to the stored versions, not the same objects.
    */
-  changesSince(resourceVersion: string): WatchEvent[] | "Expired" {
-    const since = Number(resourceVersion);
-    if (!Number.isFinite(since) || since < this.#compacted) return "Expired";
-    const out: WatchEvent[] = [];
-    for (const entry of this.#history) if (entry.rv > since) out.push(entry.event);
-    return out;
+  changesSince(resourceVersion: string, kind?: string): WatchEvent[] | "Expired" {
+    return this.#history.since(Number(resourceVersion), kind);
   }
 
   #existing(kind: string, namespace: string, name: string, apiVersion?: string): KubeObject {
@@ -422,14 +418,7 @@ export class ObjectStore {
   }
 
   #emit(rv: number, event: WatchEvent): void {
-    if (this.#historySize === 0) this.#compacted = rv;
-    else {
-      this.#history.push({ rv, event });
-      if (this.#history.length > this.#historySize * 2) {
-        const dropped = this.#history.splice(0, this.#history.length - this.#historySize);
-        this.#compacted = dropped[dropped.length - 1]!.rv;
-      }
-    }
+    this.#history.record(rv, event.type, event.object);
     // The list as it is now: a listener may unsubscribe (a watch ending) while the others are
     // notified, which replaces #listeners, not this array.
     const listeners = this.#listeners;

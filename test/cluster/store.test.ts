@@ -216,21 +216,37 @@ describe("ObjectStore", () => {
     assert.deepEqual(store.changesSince(store.resourceVersion()), []);
   });
 
-  test("a store keeps the given number of changes (twice that before it compacts)", () => {
+  test("a store keeps the given number of changes, read back as equal objects", () => {
     const store = new ObjectStore({ now: () => T0, history: 2 });
     const start = store.resourceVersion();
-    for (const name of ["a", "b", "c", "d"]) store.create(deploy(name));
-    assert.deepEqual(
-      (store.changesSince(start) as WatchEvent[]).map((e) => e.object.metadata.name),
-      ["a", "b", "c", "d"],
-    );
-    store.create(deploy("e"));
-    assert.equal(store.changesSince(start), "Expired");
-    const kept = store.changesSince(String(Number(start) + 3)) as WatchEvent[];
+    const a = store.create(deploy("a"));
+    store.create(deploy("b"));
+    const kept = store.changesSince(start) as WatchEvent[];
     assert.deepEqual(
       kept.map((e) => e.object.metadata.name),
-      ["d", "e"],
+      ["a", "b"],
     );
+    assert.deepEqual(kept[0]!.object, a);
+    store.create(deploy("c"));
+    assert.equal(store.changesSince(start), "Expired");
+    assert.deepEqual(
+      (store.changesSince(a.metadata.resourceVersion!) as WatchEvent[]).map(
+        (e) => e.object.metadata.name,
+      ),
+      ["b", "c"],
+    );
+  });
+
+  test("kept changes are bounded in bytes too: a bigger object makes fewer changes kept", () => {
+    const store = new ObjectStore({ now: () => T0, history: 100, historyBytes: 2000 });
+    const start = store.resourceVersion();
+    store.create(deploy("a"));
+    store.create(deploy("b"));
+    assert.equal((store.changesSince(start) as WatchEvent[]).length, 2);
+    const big = { ...deploy("c"), spec: { replicas: 1, note: "x".repeat(1500) } };
+    store.create(big);
+    assert.equal(store.changesSince(start), "Expired");
+    assert.equal((store.changesSince(String(Number(start) + 2)) as WatchEvent[]).length, 1);
   });
 
   test("an update or status write that changes nothing is not stored: old resourceVersion, no event, no journal", () => {
