@@ -179,12 +179,25 @@ async function serve(
     res.flushHeaders();
     // res 'close' (not req 'close') tells that the watcher has gone.
     res.on("close", () => response.close());
-    const ended = new Promise<void>((resolve) => response.onEnd?.(resolve));
+    // The stream's end wakes a wait for the socket. One waiter at a time: racing each wait with
+    // a promise as old as the watch added a reaction to that promise per wait, kept until the end.
+    let ended = false;
+    let wake: (() => void) | null = null;
+    response.onEnd?.(() => {
+      ended = true;
+      wake?.();
+    });
     for await (const line of response.stream) {
       if (res.destroyed) break;
       // Backpressure: the next line waits until the socket took this one; meanwhile events
       // queue in the stream, which drops a watcher that falls too far behind.
-      if (!res.write(line)) await Promise.race([drained(res), ended]);
+      if (!res.write(line) && !ended) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          void drained(res).then(resolve);
+        });
+        wake = null;
+      }
     }
     // A dropped watcher's connection is cut: a graceful end would wait on a client that does
     // not read, holding what is buffered for it.
