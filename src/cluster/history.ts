@@ -61,8 +61,8 @@ export class ChangeHistory {
 
   /** Keeps a change, letting the oldest go when a limit would be passed. */
   record(rv: number, type: WatchEventType, object: KubeObject): void {
-    if (this.#limits.changes > 0) {
-      const json = JSON.stringify(object);
+    const json = this.#limits.changes > 0 ? jsonOf(object) : null;
+    if (json !== null) {
       const length = Buffer.byteLength(json);
       if (length <= this.#limits.bytes) {
         while (this.size >= this.#limits.changes) this.#dropOldest();
@@ -73,7 +73,7 @@ export class ChangeHistory {
         return;
       }
     }
-    // Not kept (no history, or too big): nothing older can be replayed without it.
+    // Not kept (no history, too big, or not encodable): nothing older can be replayed without it.
     while (this.size > 0) this.#dropOldest();
     this.#compacted = rv;
   }
@@ -148,5 +148,14 @@ export class ChangeHistory {
       this.#kept = this.#kept.slice(this.#head);
       this.#head = 0;
     }
+  }
+}
+
+/** The object's JSON; null when it cannot be encoded (too deep for the stack): the write stands. */
+function jsonOf(object: KubeObject): string | null {
+  try {
+    return JSON.stringify(object);
+  } catch {
+    return null;
   }
 }

@@ -74,6 +74,17 @@ describe("ChangeHistory", () => {
     assert.deepEqual(history.since(2), [{ type: "DELETED", object: object("Pod", "a") }]);
   });
 
+  test("a change whose object cannot be encoded is not kept, and the write is not failed", () => {
+    const history = new ChangeHistory({ changes: 10, bytes: 1 << 20 });
+    history.record(1, "ADDED", object("Pod", "a"));
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 200_000; i++) at = at.a = {};
+    assert.doesNotThrow(() => history.record(2, "MODIFIED", { ...object("Pod", "a"), spec: deep }));
+    assert.equal(history.compacted, 2);
+    assert.equal(history.since(1), "Expired");
+  });
+
   test("no history: every change compacts, so only the newest resourceVersion resumes", () => {
     const history = new ChangeHistory({ changes: 0, bytes: 1 << 20 }, 5);
     assert.deepEqual(history.since(5), []);
