@@ -15,6 +15,23 @@ export const METRIC_SOURCES: Readonly<Record<MetricSourceType, MetricSourceModul
   External: externalSource,
 };
 
+/**
+ * METRIC_SOURCES' own entry for the type, by a switch: an own-property test and a keyed load
+ * by a varying key (megamorphic in optimized code) were 0.6% of bench:sim's instructions.
+ */
 export function metricSourceFor(type: string): MetricSourceModule | undefined {
-  return Object.hasOwn(METRIC_SOURCES, type) ? METRIC_SOURCES[type as MetricSourceType] : undefined;
+  switch (type) {
+    case "Resource":
+      return METRIC_SOURCES.Resource;
+    case "ContainerResource":
+      return METRIC_SOURCES.ContainerResource;
+    case "Pods":
+      return METRIC_SOURCES.Pods;
+    case "Object":
+      return METRIC_SOURCES.Object;
+    case "External":
+      return METRIC_SOURCES.External;
+    default:
+      return undefined;
+  }
 }

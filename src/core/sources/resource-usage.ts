@@ -205,6 +205,21 @@ export function calculateResource(
   };
 }
 
+// Equal descriptions as one string, whichever target made them: the sync's ValidMetricFound
+// message is found by its description (sync.ts), by identity when it is the one last asked for.
+// Bounded as that table is.
+const descriptions = new Map<string, string>();
+
+function interned(text: string): string {
+  let kept = descriptions.get(text);
+  if (kept === undefined) {
+    if (descriptions.size >= 1024) descriptions.clear();
+    descriptions.set(text, text);
+    kept = text;
+  }
+  return kept;
+}
+
 /**
  * The metric's description ("cpu resource utilization (percentage of request)"), one string
  * per spec: the ValidMetricFound message holds it, and a string built anew at every sync had
@@ -217,8 +232,10 @@ export function describeResourceMetric(
   memo: TargetMemo = targetMemo(source.target),
 ): string {
   if (memo.describedName !== source.name || memo.describedContainer !== container) {
-    memo.valueDescription = `${source.name} resource`;
-    memo.utilizationDescription = `${source.name}${container ? " container" : ""} resource utilization (percentage of request)`;
+    memo.valueDescription = interned(`${source.name} resource`);
+    memo.utilizationDescription = interned(
+      `${source.name}${container ? " container" : ""} resource utilization (percentage of request)`,
+    );
     memo.describedName = source.name;
     memo.describedContainer = container;
   }
