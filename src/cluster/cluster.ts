@@ -475,7 +475,7 @@ export class EmbeddedCluster {
     return {
       demandRps: demand,
       servedRps: perPod * ready,
-      specReplicas: ((workload.obj.spec as { replicas?: number }).replicas ?? 1) as number,
+      specReplicas: workload.specReplicas(),
       pods: workload.activeCount(),
       readyPods: ready,
       cpuUtilization: requests > 0 ? (usage * 100) / requests : null,

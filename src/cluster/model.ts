@@ -304,6 +304,23 @@ export class Workload {
     this.key = `${namespace}/${kind}/${name}`;
   }
 
+  #replicasOf: KubeObject | null = null;
+  #replicas = 0;
+
+  /**
+   * spec.replicas (1 when unset), read from the object only after it was replaced: the objects'
+   * specs have many shapes (a megamorphic load), and the sample of every workload at every
+   * metric resolution asked for it.
+   */
+  specReplicas(): number {
+    const obj = this.obj;
+    if (obj !== this.#replicasOf) {
+      this.#replicas = ((obj.spec as { replicas?: number }).replicas ?? 1) as number;
+      this.#replicasOf = obj;
+    }
+    return this.#replicas;
+  }
+
   readyCount(): number {
     let n = 0;
     for (const owner of this.owners) n += owner.ready;

@@ -868,11 +868,11 @@ function statusFieldsEqual(
   }
   if (status.currentMetrics !== undefined) {
     known++;
-    if (!same(status.currentMetrics, stored.currentMetrics)) return false;
+    if (!sameList(status.currentMetrics, stored.currentMetrics)) return false;
   }
   if (status.conditions !== undefined) {
     known++;
-    if (!same(status.conditions, stored.conditions)) return false;
+    if (!sameList(status.conditions, stored.conditions)) return false;
   }
   // Every defined key of the status equal in the stored one, and as many defined keys in both:
   // the same keys. A key of another name is compared by jsonEqual.
@@ -882,6 +882,14 @@ function statusFieldsEqual(
 /** jsonEqual, without a call for identical values. */
 function same(a: unknown, b: unknown): boolean {
   return a === b || jsonEqual(a, b);
+}
+
+/** jsonEqual of two lists (a new one of the stored objects, mostly) without a call per list. */
+function sameList(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return jsonEqual(a, b);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !jsonEqual(a[i], b[i])) return false;
+  return true;
 }
 
 /** The keys of an object not holding undefined (a walk reading only the object itself). */
