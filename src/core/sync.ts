@@ -547,8 +547,12 @@ function normalizeLegacy(
     scaleUpLimitFactor: config.scaleUpLimitFactor,
     scaleUpLimitMinimum: config.scaleUpLimitMinimum,
   });
-  // Read once: a keyed load by a varying key is a megamorphic lookup in optimized code.
-  const limitText = LIMIT_MESSAGES[clamp.reason];
+  // Read once, and by name for the usual reason: a keyed load by a varying key is a
+  // megamorphic lookup in optimized code.
+  const limitText =
+    clamp.reason === "DesiredWithinRange"
+      ? LIMIT_MESSAGES.DesiredWithinRange
+      : LIMIT_MESSAGES[clamp.reason];
   setCondition(
     decision.conditions,
     "ScalingLimited",
