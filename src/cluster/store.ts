@@ -1,7 +1,8 @@
 // The object store of the embedded cluster: Kubernetes objects by kind/namespace/name with one
 // global, increasing resourceVersion, generation bumps on spec changes, a status subresource,
 // and synchronous watch notifications. Objects are immutable once stored: writers store new
-// objects and readers never mutate, so nothing is deep-copied or serialized on the hot path.
+// objects and readers never mutate, so nothing is deep-copied on the hot path; only the watch
+// history (history.ts; off in the simulator) keeps each change's JSON.
 
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
