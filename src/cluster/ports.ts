@@ -5,13 +5,18 @@
 import { type ScalePaths, scaleOf } from "../api/scale.js";
 import type {
   CrossVersionObjectReference,
+  HorizontalPodAutoscaler,
   HorizontalPodAutoscalerStatus,
   KubeObject,
+  MetricSpec,
 } from "../api/types.js";
 import { customGeneration, customScalePaths, isCustomKind } from "../apiserver/kinds/custom.js";
 import { kindDefinition } from "../apiserver/kinds/registry.js";
 import type {
   ControllerPorts,
+  HpaStatusPort,
+  MetricsPort,
+  PodsPort,
   PortResult,
   ScaleTargetPort,
   ScaleView,
@@ -85,15 +90,21 @@ function lookupKind(ref: CrossVersionObjectReference): Lookup {
   };
 }
 
-/** What a scaleTargetRef resolved to, and the answer its getScale last gave. */
-interface RefState {
-  generation: number;
-  lookup: Lookup;
+/**
+ * What a scaleTargetRef resolved to, and the answer its getScale last gave. A class, not a
+ * literal, like the ports below: see `EmbeddedScalePort`.
+ */
+class RefState {
   /** The target's store cell, the namespace it was read in and the object its answer is of. */
-  cell: StoreCell | undefined;
-  namespace: string;
-  object: KubeObject | undefined;
-  answer: PortResult<ScaleView> | undefined;
+  cell: StoreCell | undefined = undefined;
+  namespace = "";
+  object: KubeObject | undefined = undefined;
+  answer: PortResult<ScaleView> | undefined = undefined;
+
+  constructor(
+    readonly generation: number,
+    readonly lookup: Lookup,
+  ) {}
 }
 
 // A scaleTargetRef (part of a stored HPA: never changed in place) resolves to the same kind
@@ -108,14 +119,7 @@ function refState(refStates: RefStates, ref: CrossVersionObjectReference): RefSt
   const generation = customGeneration();
   let state = refStates.get(ref);
   if (state === undefined || state.generation !== generation) {
-    state = {
-      generation,
-      lookup: lookupKind(ref),
-      cell: undefined,
-      namespace: "",
-      object: undefined,
-      answer: undefined,
-    };
+    state = new RefState(generation, lookupKind(ref));
     refStates.set(ref, state);
   }
   return state;
@@ -150,71 +154,131 @@ class RefStatesInOrder {
   }
 }
 
+// Each port is an object whose methods are module functions reading the port's own fields, not
+// a literal of closures: a simulation (each `horizon tune` candidate) makes its ports once per
+// run, and the controller's code optimized during the first run deoptimized at the second (a
+// closure made again is another call target, and V8 widens the field types of an object literal
+// at the literal's second run). The methods are own properties, as a literal's were, so a port
+// spread into another object (`{ ...port, updateScale }`, as tests wrap one) keeps working.
 export function createScalePort(cluster: PortsClusterView): ScaleTargetPort {
-  const refStates = new RefStatesInOrder(cluster.store);
-  return {
-    getScale(namespace, ref): PortResult<ScaleView> {
-      const state = refStates.get(ref);
-      const kind = state.lookup;
-      if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
-      // The cell holds the current object of the name while it exists (emptied on deletion).
-      const kept = state.cell?.object;
-      if (kept !== undefined && kept === state.object && state.namespace === namespace) {
-        return state.answer!;
-      }
-      const cell = cluster.store.cell(kind.kind, namespace, ref.name);
-      const object = cell?.object;
-      if (!object) {
-        return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
-      }
-      let scale = scales.get(object);
-      if (scale === undefined) {
-        scale = scaleOf(object, kind.paths);
-        scales.set(object, scale);
-      }
-      const answer: PortResult<ScaleView> = { ok: true, value: scale };
-      state.cell = cell;
-      state.namespace = namespace;
-      state.object = object;
-      state.answer = answer;
-      return answer;
-    },
-    updateScale(namespace, ref, replicas): PortResult<void> {
-      // Not in the order: a sync's updateScale comes after its getScale.
-      const kind = refStates.unordered(ref).lookup;
-      if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
-      const updated = cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
-      if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
-      return { ok: true, value: undefined };
-    },
-  };
+  return new EmbeddedScalePort(cluster);
+}
+
+class EmbeddedScalePort implements ScaleTargetPort {
+  readonly refStates: RefStatesInOrder;
+  readonly getScale = getScale;
+  readonly updateScale = updateScale;
+
+  constructor(readonly cluster: PortsClusterView) {
+    this.refStates = new RefStatesInOrder(cluster.store);
+  }
+}
+
+function getScale(
+  this: EmbeddedScalePort,
+  namespace: string,
+  ref: CrossVersionObjectReference,
+): PortResult<ScaleView> {
+  const state = this.refStates.get(ref);
+  const kind = state.lookup;
+  if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
+  // The cell holds the current object of the name while it exists (emptied on deletion).
+  const kept = state.cell?.object;
+  if (kept !== undefined && kept === state.object && state.namespace === namespace) {
+    return state.answer!;
+  }
+  const cell = this.cluster.store.cell(kind.kind, namespace, ref.name);
+  const object = cell?.object;
+  if (!object) {
+    return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
+  }
+  let scale = scales.get(object);
+  if (scale === undefined) {
+    scale = scaleOf(object, kind.paths);
+    scales.set(object, scale);
+  }
+  const answer: PortResult<ScaleView> = { ok: true, value: scale };
+  state.cell = cell;
+  state.namespace = namespace;
+  state.object = object;
+  state.answer = answer;
+  return answer;
+}
+
+function updateScale(
+  this: EmbeddedScalePort,
+  namespace: string,
+  ref: CrossVersionObjectReference,
+  replicas: number,
+): PortResult<void> {
+  // Not in the order: a sync's updateScale comes after its getScale.
+  const kind = this.refStates.unordered(ref).lookup;
+  if (!kind.ok) return { ok: false, error: kind.error, status: kind.status };
+  const updated = this.cluster.scaleWorkload(namespace, kind.kind, ref.name, replicas);
+  if (!updated) return { ok: false, error: notFoundMessage(kind.kind, ref.name), status: 404 };
+  return { ok: true, value: undefined };
+}
+
+class EmbeddedPodsPort implements PodsPort {
+  readonly listPods = listPods;
+
+  constructor(readonly cluster: PortsClusterView) {}
+}
+
+function listPods(
+  this: EmbeddedPodsPort,
+  namespace: string,
+  selector: Selector,
+): readonly PodView[] {
+  return this.cluster.listPods(namespace, selector);
+}
+
+class EmbeddedMetricsPort implements MetricsPort {
+  readonly observe = observe;
+
+  constructor(readonly cluster: PortsClusterView) {}
+}
+
+function observe(
+  this: EmbeddedMetricsPort,
+  namespace: string,
+  spec: MetricSpec,
+  podSelector: Selector,
+): ReturnType<MetricsPort["observe"]> {
+  return this.cluster.metrics.observe(namespace, spec, podSelector);
+}
+
+class EmbeddedStatusPort implements HpaStatusPort {
+  readonly updateStatus = updateStatus;
+
+  constructor(readonly cluster: PortsClusterView) {}
+}
+
+function updateStatus(
+  this: EmbeddedStatusPort,
+  hpa: HorizontalPodAutoscaler,
+  status: HorizontalPodAutoscalerStatus,
+): PortResult<void> {
+  try {
+    this.cluster.store.updateStatus(
+      "HorizontalPodAutoscaler",
+      hpa.metadata.namespace ?? "default",
+      hpa.metadata.name ?? "",
+      status,
+    );
+    return { ok: true, value: undefined };
+  } catch (error) {
+    if (error instanceof StoreError) return { ok: false, error: error.message, status: error.code };
+    throw error;
+  }
 }
 
 export function createPorts(cluster: PortsClusterView): Omit<ControllerPorts, "clock"> {
   return {
-    scale: createScalePort(cluster),
-    pods: { listPods: (namespace, selector) => cluster.listPods(namespace, selector) },
-    metrics: {
-      observe: (namespace, spec, podSelector) =>
-        cluster.metrics.observe(namespace, spec, podSelector),
-    },
-    status: {
-      updateStatus(hpa, status: HorizontalPodAutoscalerStatus): PortResult<void> {
-        try {
-          cluster.store.updateStatus(
-            "HorizontalPodAutoscaler",
-            hpa.metadata.namespace ?? "default",
-            hpa.metadata.name ?? "",
-            status,
-          );
-          return { ok: true, value: undefined };
-        } catch (error) {
-          if (error instanceof StoreError)
-            return { ok: false, error: error.message, status: error.code };
-          throw error;
-        }
-      },
-    },
+    scale: new EmbeddedScalePort(cluster),
+    pods: new EmbeddedPodsPort(cluster),
+    metrics: new EmbeddedMetricsPort(cluster),
+    status: new EmbeddedStatusPort(cluster),
     events: new EventRecorder(cluster.store),
   };
 }

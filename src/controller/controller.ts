@@ -66,10 +66,25 @@ export class HorizontalController {
     byKey: Map<string, HorizontalPodAutoscaler>;
   } | null = null;
 
-  constructor(private readonly options: HorizontalControllerOptions) {}
+  // The options' members, each kept in a field of this class: a caller's options literal made
+  // once per run (the simulator's) has its fields' types widened by V8 at the literal's second
+  // run, which deoptimized every sync function compiled against the first.
+  private readonly ports: ControllerPorts;
+  private readonly config: ControllerConfig;
+  private readonly listHpas: () => readonly HorizontalPodAutoscaler[];
+  private readonly getHpa:
+    | ((namespace: string, name: string) => HorizontalPodAutoscaler | undefined)
+    | undefined;
+
+  constructor(options: HorizontalControllerOptions) {
+    this.ports = options.ports;
+    this.config = options.config;
+    this.listHpas = options.listHpas;
+    this.getHpa = options.getHpa;
+  }
 
   private hpasByKey(): Map<string, HorizontalPodAutoscaler> {
-    const list = this.options.listHpas();
+    const list = this.listHpas();
     if (this.indexed?.list !== list) {
       this.indexed = { list, byKey: new Map(list.map((hpa) => [hpaKey(hpa), hpa])) };
     }
@@ -82,7 +97,7 @@ export class HorizontalController {
    */
   observe(now: number): void {
     const seen = new Set<string>();
-    for (const hpa of this.options.listHpas()) {
+    for (const hpa of this.listHpas()) {
       const key = hpaKey(hpa);
       seen.add(key);
       if (!this.due.has(key)) {
@@ -90,7 +105,7 @@ export class HorizontalController {
           key,
           namespace: hpa.metadata.namespace ?? "default",
           name: hpa.metadata.name ?? "",
-          at: now + syncPeriodFor(hpa, this.options.config),
+          at: now + syncPeriodFor(hpa, this.config),
           removed: false,
           record: null,
         });
@@ -121,9 +136,9 @@ export class HorizontalController {
 
   /** Syncs every HPA due at or before the clock's now, in key order; each is requeued one period later. */
   async syncDue(): Promise<SyncReport[]> {
-    const now = this.options.ports.clock.now();
+    const now = this.ports.clock.now();
     const reports: SyncReport[] = [];
-    const getHpa = this.options.getHpa;
+    const getHpa = this.getHpa;
     const index = getHpa ? null : this.hpasByKey();
     this.sorted ??= [...this.due.values()].sort(byKey);
     // Collected before syncing: a sync requeues its HPA, and that must not change this round.
@@ -145,7 +160,7 @@ export class HorizontalController {
           this.sorted = null;
         }
       }
-      scheduled.at = now + syncPeriodFor(hpa, this.options.config);
+      scheduled.at = now + syncPeriodFor(hpa, this.config);
       this.earliest = null;
       // The record kept with the entry: no lookup of the memory's table per sync.
       let record = entry.record;
@@ -153,14 +168,7 @@ export class HorizontalController {
         record = this.memory.of(entry.key);
         entry.record = record;
       }
-      const answer = reconcileHpa(
-        hpa,
-        this.options.ports,
-        this.memory,
-        this.options.config,
-        entry.key,
-        record,
-      );
+      const answer = reconcileHpa(hpa, this.ports, this.memory, this.config, entry.key, record);
       const outcome = answer instanceof Promise ? await answer : answer;
       // Field by field, not a spread of the outcome: one report per sync.
       reports.push({

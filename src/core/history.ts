@@ -51,11 +51,21 @@ export function withRecommendations(
   history: HpaHistory,
   recommendations: readonly TimestampedRecommendation[],
 ): HpaHistory {
-  const next: HpaHistory = {
-    recommendations,
-    scaleUpEvents: history.scaleUpEvents,
-    scaleDownEvents: history.scaleDownEvents,
-  };
+  return withLists(history, recommendations, history.scaleUpEvents, history.scaleDownEvents);
+}
+
+/**
+ * The history with these three lists, its other keys kept: field by field, not a spread that
+ * overrides a key (in Node 20 a spread run by optimized code makes another hidden class than the
+ * interpreter's, and the history's readers deoptimized when the first scale event was recorded).
+ */
+export function withLists(
+  history: HpaHistory,
+  recommendations: readonly TimestampedRecommendation[] | null,
+  scaleUpEvents: readonly TimestampedScaleEvent[],
+  scaleDownEvents: readonly TimestampedScaleEvent[],
+): HpaHistory {
+  const next: HpaHistory = { recommendations, scaleUpEvents, scaleDownEvents };
   if ("fallback" in history) next.fallback = history.fallback;
   if ("scaleToZero" in history) next.scaleToZero = history.scaleToZero;
   if ("scheduledFloor" in history) next.scheduledFloor = history.scheduledFloor;

@@ -10,7 +10,7 @@ import type {
 } from "../api/types.js";
 import { formatTime, setCondition } from "./conditions.js";
 import type { ControllerConfig } from "./config.js";
-import { type HpaHistory, withRecommendations } from "./history.js";
+import { type HpaHistory, withLists, withRecommendations } from "./history.js";
 import { jsonEqual } from "./json.js";
 import {
   clampLegacy,
@@ -253,7 +253,7 @@ export function decideSync(input: SyncInput): SyncDecision {
   // The first sync after the HPA is seen seeds the history with the current size.
   const history: HpaHistory =
     input.history.recommendations === null
-      ? { ...input.history, recommendations: [{ replicas: currentReplicas, timestamp: now }] }
+      ? withRecommendations(input.history, [{ replicas: currentReplicas, timestamp: now }])
       : input.history;
   decision.history = history;
 
@@ -911,25 +911,29 @@ function recordScaleEvent(decision: SyncDecision, previous: number, next: number
   const history = decision.history;
   if (!behavior) return history;
   if (next > previous) {
-    return {
-      ...history,
-      scaleUpEvents: storeScaleEvent(
+    return withLists(
+      history,
+      history.recommendations,
+      storeScaleEvent(
         history.scaleUpEvents,
         next - previous,
         longestPolicyPeriodSeconds(behavior.scaleUp),
         now,
       ),
-    };
+      history.scaleDownEvents,
+    );
   }
-  return {
-    ...history,
-    scaleDownEvents: storeScaleEvent(
+  return withLists(
+    history,
+    history.recommendations,
+    history.scaleUpEvents,
+    storeScaleEvent(
       history.scaleDownEvents,
       previous - next,
       longestPolicyPeriodSeconds(behavior.scaleDown),
       now,
     ),
-  };
+  );
 }
 
 /** A whole sync for callers whose scale update cannot fail (tests, what-if runs). */

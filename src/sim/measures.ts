@@ -249,10 +249,16 @@ class ArrivalOrder<T> {
   }
 }
 
-interface WorkloadMeasures {
-  state: WorkloadState;
-  /** The HPAs targeting it. */
-  hpas: readonly HpaState[];
+/**
+ * A class, not a literal: made once per run, a literal's field types are widened by V8 at its
+ * second run (the next `horizon tune` candidate), which deoptimized the optimized `add`.
+ */
+class WorkloadMeasures {
+  constructor(
+    readonly state: WorkloadState,
+    /** The HPAs targeting it. */
+    readonly hpas: readonly HpaState[],
+  ) {}
 }
 
 export class MeasureCollector {
@@ -284,7 +290,7 @@ export class MeasureCollector {
       else this.#byWorkload.set(h.target, [state]);
     }
     for (const [key, state] of this.#workloads) {
-      this.#sampled.set(key, { state, hpas: this.#byWorkload.get(key) ?? [] });
+      this.#sampled.set(key, new WorkloadMeasures(state, this.#byWorkload.get(key) ?? []));
     }
   }
 

@@ -7,6 +7,7 @@ import { EmbeddedCluster } from "../cluster/cluster.js";
 import { AskedInOrder } from "../cluster/in-order.js";
 import type { ObjectStore, StoreCell } from "../cluster/store.js";
 import { HorizontalController } from "../controller/controller.js";
+import type { Clock, ControllerPorts } from "../controller/ports.js";
 import { formatTime } from "../core/conditions.js";
 import {
   applyControllerFlags,
@@ -146,6 +147,45 @@ class CellsInOrder {
   }
 }
 
+// Made with a constructor, not a literal, are the objects a run makes once that its hot code
+// reads or writes (the ports, the result): V8 widens the field types of an object literal at the
+// literal's second run (the next candidate of `horizon tune`), which deoptimized the code
+// compiled during the first.
+class SimulatorPorts implements ControllerPorts {
+  readonly scale: ControllerPorts["scale"];
+  readonly pods: ControllerPorts["pods"];
+  readonly metrics: ControllerPorts["metrics"];
+  readonly status: ControllerPorts["status"];
+  readonly events: ControllerPorts["events"];
+
+  constructor(
+    ports: Omit<ControllerPorts, "clock">,
+    readonly clock: Clock,
+  ) {
+    this.scale = ports.scale;
+    this.pods = ports.pods;
+    this.metrics = ports.metrics;
+    this.status = ports.status;
+    this.events = ports.events;
+  }
+}
+
+/** The run's virtual now, which the loop advances. */
+class VirtualClock implements Clock {
+  constructor(public t: number) {}
+
+  now(): number {
+    return this.t;
+  }
+}
+
+class SimulationResult implements RunResult {
+  constructor(
+    readonly start: StartRecord,
+    readonly summary: SummaryRecord,
+  ) {}
+}
+
 export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const { scenario } = options;
   const spec = scenario.spec;
@@ -156,20 +196,13 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const cluster = new EmbeddedCluster({ model: clusterModelOf(spec), startTime, watchHistory: 0 });
   for (const object of scenario.objects) cluster.create(object);
   let now = startTime;
+  const clock = new VirtualClock(now);
   const listHpas = () =>
     cluster.store.list("HorizontalPodAutoscaler") as unknown as readonly HorizontalPodAutoscaler[];
   const ports = cluster.ports();
   const hpaCells = new CellsInOrder(cluster.store, "HorizontalPodAutoscaler");
   const controller = new HorizontalController({
-    // Every key named, not a spread (see copyOf in src/cluster/store.ts): one hidden class.
-    ports: {
-      scale: ports.scale,
-      pods: ports.pods,
-      metrics: ports.metrics,
-      status: ports.status,
-      events: ports.events,
-      clock: { now: () => now },
-    },
+    ports: new SimulatorPorts(ports, clock),
     config,
     listHpas,
     getHpa: (namespace, name) =>
@@ -187,7 +220,10 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   await emit(start);
 
   const events = [...spec.events].sort((a, b) => a.atMs - b.atMs);
-  const workloadKeys = spec.workloads.map((w) => workloadKey(w.target));
+  // Array.from, not map (run by optimized code, map makes a holey array, the interpreter a packed
+  // one) nor pushes onto [] (its allocation site starts later runs at another elements kind):
+  // the sample's read of it deoptimized once runSimulation was optimized.
+  const workloadKeys = Array.from(spec.workloads, (w) => workloadKey(w.target));
   let nextEvent = 0;
   const resolution = spec.cluster.metricsResolutionMs;
   let nextSample = startTime;
@@ -204,6 +240,7 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
     stalled = t === now ? stalled + 1 : 0;
     if (stalled > 10_000) throw new Error(`simulation stalled at t=${(t - startTime) / 1000}s`);
     now = t;
+    clock.t = t;
     cluster.advanceTo(t);
     let eventsApplied = false;
     while (nextEvent < events.length && startTime + events[nextEvent]!.atMs <= t) {
@@ -263,5 +300,5 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   const summary = measures.summary();
   const pending = options.emit?.(summary);
   if (pending) await pending;
-  return { start, summary };
+  return new SimulationResult(start, summary);
 }
