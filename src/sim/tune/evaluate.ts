@@ -29,6 +29,38 @@ export type TaskOutcome =
   | { id: number; ok: true; summary: SummaryRecord; durationMs: number }
   | { id: number; ok: false; error: string };
 
+/** The virtual time of an isolate's priming run (see `prime`). */
+const PRIMING_MS = 10 * 60_000;
+/** Whether this isolate (the main thread or a worker) has run its priming run. */
+let primed = false;
+
+/**
+ * Before an isolate's first candidate: the candidate's first ten minutes of virtual time, its
+ * result discarded. V8 gives a function its feedback only after some calls, so what only a
+ * run's first syncs see (an HPA with no status yet, its first history, the pods' first scrapes)
+ * went unrecorded in the first candidate, while the code optimized during it was compiled; the
+ * second candidate then deoptimized about thirty functions at its first sync, each compiled
+ * again. A run does not depend on the runs before it in its isolate (a worker runs candidates
+ * one after another), so this one changes no result.
+ */
+async function prime(base: TuneBase, task: TuneTask, durationMs: number): Promise<void> {
+  primed = true;
+  const loaded = parseScenario(base.text, {
+    file: base.file,
+    baseDir: base.baseDir,
+    sets: [...base.sets, ...task.sets],
+  });
+  if (!loaded.ok) return;
+  const scenario = loaded.scenario;
+  if (base.seed !== undefined) scenario.spec.seed = base.seed;
+  scenario.spec.durationMs = Math.min(durationMs, PRIMING_MS);
+  try {
+    await runSimulation({ scenario });
+  } catch {
+    // The candidate's own run reports what went wrong.
+  }
+}
+
 export async function evaluateTask(base: TuneBase, task: TuneTask): Promise<TaskOutcome> {
   const loaded = parseScenario(base.text, {
     file: base.file,
@@ -41,6 +73,7 @@ export async function evaluateTask(base: TuneBase, task: TuneTask): Promise<Task
   if (base.seed !== undefined) scenario.spec.seed = base.seed;
   const durationMs = task.durationMs ?? base.durationMs ?? scenario.spec.durationMs;
   scenario.spec.durationMs = durationMs;
+  if (!primed) await prime(base, task, durationMs);
   const { summary } = await runSimulation({ scenario });
   // Wall time is not part of a result: it would make runs differ by machine and --jobs.
   const { wallMs: _wallMs, ...result } = summary;
