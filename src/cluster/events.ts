@@ -41,6 +41,11 @@ export class EventRecorder implements EventsPort {
 export class ComponentEventRecorder {
   readonly #store: ObjectStore;
   readonly #correlators = new Map<string, EventCorrelator>();
+  /**
+   * Texts the stored Events share: a container's messages and field path repeat for every pod
+   * of a template, and a cluster keeps hundreds of thousands of Events (4 per pod).
+   */
+  readonly #texts = new Map<string, string>();
 
   constructor(store: ObjectStore) {
     this.#store = store;
@@ -61,9 +66,27 @@ export class ComponentEventRecorder {
       });
       this.#correlators.set(key, correlator);
     }
-    writeCorrelated(this.#store, correlator, correlator.correlateFor(ref, event, now));
+    const shared =
+      ref.fieldPath === undefined ? ref : { ...ref, fieldPath: this.#intern(ref.fieldPath) };
+    const message = this.#intern(event.message);
+    writeCorrelated(
+      this.#store,
+      correlator,
+      correlator.correlateFor(shared, { type: event.type, reason: event.reason, message }, now),
+    );
+  }
+
+  /** The kept copy of a text; the table starts again when full (per-pod texts never repeat). */
+  #intern(text: string): string {
+    const kept = this.#texts.get(text);
+    if (kept !== undefined) return kept;
+    if (this.#texts.size >= TEXTS_KEPT) this.#texts.clear();
+    this.#texts.set(text, text);
+    return text;
   }
 }
+
+const TEXTS_KEPT = 1024;
 
 /** Writes what the correlator decided: a new Event, or the patch of a repeat. */
 function writeCorrelated(

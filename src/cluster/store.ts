@@ -96,6 +96,8 @@ export interface StoreCell {
 
 interface Cell {
   object: KubeObject | undefined;
+  /** How often the name was created, while it exists (0: loaded, see #incarnations). */
+  incarnation: number;
 }
 
 interface KindTable {
@@ -121,6 +123,11 @@ export class ObjectStore {
   /** Replaced, never changed in place: a notification goes through the list as it began. */
   #listeners: readonly ((event: WatchEvent) => void)[] = [];
   readonly #errorHandlers: ((error: unknown, event: WatchEvent) => void)[] = [];
+  /**
+   * How often each `kind/namespace/name` was created, for names that do not exist now (and
+   * those loaded at startup): an existing name's count is in its cell, so the store does not
+   * keep a key string per stored object.
+   */
   readonly #incarnations = new Map<string, number>();
   readonly #history: ChangeHistory;
   #rv = 1;
@@ -142,7 +149,7 @@ export class ObjectStore {
         const namespace = isClusterScoped(object.kind)
           ? ""
           : (object.metadata.namespace ?? "default");
-        this.#put(object.kind, namespace, object.metadata.name, object);
+        this.#put(object.kind, namespace, object.metadata.name, object, 0);
       }
       for (const [identity, count] of initial.incarnations ?? []) {
         this.#incarnations.set(identity, count);
@@ -248,9 +255,9 @@ export class ObjectStore {
     const stored: KubeObject = copyOf(object);
     stored.metadata = metadata;
     this.#journal?.({ rv, type: "ADDED", object: stored, incarnation });
-    this.#incarnations.set(identity, incarnation);
+    this.#incarnations.delete(identity);
     this.#rv = rv;
-    this.#put(kind, namespace, name, stored);
+    this.#put(kind, namespace, name, stored, incarnation);
     this.#emit(rv, { type: "ADDED", object: stored });
     return stored;
   }
@@ -296,7 +303,7 @@ export class ObjectStore {
     stored.metadata = metadata;
     if (unchanged(current, stored)) return current;
     this.#commit(rv, "MODIFIED", stored);
-    this.#put(kind, namespace, name, stored);
+    this.#put(kind, namespace, name, stored, 0);
     this.#emit(rv, { type: "MODIFIED", object: stored });
     return stored;
   }
@@ -340,6 +347,7 @@ export class ObjectStore {
     if (kind === CRD) withdraw(name);
     table.byNamespace.get(ns)!.delete(name);
     cell.object = undefined;
+    if (cell.incarnation > 0) this.#incarnations.set(`${kind}/${ns}/${name}`, cell.incarnation);
     table.all = null;
     table.lists.delete(ns);
     this.#emit(rv, { type: "DELETED", object: final });
@@ -398,7 +406,14 @@ export class ObjectStore {
     this.#rv = rv;
   }
 
-  #put(kind: string, namespace: string, name: string, object: KubeObject): void {
+  /** Stores an object in its name's cell; `incarnation` counts a new name's creations. */
+  #put(
+    kind: string,
+    namespace: string,
+    name: string,
+    object: KubeObject,
+    incarnation: number,
+  ): void {
     // A stored CRD serves its kind from now on (apiextensions-apiserver's CRD handler).
     if (kind === CRD) establish(object);
     let table = this.#kinds.get(kind);
@@ -413,7 +428,7 @@ export class ObjectStore {
     }
     const cell = cells.get(name);
     if (cell !== undefined) cell.object = object;
-    else cells.set(name, { object });
+    else cells.set(name, { object, incarnation });
     table.all = null;
     table.lists.delete(namespace);
   }

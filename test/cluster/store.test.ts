@@ -32,6 +32,34 @@ describe("ObjectStore", () => {
     assert.equal(store.get("Deployment", "default", "web"), created);
   });
 
+  test("each creation of a name gets its own uid, the same in every store making the same writes", () => {
+    const uidsOf = (store: ObjectStore) => {
+      const uids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        uids.push(store.create(deploy("web")).metadata.uid ?? "");
+        // An update in between does not count as a creation.
+        store.update(deploy("web", 2));
+        store.delete("Deployment", "default", "web");
+      }
+      uids.push(store.create(deploy("other")).metadata.uid ?? "");
+      return uids;
+    };
+    const first = uidsOf(storeAt());
+    assert.equal(new Set(first).size, 4);
+    assert.deepEqual(uidsOf(storeAt()), first);
+    // A store loaded with the counts goes on from them, for a loaded name deleted later too.
+    const loaded = new ObjectStore({
+      now: () => T0,
+      initial: {
+        resourceVersion: 10,
+        objects: [{ ...deploy("web"), metadata: { ...deploy("web").metadata, uid: first[1] } }],
+        incarnations: [["Deployment/default/web", 2]],
+      },
+    });
+    loaded.delete("Deployment", "default", "web");
+    assert.equal(loaded.create(deploy("web")).metadata.uid, first[2]);
+  });
+
   test("a second create of the same name is AlreadyExists with the API server's message", () => {
     const store = storeAt();
     store.create(deploy("web"));

@@ -151,6 +151,8 @@ interface Observation {
 export class EventCorrelator {
   readonly #component: string;
   readonly #host: string;
+  /** One object for all of this recorder's events (stored objects are never changed in place). */
+  readonly #source: CoreEvent["source"];
   readonly #spam: SpamFilterOptions | null;
   readonly #aggregates = new Lru<{ localKeys: Set<string>; last: number }>(LRU_SIZE);
   readonly #observations = new Lru<Observation>(LRU_SIZE);
@@ -163,6 +165,9 @@ export class EventCorrelator {
   constructor(options: EventCorrelatorOptions = {}) {
     this.#component = options.component ?? HPA_COMPONENT;
     this.#host = options.host ?? "";
+    this.#source = this.#host
+      ? { component: this.#component, host: this.#host }
+      : { component: this.#component };
     const spam = options.spamFilter ?? true;
     this.#spam =
       spam === false ? null : spam === true ? { burst: SPAM_BURST, qps: SPAM_QPS } : spam;
@@ -196,9 +201,7 @@ export class EventCorrelator {
       involvedObject,
       reason: event.reason,
       message: event.message,
-      source: this.#host
-        ? { component: this.#component, host: this.#host }
-        : { component: this.#component },
+      source: this.#source,
       firstTimestamp: time,
       lastTimestamp: time,
       count: 1,
