@@ -72,7 +72,7 @@ export class ObjectEncodings {
     if (bytes === undefined) {
       const whole = form === "item" ? kept.get(`${apiVersion} object`) : undefined;
       bytes =
-        (whole && itemOf(whole, object.kind, apiVersion)) ?? Buffer.from(JSON.stringify(present()));
+        (whole && itemOf(whole, object.kind, apiVersion)) ?? ownBytes(JSON.stringify(present()));
       kept.set(variant, bytes);
     }
     return bytes;
@@ -86,8 +86,6 @@ export class ObjectEncodings {
   }
 }
 
-const OPEN = Buffer.from("{");
-
 /**
  * A list item's JSON from the whole object's, when the object's begins with its apiVersion and
  * kind (as stored objects' do): the item is the same members without those two.
@@ -96,5 +94,20 @@ function itemOf(whole: Buffer, kind: string, apiVersion: string): Buffer | null 
   const head = `{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},`;
   const length = Buffer.byteLength(head);
   if (whole.length <= length || whole.toString("utf8", 0, length) !== head) return null;
-  return Buffer.concat([OPEN, whole.subarray(length)]);
+  const item = Buffer.allocUnsafeSlow(whole.length - length + 1);
+  item[0] = 0x7b; // {
+  whole.copy(item, 1, length);
+  return item;
+}
+
+/**
+ * Kept bytes in their own memory: a small Buffer.from is a slice of an 8 KiB pool shared with
+ * short-lived Buffers, and one kept slice keeps the whole pool (~49 MB for 11,000 kept
+ * objects in bench:apiserver's RSS figure).
+ */
+function ownBytes(text: string): Buffer {
+  const length = Buffer.byteLength(text);
+  const bytes = Buffer.allocUnsafeSlow(length);
+  bytes.write(text, 0, length, "utf8");
+  return bytes;
 }

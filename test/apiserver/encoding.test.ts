@@ -268,6 +268,20 @@ describe("ObjectEncodings keeps stored versions only", () => {
     assert.equal(listed.toString("utf8"), JSON.stringify(item));
   });
 
+  it("kept bytes own their memory: none is a slice of a shared Buffer pool", () => {
+    const store = new ObjectStore({ now: () => T0 });
+    const encodings = new ObjectEncodings(store);
+    const object = store.create(service("c"));
+    const { kind: _k, apiVersion: _a, ...item } = object;
+    const whole = encodings.bytes(object, "v1", "object", () => object);
+    const listed = encodings.bytes(object, "v1", "item", () => item);
+    for (const bytes of [whole, listed]) {
+      assert.equal(bytes.byteOffset, 0);
+      assert.equal(bytes.buffer.byteLength, bytes.length);
+    }
+    assert.equal(listed.toString("utf8"), JSON.stringify(item));
+  });
+
   it("an object whose JSON does not begin with its apiVersion and kind: its item is serialized", () => {
     const store = new ObjectStore({ now: () => T0 });
     const encodings = new ObjectEncodings(store);
