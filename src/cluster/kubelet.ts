@@ -539,11 +539,14 @@ export class Kubelet {
     for (const c of spec?.containers ?? []) {
       const name = c.name ?? "";
       if (only !== undefined && name !== only) continue;
-      const ports = (c.ports ?? []).map((p) => `:${p.containerPort}`);
+      // The text built here, not an array made by `map` (holey when optimized code makes it,
+      // packed when the interpreter does: its readers deoptimized).
+      let ports = "";
+      for (const p of c.ports ?? []) ports += `${ports === "" ? "" : ", "}:${p.containerPort}`;
       this.#host.log(
         pod,
         name,
-        ports.length > 0 ? `${pod.name}: listening on ${ports.join(", ")}` : `${pod.name}: started`,
+        ports !== "" ? `${pod.name}: listening on ${ports}` : `${pod.name}: started`,
       );
     }
   }

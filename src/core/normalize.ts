@@ -342,14 +342,21 @@ export function storeScaleEvent(
   longestPeriodSeconds: number,
   now: number,
 ): TimestampedScaleEvent[] {
-  const marked = events.map((event) =>
-    event.outdated || isWithin(event.timestamp, longestPeriodSeconds * 1000, now)
-      ? event
-      : { ...event, outdated: true },
-  );
-  return recordReusingStale(
-    marked,
-    { replicaChange, timestamp: now, outdated: false },
-    (event) => event.outdated,
-  );
+  // One pass over a copy, recordReusingStale's rule inline; a literal for a marked event and a
+  // slice, not `{ ...event }` and `map`: run by optimized code, those make objects and arrays of
+  // other hidden classes than the interpreter's, and the lists' readers deoptimized.
+  const next = events.slice();
+  let staleIndex = -1;
+  for (let i = 0; i < next.length; i++) {
+    let event = next[i]!;
+    if (!event.outdated && !isWithin(event.timestamp, longestPeriodSeconds * 1000, now)) {
+      event = { replicaChange: event.replicaChange, timestamp: event.timestamp, outdated: true };
+      next[i] = event;
+    }
+    if (event.outdated) staleIndex = i;
+  }
+  const entry = { replicaChange, timestamp: now, outdated: false };
+  if (staleIndex >= 0) next[staleIndex] = entry;
+  else next.push(entry);
+  return next;
 }

@@ -62,9 +62,11 @@ export function reconcileReplicaSet(ctx: ControllerContext, owner: PodOwner): vo
         ctx.event(owner.obj, componentOf(owner), "SuccessfulCreate", `Created pod: ${pod.name}`);
       }
   } else if (diff > 0) {
-    const active = [...owner.pods].filter((p) => p.active);
     const now = ctx.now;
-    const ranked = active.map((pod) => ({ pod, info: victimInfo(pod) }));
+    // Pushed, not `filter` and `map`: run by optimized code, map makes a holey array (the
+    // interpreter a packed one), and the sort below deoptimized on it.
+    const ranked: { pod: PodRecord; info: VictimInfo }[] = [];
+    for (const pod of owner.pods) if (pod.active) ranked.push({ pod, info: victimInfo(pod) });
     ranked.sort((a, b) => compareVictims(a.info, b.info, now));
     for (let i = 0; i < diff; i++) {
       const pod = ranked[i]!.pod;
