@@ -161,6 +161,7 @@ export class EmbeddedCluster {
   /** Owners with more pods to create or delete than one sync does: taken up at the next advance. */
   readonly #deferredOwners = new Set<PodOwner>();
   #advances = 0;
+  /** How often each gone pod's `namespace/name` was created (a pod's record keeps its own). */
   readonly #incarnations = new Map<string, number>();
   #writing = 0;
   #reconciling = false;
@@ -1015,8 +1016,9 @@ export class EmbeddedCluster {
   ): PodRecord {
     const namespace = object.metadata.namespace ?? "default";
     const identity = `${namespace}/${object.metadata.name}`;
-    const incarnation = (this.#incarnations.get(identity) ?? 0) + 1;
-    this.#incarnations.set(identity, incarnation);
+    const incarnation =
+      (this.#pods.get(identity)?.incarnation ?? this.#incarnations.get(identity) ?? 0) + 1;
+    this.#incarnations.delete(identity);
     const seed = streamSeed(this.model.seed, `pod/${identity}#${incarnation}`);
     const willFail =
       lifecycle.failureProbability > 0 && noise(seed, 0, 7) < lifecycle.failureProbability;
@@ -1034,6 +1036,7 @@ export class EmbeddedCluster {
       ordinal,
       revision,
     );
+    record.incarnation = incarnation;
     record.obj = object;
     record.view = podView(record);
     return record;
@@ -1070,6 +1073,7 @@ export class EmbeddedCluster {
     pod.token++;
     this.#kubelet.release(pod);
     this.#pods.delete(pod.key);
+    this.#incarnations.set(pod.key, pod.incarnation);
     this.logs.forget(pod.key);
     this.#podsByNamespace.get(pod.namespace)?.delete(pod);
     for (const entry of pod.entries) {

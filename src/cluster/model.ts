@@ -151,6 +151,8 @@ export class PodRecord {
   rate: number | null = null;
   /** `namespace/name`, made once (it keys the cluster's maps). */
   readonly key: string;
+  /** How often the name was created, this pod included (it seeds the pod's stream). */
+  incarnation = 1;
 
   constructor(
     readonly namespace: string,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { parseSelector } from "../../src/core/selector.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import {
@@ -323,6 +324,44 @@ describe("Deployment → ReplicaSet → Pods", () => {
 });
 
 describe("StatefulSet", () => {
+  test("a re-created pod name is its next incarnation, with a stream of its own", () => {
+    const selector = parseSelector("app=db");
+    assert.ok(selector.ok);
+    const incarnations = () => {
+      const c = cluster(
+        scenario({
+          workloads: [
+            workloadModel({
+              target: { namespace: "default", kind: "StatefulSet", name: "db" },
+              pod: lifecycle({ terminationGracePeriodMs: 1_000 }),
+            }),
+          ],
+        }),
+      );
+      c.create(statefulSet({ replicas: 1 }));
+      const seen: { name: string; incarnation: number; seed: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        c.advanceTo(at(30 * (i + 1)));
+        const [pod] = [...c.selectorEntry("default", selector.selector).members];
+        assert.ok(pod, `a pod at ${30 * (i + 1)} s`);
+        seen.push({ name: pod.name, incarnation: pod.incarnation, seed: pod.seed });
+        c.deletePods([pod]);
+      }
+      return seen;
+    };
+    const seen = incarnations();
+    assert.deepEqual(
+      seen.map((p) => [p.name, p.incarnation]),
+      [
+        ["db-0", 1],
+        ["db-0", 2],
+        ["db-0", 3],
+      ],
+    );
+    assert.equal(new Set(seen.map((p) => p.seed)).size, 3);
+    assert.deepEqual(incarnations(), seen, "the same writes give the same streams");
+  });
+
   test("OrderedReady: pod N only after pod N−1 is Ready; scale-down from the highest ordinal", () => {
     const c = cluster(
       scenario({
