@@ -18,7 +18,7 @@ import { connect, type Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { fitGarbageCollectorToCores } from "../src/cli/gc.js";
+import { boundHeapGrowth, fitGarbageCollectorToCores } from "../src/cli/gc.js";
 import { startUp } from "../src/cli/up.js";
 
 const SERVICES = "/api/v1/namespaces/default/services";
@@ -117,6 +117,7 @@ async function probe(port: number, deadline: number): Promise<void> {
  */
 async function serve(): Promise<void> {
   fitGarbageCollectorToCores();
+  boundHeapGrowth();
   const started = await startUp({
     port: 0,
     insecureHttp: true,

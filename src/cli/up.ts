@@ -47,7 +47,7 @@ import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim
 import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { type RunningController, startController } from "./controller.js";
 import { controllerCommandDefaults, parseBindAddress } from "./controller-options.js";
-import { fitGarbageCollectorToCores } from "./gc.js";
+import { boundHeapGrowth, fitGarbageCollectorToCores } from "./gc.js";
 import {
   AdapterHook,
   type PrometheusFlags,
@@ -770,6 +770,7 @@ export async function upCommand(
   }
   startOptions.log = io.out;
   fitGarbageCollectorToCores();
+  boundHeapGrowth();
   const started = await startUp(startOptions);
   if (!started.ok) {
     io.err(`error: ${started.error}`);

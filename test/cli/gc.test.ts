@@ -1,4 +1,5 @@
-// `horizon up` marks incrementally on its own thread when it has one core (src/cli/gc.ts).
+// `horizon up` marks incrementally on its own thread when it has one core, and bounds how far its
+// old generation grows between mark-compacts (src/cli/gc.ts).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -75,5 +76,43 @@ describe("fitGarbageCollectorToCores", () => {
     const defaults = marking(2);
     assert.equal(defaults.switched, "false");
     assert.ok(defaults.concurrentSteps > 0, "V8's defaults: no concurrent marking step seen");
+  });
+});
+
+// Keeps a growing set of objects (as a server storing what it is sent) among short-lived ones;
+// BOUND, when set, bounds the growth first.
+const GROWING = `
+import { boundHeapGrowth } from "./src/cli/gc.ts";
+if (process.env.BOUND) boundHeapGrowth();
+const kept = [];
+let passing = [];
+for (let i = 0; i < 3e6; i++) {
+  kept.push({ i, s: "k" + i });
+  passing.push({ i, s: "p" + i });
+  if (passing.length > 2e5) passing = [];
+}
+console.log("kept=" + kept.length);
+`;
+
+function growing(bound: boolean): { markCompacts: number } {
+  const run = spawnSync(
+    process.execPath,
+    ["--trace-gc", "--import", "tsx", "--input-type=module", "-e", GROWING],
+    { encoding: "utf8", maxBuffer: 64 * 2 ** 20, env: { ...process.env, BOUND: bound ? "1" : "" } },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  return {
+    markCompacts: run.stdout.split("\n").filter((line) => line.includes("Mark-Compact")).length,
+  };
+}
+
+describe("boundHeapGrowth", () => {
+  it("collects a growing old generation more often", () => {
+    const bounded = growing(true);
+    const defaults = growing(false);
+    assert.ok(
+      bounded.markCompacts > defaults.markCompacts,
+      `mark-compacts: ${bounded.markCompacts} bounded, ${defaults.markCompacts} with V8's defaults`,
+    );
   });
 });
