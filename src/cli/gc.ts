@@ -23,8 +23,8 @@ export const HEAP_GROWING_PERCENT = 50;
  * V8 lets the old generation grow to up to 4× its live size between mark-compacts when they are
  * fast. A server taking a burst of writes (100,000 pods starting) then fills pages with objects
  * that live a little while between the ones it keeps; a full GC frees them but moves only a few
- * MiB, so the part-full pages stay: bench:apiserver's idle RSS varied 933–1,093 MiB for 607 MiB
- * of live heap. At most +50% keeps the pages fuller (idle RSS ~850 MiB) for mark-compacts a
+ * MiB, so the part-full pages stay: bench:apiserver's idle RSS varied 930–1,090 MiB for 607 MiB
+ * of live heap. At most +50% keeps the pages fuller (idle RSS ~875 MiB) for mark-compacts a
  * little more often. Process-wide: for commands (`horizon up`), not for library callers.
  */
 export function boundHeapGrowth(percent = HEAP_GROWING_PERCENT): void {
