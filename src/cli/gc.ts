@@ -16,9 +16,6 @@ export function fitGarbageCollectorToCores(cores = availableParallelism()): bool
   return true;
 }
 
-/** How much the old generation may grow past its live size before the next mark-compact. */
-export const HEAP_GROWING_PERCENT = 50;
-
 /**
  * V8 lets the old generation grow to up to 4× its live size between mark-compacts when they are
  * fast. A server taking a burst of writes (100,000 pods starting) then fills pages with objects
@@ -27,6 +24,6 @@ export const HEAP_GROWING_PERCENT = 50;
  * of live heap. At most +50% keeps the pages fuller (idle RSS ~875 MiB) for mark-compacts a
  * little more often. Process-wide: for commands (`horizon up`), not for library callers.
  */
-export function boundHeapGrowth(percent = HEAP_GROWING_PERCENT): void {
-  setFlagsFromString(`--heap-growing-percent=${percent}`);
+export function boundHeapGrowth(): void {
+  setFlagsFromString("--heap-growing-percent=50");
 }
