@@ -3,7 +3,7 @@
 // read from the API server's kinds registry; kinds the cluster knows without serving them
 // (owners and dependents of garbage collection) are listed here by name only.
 import { KIND_LIST, KINDS, kindDefinition } from "../apiserver/kinds/registry.js";
-import type { DefaultGcPolicy } from "../apiserver/kinds/types.js";
+import type { DefaultGcPolicy, GenerationRule } from "../apiserver/kinds/types.js";
 
 interface KnownKind {
   resource: string;
@@ -68,6 +68,16 @@ export function isClusterScoped(kind: string): boolean {
   const builtIn = BUILT_IN_CLUSTER_SCOPED.get(kind);
   if (builtIn !== undefined) return builtIn;
   return kindDefinition(kind)?.namespaced === false;
+}
+
+const BUILT_IN_GENERATION = new Map<string, GenerationRule | undefined>(
+  Object.entries(KINDS).map(([kind, definition]) => [kind, definition.generation]),
+);
+
+/** How the kind keeps metadata.generation; undefined when the server never sets it. */
+export function generationRuleOf(kind: string): GenerationRule | undefined {
+  if (BUILT_IN_GENERATION.has(kind)) return BUILT_IN_GENERATION.get(kind);
+  return kindDefinition(kind)?.generation;
 }
 
 /** Group of an apiVersion ("apps/v1" → "apps", "v1" → ""). */

@@ -1,5 +1,5 @@
 // The object store of the embedded cluster: Kubernetes objects by kind/namespace/name with one
-// global, increasing resourceVersion, generation bumps on spec changes, a status subresource,
+// global, increasing resourceVersion, generation kept by each kind's rule, a status subresource,
 // and synchronous watch notifications. Objects are immutable once stored: writers store new
 // objects and readers never mutate, so nothing is deep-copied on the hot path; only the watch
 // history (history.ts; off in the simulator) keeps each change's JSON.
@@ -7,9 +7,10 @@
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { establish, withdraw } from "../apiserver/kinds/custom.js";
+import type { GenerationRule } from "../apiserver/kinds/types.js";
 import { jsonEqual } from "../core/json.js";
 import { ChangeHistory, type WatchEvent, type WatchEventType } from "./history.js";
-import { isClusterScoped, resourceOf } from "./kinds.js";
+import { generationRuleOf, isClusterScoped, resourceOf } from "./kinds.js";
 import { uidFor } from "./random.js";
 
 export type { WatchEvent, WatchEventType } from "./history.js";
@@ -220,8 +221,9 @@ export class ObjectStore {
   }
 
   /**
-   * Stores a new object: assigns uid (unless given), resourceVersion, creationTimestamp and
-   * generation 1; a missing name with `generateName` gets a generated suffix.
+   * Stores a new object: assigns uid (unless given), resourceVersion, creationTimestamp and,
+   * for kinds that keep one, generation 1; a missing name with `generateName` gets a generated
+   * suffix.
    */
   create(object: KubeObject): KubeObject {
     const kind = object.kind;
@@ -248,7 +250,9 @@ export class ObjectStore {
     metadata.name = name;
     metadata.uid = object.metadata.uid ?? uidFor(`${identity}#${incarnation}`);
     metadata.resourceVersion = String(rv);
-    metadata.generation = 1;
+    // Kinds without a rule keep what they were created with (0 is JSON's absent).
+    if (generationRuleOf(kind) !== undefined) metadata.generation = 1;
+    else if (!metadata.generation) delete metadata.generation;
     metadata.creationTimestamp = object.metadata.creationTimestamp ?? rfc3339(this.#now());
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
@@ -264,12 +268,16 @@ export class ObjectStore {
 
   /**
    * Replaces an object. A set resourceVersion must be the current one (else Conflict); uid and
-   * creationTimestamp are kept; generation goes up by one when the spec changed (or when
-   * `bumpGeneration` asks, as a deletion mark does). An update that changes nothing is not
+   * creationTimestamp are kept; generation goes up by one as the kind's rule says (not for a
+   * write `throughStatus`, whose strategies never bump it), or when `bumpGeneration` asks and it
+   * is above 0 (a deletion mark). An update that changes nothing is not
    * stored: the current object comes back with its resourceVersion, no watch event, nothing
    * journaled (kube-apiserver's GuaranteedUpdate skips identical writes).
    */
-  update(object: KubeObject, options: { bumpGeneration?: boolean } = {}): KubeObject {
+  update(
+    object: KubeObject,
+    options: { bumpGeneration?: boolean; throughStatus?: boolean } = {},
+  ): KubeObject {
     const kind = object.kind;
     const namespace = storeNamespaceOf(object);
     const name = object.metadata.name;
@@ -289,14 +297,16 @@ export class ObjectStore {
       );
     }
     const rv = this.#rv + 1;
-    const generation = current.metadata.generation ?? 1;
+    const generation = current.metadata.generation ?? 0;
     const metadata: KubeObject["metadata"] = copyOf(object.metadata);
     metadata.uid = current.metadata.uid;
     metadata.creationTimestamp = current.metadata.creationTimestamp;
     metadata.resourceVersion = String(rv);
-    // A first deletion mark bumps it too (rest.BeforeDelete / markAsDeleting).
-    metadata.generation =
-      options.bumpGeneration || !jsonEqual(current.spec, object.spec) ? generation + 1 : generation;
+    const bump = options.bumpGeneration
+      ? generation > 0
+      : !options.throughStatus && changedPerRule(generationRuleOf(kind), current, object);
+    if (bump || generation > 0) metadata.generation = bump ? generation + 1 : generation;
+    else delete metadata.generation;
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
     const stored: KubeObject = copyOf(object);
@@ -453,6 +463,44 @@ export class ObjectStore {
     if (this.#errorHandlers.length === 0) throw errors[0];
     for (const error of errors) for (const handler of this.#errorHandlers) handler(error, event);
   }
+}
+
+/** Whether an update from `current` to `next` adds 1 to the generation under `rule`. */
+function changedPerRule(
+  rule: GenerationRule | undefined,
+  current: KubeObject,
+  next: KubeObject,
+): boolean {
+  switch (rule) {
+    case undefined:
+    case "create":
+      return false;
+    case "spec":
+      return !jsonEqual(current.spec, next.spec);
+    case "specOrAnnotations":
+      return (
+        !jsonEqual(current.spec, next.spec) ||
+        !jsonEqual(current.metadata.annotations ?? {}, next.metadata.annotations ?? {})
+      );
+    case "content":
+      return !equalContent(current, next);
+    case "contentOrLabels":
+      return (
+        !equalContent(current, next) ||
+        !jsonEqual(current.metadata.labels ?? {}, next.metadata.labels ?? {})
+      );
+  }
+}
+
+/** Equal on every top-level field but metadata (and the type, which a version may spell otherwise). */
+function equalContent(a: KubeObject, b: KubeObject): boolean {
+  const left = a as unknown as Record<string, unknown>;
+  const right = b as unknown as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
+    if (key === "metadata" || key === "apiVersion" || key === "kind") continue;
+    if (!jsonEqual(left[key], right[key])) return false;
+  }
+  return true;
 }
 
 /** The would-be object equals the stored one apart from its resourceVersion. */

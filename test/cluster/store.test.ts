@@ -14,6 +14,16 @@ function deploy(name: string, replicas = 1): KubeObject {
   };
 }
 
+function endpointSlice(): KubeObject {
+  return {
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: { name: "web-abc", namespace: "default" },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["10.0.0.1"] }],
+  } as KubeObject;
+}
+
 function storeAt(now = T0) {
   return new ObjectStore({ now: () => now });
 }
@@ -112,31 +122,166 @@ describe("ObjectStore", () => {
     );
   });
 
-  const generationCases = [
-    { name: "spec changed", spec: { replicas: 5 }, labels: undefined, expectedGeneration: 2 },
+  // Each kind keeps metadata.generation by its own upstream strategy (v1.34).
+  const generationCases: {
+    name: string;
+    object: KubeObject;
+    edit: (stored: KubeObject) => KubeObject;
+    options?: { bumpGeneration?: boolean; throughStatus?: boolean };
+    created: number | undefined;
+    updated: number | undefined;
+  }[] = [
     {
-      name: "only labels changed",
-      spec: { replicas: 1 },
-      labels: { a: "b" },
-      expectedGeneration: 1,
+      name: "Deployment: spec changed",
+      object: deploy("web"),
+      edit: (o) => ({ ...o, spec: { replicas: 5 } }),
+      created: 1,
+      updated: 2,
     },
     {
-      name: "equal spec, new object",
-      spec: { replicas: 1 },
-      labels: undefined,
-      expectedGeneration: 1,
+      name: "Deployment: only labels changed",
+      object: deploy("web"),
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, labels: { a: "b" } } }),
+      created: 1,
+      updated: 1,
+    },
+    {
+      name: "Deployment: an equal spec in a new object",
+      object: deploy("web"),
+      edit: (o) => ({ ...o, spec: { replicas: 1 } }),
+      created: 1,
+      updated: 1,
+    },
+    {
+      name: "Deployment: annotations changed (they are copied to its ReplicaSets)",
+      object: deploy("web"),
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { a: "b" } } }),
+      created: 1,
+      updated: 2,
+    },
+    {
+      name: "Deployment: annotations changed through the status subresource",
+      object: deploy("web"),
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { a: "b" } } }),
+      options: { throughStatus: true },
+      created: 1,
+      updated: 1,
+    },
+    {
+      name: "Deployment: a deletion mark",
+      object: deploy("web"),
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, finalizers: ["f"] } }),
+      options: { bumpGeneration: true },
+      created: 1,
+      updated: 2,
+    },
+    {
+      name: "ReplicaSet: annotations changed",
+      object: { ...deploy("rs"), kind: "ReplicaSet" },
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { a: "b" } } }),
+      created: 1,
+      updated: 1,
+    },
+    {
+      name: "HorizontalPodAutoscaler: none in 1.34, even when its spec changes",
+      object: {
+        apiVersion: "autoscaling/v2",
+        kind: "HorizontalPodAutoscaler",
+        metadata: { name: "web", namespace: "default" },
+        spec: { maxReplicas: 3 },
+      },
+      edit: (o) => ({ ...o, spec: { maxReplicas: 4 } }),
+      created: undefined,
+      updated: undefined,
+    },
+    {
+      name: "ConfigMap: none, and a deletion mark adds none",
+      object: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "c", namespace: "default" },
+      },
+      edit: (o) => ({ ...o, data: { a: "b" } }),
+      options: { bumpGeneration: true },
+      created: undefined,
+      updated: undefined,
+    },
+    {
+      name: "ConfigMap: created with one, it is kept; a deletion mark adds 1",
+      object: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "c", namespace: "default", generation: 3 },
+      },
+      edit: (o) => ({ ...o, data: { a: "b" } }),
+      options: { bumpGeneration: true },
+      created: 3,
+      updated: 4,
+    },
+    {
+      name: "ConfigMap: created with one, an update keeps it",
+      object: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "c", namespace: "default", generation: 3 },
+      },
+      edit: (o) => ({ ...o, data: { a: "b" } }),
+      created: 3,
+      updated: 3,
+    },
+    {
+      name: "EndpointSlice: endpoints changed",
+      object: endpointSlice(),
+      edit: (o) => ({ ...o, endpoints: [{ addresses: ["10.0.0.2"] }] }),
+      created: 1,
+      updated: 2,
+    },
+    {
+      name: "EndpointSlice: labels changed",
+      object: endpointSlice(),
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, labels: { a: "b" } } }),
+      created: 1,
+      updated: 2,
+    },
+    {
+      name: "EndpointSlice: annotations changed",
+      object: endpointSlice(),
+      edit: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { a: "b" } } }),
+      created: 1,
+      updated: 1,
+    },
+    {
+      name: "PriorityClass: set on create, never bumped",
+      object: {
+        apiVersion: "scheduling.k8s.io/v1",
+        kind: "PriorityClass",
+        metadata: { name: "high" },
+        value: 10,
+      },
+      edit: (o) => ({ ...o, description: "changed" }),
+      created: 1,
+      updated: 1,
+    },
+    {
+      name: "ServiceMonitor (a custom resource): a top-level field changed",
+      object: {
+        apiVersion: "monitoring.coreos.com/v1",
+        kind: "ServiceMonitor",
+        metadata: { name: "m", namespace: "default" },
+        spec: { endpoints: [] },
+      },
+      edit: (o) => ({ ...o, extra: 1 }) as KubeObject,
+      created: 1,
+      updated: 2,
     },
   ];
   for (const c of generationCases) {
-    test(`generation after update: ${c.name}`, () => {
+    test(`generation: ${c.name}`, () => {
       const store = storeAt();
-      const created = store.create(deploy("web"));
-      const updated = store.update({
-        ...created,
-        metadata: { ...created.metadata, ...(c.labels ? { labels: c.labels } : {}) },
-        spec: c.spec,
-      });
-      assert.equal(updated.metadata.generation, c.expectedGeneration);
+      const created = store.create(c.object);
+      assert.equal(created.metadata.generation, c.created, "after create");
+      const updated = store.update(c.edit(created), c.options);
+      assert.equal(updated.metadata.generation, c.updated, "after update");
       assert.equal(updated.metadata.uid, created.metadata.uid);
       assert.equal(updated.metadata.creationTimestamp, created.metadata.creationTimestamp);
     });

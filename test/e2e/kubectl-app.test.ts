@@ -144,6 +144,10 @@ function describeApp(binary: KubectlBinary): void {
         },
         { timeoutMs: 30_000, intervalMs: 250 },
       );
+      // Created (1), scaled once by the HPA (2); the controller's revision annotation went
+      // through the status subresource, which adds no generation.
+      assert.equal(deployment.metadata.generation, 2);
+      assert.equal(deployment.metadata.annotations["deployment.kubernetes.io/revision"], "1");
       const container = deployment.spec.template.spec.containers[0];
       assert.deepEqual(container.resources, {
         requests: { cpu: "100m", memory: "64Mi" },
@@ -167,6 +171,7 @@ function describeApp(binary: KubectlBinary): void {
       assert.equal(pdb.metadata.generation, pdbBefore.metadata.generation);
       const secret = await getJson(["secret", "shop-api"]);
       assert.equal(secret.metadata.resourceVersion, secretBefore.metadata.resourceVersion);
+      assert.equal(secret.metadata.generation, undefined, "a Secret's strategy keeps none");
       assert.deepEqual(secret.data, { token: Buffer.from("not-a-real-token").toString("base64") });
       assert.equal(secret.stringData, undefined);
     });

@@ -96,6 +96,7 @@ export const cronJob: KindDefinition<"CronJob"> = {
   shortNames: ["cj"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
+  generation: "spec",
   fieldSelectors: [],
   strategy: CRONJOB_STRATEGY,
   printer: {

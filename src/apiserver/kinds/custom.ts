@@ -299,6 +299,7 @@ function customKindFrom(crd: KubeObject): CustomKind | undefined {
     ...(names.shortNames ? { shortNames: names.shortNames } : {}),
     ...(names.categories ? { categories: names.categories } : {}),
     gcPolicy: "None",
+    generation: "content",
     fieldSelectors: [],
     strategy: {
       prepareForCreate: (object) => admit(withoutStatus(object, subresources)),

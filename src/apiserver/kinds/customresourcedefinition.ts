@@ -271,6 +271,7 @@ export const customResourceDefinition: KindDefinition<"CustomResourceDefinition"
   shortNames: ["crd", "crds"],
   categories: ["api-extensions"],
   gcPolicy: "None",
+  generation: "spec",
   fieldSelectors: [],
   strategy: {
     prepareForCreate: (crd, context) => prepare(crd, undefined, context),

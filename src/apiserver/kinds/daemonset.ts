@@ -75,6 +75,7 @@ export const daemonSet: KindDefinition<"DaemonSet"> = {
   shortNames: ["ds"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
+  generation: "spec",
   fieldSelectors: [],
   strategy: WORKLOAD_STRATEGY,
   printer: {

@@ -78,6 +78,7 @@ export const deployment: KindDefinition<"Deployment"> = {
   shortNames: ["deploy"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
+  generation: "specOrAnnotations",
   fieldSelectors: [],
   strategy: WORKLOAD_STRATEGY,
   printer: {

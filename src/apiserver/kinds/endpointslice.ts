@@ -88,6 +88,7 @@ export const endpointSlice: KindDefinition<"EndpointSlice"> = {
   verbs: READ_WRITE,
   subresources: [],
   gcPolicy: "None",
+  generation: "contentOrLabels",
   fieldSelectors: [],
   strategy: ENDPOINT_SLICE_STRATEGY,
   printer: {

@@ -132,6 +132,7 @@ export const job: KindDefinition<"Job"> = {
   subresources: ["status"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
+  generation: "spec",
   fieldSelectors: [],
   strategy: JOB_STRATEGY,
   printer: {

@@ -213,6 +213,7 @@ export const ingress: KindDefinition<"Ingress"> = {
   subresources: ["status"],
   shortNames: ["ing"],
   gcPolicy: "None",
+  generation: "spec",
   fieldSelectors: [],
   strategy: INGRESS_STRATEGY,
   printer: {
@@ -310,6 +311,7 @@ export const ingressClass: KindDefinition<"IngressClass"> = {
   verbs: READ_WRITE,
   subresources: [],
   gcPolicy: "None",
+  generation: "spec",
   fieldSelectors: [],
   strategy: INGRESS_CLASS_STRATEGY,
   printer: {
@@ -481,6 +483,7 @@ export const networkPolicy: KindDefinition<"NetworkPolicy"> = {
   subresources: [],
   shortNames: ["netpol"],
   gcPolicy: "None",
+  generation: "spec",
   fieldSelectors: [],
   strategy: NETWORK_POLICY_STRATEGY,
   printer: {

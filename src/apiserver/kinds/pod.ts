@@ -87,6 +87,7 @@ export const pod: KindDefinition<"Pod"> = {
   categories: ["all"],
   returnsDeletedObject: true,
   gcPolicy: "None",
+  generation: "spec",
   fieldSelectors: [
     "spec.nodeName",
     "spec.restartPolicy",

@@ -79,6 +79,7 @@ export const podDisruptionBudget: KindDefinition<"PodDisruptionBudget"> = {
   subresources: ["status"],
   shortNames: ["pdb"],
   gcPolicy: "None",
+  generation: "spec",
   fieldSelectors: [],
   strategy: PDB_STRATEGY,
   printer: {

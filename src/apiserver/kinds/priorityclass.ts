@@ -122,6 +122,7 @@ export const priorityClass: KindDefinition<"PriorityClass"> = {
   subresources: [],
   shortNames: ["pc"],
   gcPolicy: "None",
+  generation: "create",
   fieldSelectors: [],
   strategy: PRIORITY_CLASS_STRATEGY,
   printer: {

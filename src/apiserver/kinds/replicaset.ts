@@ -57,6 +57,7 @@ export const replicaSet: KindDefinition<"ReplicaSet"> = {
   shortNames: ["rs"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
+  generation: "spec",
   fieldSelectors: ["status.replicas"],
   strategy: WORKLOAD_STRATEGY,
   printer: {

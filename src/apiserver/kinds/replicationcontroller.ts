@@ -56,6 +56,7 @@ export const replicationController: KindDefinition<"ReplicationController"> = {
   categories: ["all"],
   // v1 ReplicationControllers orphan, as before server-side garbage collection existed.
   gcPolicy: "OrphanDependents",
+  generation: "spec",
   fieldSelectors: ["status.replicas"],
   strategy: WORKLOAD_STRATEGY,
   printer: {

@@ -124,6 +124,7 @@ export const serviceMonitor: KindDefinition<"ServiceMonitor"> = {
   shortNames: ["smon"],
   categories: ["prometheus-operator"],
   gcPolicy: "None",
+  generation: "content",
   fieldSelectors: [],
   strategy: {
     prepareForCreate: prepare,

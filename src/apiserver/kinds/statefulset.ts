@@ -86,6 +86,7 @@ export const statefulSet: KindDefinition<"StatefulSet"> = {
   shortNames: ["sts"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
+  generation: "spec",
   fieldSelectors: [],
   strategy: WORKLOAD_STRATEGY,
   printer: {

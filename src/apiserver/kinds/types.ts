@@ -67,6 +67,20 @@ export const READ_WRITE: readonly Verb[] = [
   "watch",
 ];
 
+/**
+ * How a kind's strategy keeps metadata.generation (upstream's PrepareForCreate/PrepareForUpdate,
+ * per kind): each rule sets 1 on create; an update adds 1 when `spec` changes ("spec"), also
+ * when the annotations do ("specOrAnnotations": a Deployment's annotations are copied to its
+ * ReplicaSets), when any top-level field but metadata does ("content": custom resources), also
+ * when the labels do ("contentOrLabels": EndpointSlice), or never ("create": PriorityClass).
+ */
+export type GenerationRule =
+  | "spec"
+  | "specOrAnnotations"
+  | "content"
+  | "contentOrLabels"
+  | "create";
+
 /** What a kind does with its dependents when a delete names no policy (rest.GarbageCollectionPolicy). */
 export type DefaultGcPolicy = "DeleteDependents" | "OrphanDependents" | "None";
 
@@ -172,6 +186,12 @@ export interface KindDefinition<K extends ServedKind = ServedKind> {
   returnsDeletedObject?: boolean;
   /** The default in the served (preferred) version; older versions of a group orphan. */
   gcPolicy: DefaultGcPolicy;
+  /**
+   * How metadata.generation is kept. None (Events, ConfigMaps, Services, HPAs in 1.34, ...): the
+   * server never sets it; it stays what the object was created with (usually unset), and only a
+   * deletion mark adds 1 to one above 0.
+   */
+  generation?: GenerationRule;
   /**
    * Fields a field selector may name besides metadata.name and metadata.namespace (upstream's
    * per-kind field label conversion).

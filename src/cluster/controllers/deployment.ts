@@ -231,15 +231,19 @@ function syncRevision(
   const revision = String(revisionOf(newRs));
   const stored = ctx.store.get("Deployment", workload.namespace, workload.name);
   if (stored && stored.metadata.annotations?.[REVISION] !== revision) {
+    // Through the status subresource, as upstream's controller writes it: no new generation.
     workload.obj = ctx.write(() =>
-      ctx.store.update({
-        ...stored,
-        metadata: {
-          ...stored.metadata,
-          resourceVersion: undefined,
-          annotations: { ...(stored.metadata.annotations ?? {}), [REVISION]: revision },
+      ctx.store.update(
+        {
+          ...stored,
+          metadata: {
+            ...stored.metadata,
+            resourceVersion: undefined,
+            annotations: { ...(stored.metadata.annotations ?? {}), [REVISION]: revision },
+          },
         },
-      }),
+        { throughStatus: true },
+      ),
     );
   }
 }
