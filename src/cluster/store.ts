@@ -7,7 +7,7 @@
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { establish, withdraw } from "../apiserver/kinds/custom.js";
-import type { GenerationRule } from "../apiserver/kinds/types.js";
+import { type GenerationRule, TEMPLATE_GENERATION_ANNOTATION } from "../apiserver/kinds/types.js";
 import { jsonEqual } from "../core/json.js";
 import { ChangeHistory, type WatchEvent, type WatchEventType } from "./history.js";
 import { generationRuleOf, isClusterScoped, resourceOf } from "./kinds.js";
@@ -251,8 +251,14 @@ export class ObjectStore {
     metadata.uid = object.metadata.uid ?? uidFor(`${identity}#${incarnation}`);
     metadata.resourceVersion = String(rv);
     // Kinds without a rule keep what they were created with (0 is JSON's absent).
-    if (generationRuleOf(kind) !== undefined) metadata.generation = 1;
+    const rule = generationRuleOf(kind);
+    if (rule !== undefined) metadata.generation = 1;
     else if (!metadata.generation) delete metadata.generation;
+    if (rule === "specAndTemplate") {
+      // The client's count is taken when it is one (apps/v1 → internal), never below 1.
+      const sent = Number(metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION]);
+      setTemplateGeneration(metadata, Number.isInteger(sent) && sent > 1 ? sent : 1);
+    }
     metadata.creationTimestamp = object.metadata.creationTimestamp ?? rfc3339(this.#now());
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
@@ -302,11 +308,20 @@ export class ObjectStore {
     metadata.uid = current.metadata.uid;
     metadata.creationTimestamp = current.metadata.creationTimestamp;
     metadata.resourceVersion = String(rv);
+    const rule = generationRuleOf(kind);
+    const edit = !options.bumpGeneration && !options.throughStatus;
     const bump = options.bumpGeneration
       ? generation > 0
-      : !options.throughStatus && changedPerRule(generationRuleOf(kind), current, object);
+      : edit && changedPerRule(rule, current, object);
     if (bump || generation > 0) metadata.generation = bump ? generation + 1 : generation;
     else delete metadata.generation;
+    if (rule === "specAndTemplate") {
+      // Never set by a client: the stored count, plus 1 when the template changed.
+      const kept = Number(current.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] ?? 1);
+      const template = (o: KubeObject) => (o.spec as { template?: unknown } | undefined)?.template;
+      const changed = edit && !jsonEqual(template(current), template(object));
+      setTemplateGeneration(metadata, changed ? kept + 1 : kept);
+    }
     if (!isClusterScoped(kind)) metadata.namespace = namespace;
     else delete metadata.namespace;
     const stored: KubeObject = copyOf(object);
@@ -476,6 +491,7 @@ function changedPerRule(
     case "create":
       return false;
     case "spec":
+    case "specAndTemplate":
       return !jsonEqual(current.spec, next.spec);
     case "specOrAnnotations":
       return (
@@ -490,6 +506,13 @@ function changedPerRule(
         !jsonEqual(current.metadata.labels ?? {}, next.metadata.labels ?? {})
       );
   }
+}
+
+function setTemplateGeneration(metadata: KubeObject["metadata"], count: number): void {
+  metadata.annotations = {
+    ...metadata.annotations,
+    [TEMPLATE_GENERATION_ANNOTATION]: String(count),
+  };
 }
 
 /** Equal on every top-level field but metadata (and the type, which a version may spell otherwise). */

@@ -231,6 +231,22 @@ describe("DaemonSet controller", () => {
     );
   });
 
+  it("a change outside the template adds a generation, not a template generation", () => {
+    const c = newCluster();
+    c.create(daemonSet());
+    c.advanceTo(at(10));
+    update(c, daemonSet({ updateStrategy: { type: "OnDelete" } }));
+    const ds = c.store.get("DaemonSet", "default", "agent")!;
+    assert.equal(ds.metadata.generation, 2);
+    assert.equal(ds.metadata.annotations?.["deprecated.daemonset.template.generation"], "1");
+    const [pod] = c.store.list("Pod", "default");
+    c.store.delete("Pod", "default", pod!.metadata.name);
+    c.reconcile();
+    const [replacement] = c.store.list("Pod", "default");
+    assert.notEqual(replacement!.metadata.name, pod!.metadata.name);
+    assert.equal(replacement!.metadata.labels?.["pod-template-generation"], "1");
+  });
+
   it("records SuccessfulCreate and SuccessfulDelete from the daemonset-controller", () => {
     const c = newCluster(true);
     c.create(daemonSet());

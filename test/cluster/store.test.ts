@@ -24,6 +24,21 @@ function endpointSlice(): KubeObject {
   } as KubeObject;
 }
 
+const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
+function daemonSet(templateGeneration?: string): KubeObject {
+  return {
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: {
+      name: "logs",
+      namespace: "default",
+      ...(templateGeneration ? { annotations: { [TEMPLATE_GENERATION]: templateGeneration } } : {}),
+    },
+    spec: { template: { spec: { image: "a" } } },
+  };
+}
+
 function storeAt(now = T0) {
   return new ObjectStore({ now: () => now });
 }
@@ -130,6 +145,8 @@ describe("ObjectStore", () => {
     options?: { bumpGeneration?: boolean; throughStatus?: boolean };
     created: number | undefined;
     updated: number | undefined;
+    /** A DaemonSet's annotation after create and after update. */
+    templateGeneration?: [string, string];
   }[] = [
     {
       name: "Deployment: spec changed",
@@ -263,6 +280,42 @@ describe("ObjectStore", () => {
       updated: 1,
     },
     {
+      name: "DaemonSet: the template changed (its template generation too)",
+      object: daemonSet(),
+      edit: (o) => ({ ...o, spec: { template: { spec: { image: "b" } } } }),
+      created: 1,
+      updated: 2,
+      templateGeneration: ["1", "2"],
+    },
+    {
+      name: "DaemonSet: another spec field changed (not its template generation)",
+      object: daemonSet(),
+      edit: (o) => ({ ...o, spec: { ...(o.spec as object), minReadySeconds: 5 } }),
+      created: 1,
+      updated: 2,
+      templateGeneration: ["1", "1"],
+    },
+    {
+      name: "DaemonSet: a client's template generation is taken on create, ignored on update",
+      object: daemonSet("4"),
+      edit: (o) => ({
+        ...o,
+        metadata: { ...o.metadata, annotations: { [TEMPLATE_GENERATION]: "9" } },
+      }),
+      created: 1,
+      updated: 1,
+      templateGeneration: ["4", "4"],
+    },
+    {
+      name: "DaemonSet: a template change through the status subresource",
+      object: daemonSet(),
+      edit: (o) => ({ ...o, spec: { template: { spec: { image: "b" } } } }),
+      options: { throughStatus: true },
+      created: 1,
+      updated: 1,
+      templateGeneration: ["1", "1"],
+    },
+    {
       name: "ServiceMonitor (a custom resource): a top-level field changed",
       object: {
         apiVersion: "monitoring.coreos.com/v1",
@@ -282,6 +335,10 @@ describe("ObjectStore", () => {
       assert.equal(created.metadata.generation, c.created, "after create");
       const updated = store.update(c.edit(created), c.options);
       assert.equal(updated.metadata.generation, c.updated, "after update");
+      assert.deepEqual(
+        [created, updated].map((o) => o.metadata.annotations?.[TEMPLATE_GENERATION]),
+        c.templateGeneration ?? [undefined, undefined],
+      );
       assert.equal(updated.metadata.uid, created.metadata.uid);
       assert.equal(updated.metadata.creationTimestamp, created.metadata.creationTimestamp);
     });

@@ -123,6 +123,10 @@ function describeDaemonSets(binary: KubectlBinary): void {
       );
       assert.equal(pods[0].spec.containers[0].image, "fluentd:1.17");
       assert.notEqual(pods[0].metadata.name, before[0].metadata.name);
+      // The new template's count, on the DaemonSet as apps/v1 writes it and on its pod.
+      const ds = JSON.parse(kubectlOk(await run(["get", "ds", "agent", "-o", "json"]), "get ds"));
+      assert.equal(ds.metadata.annotations["deprecated.daemonset.template.generation"], "2");
+      assert.equal(pods[0].metadata.labels["pod-template-generation"], "2");
       const events = JSON.parse(
         kubectlOk(
           await run([

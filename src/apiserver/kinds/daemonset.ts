@@ -75,7 +75,7 @@ export const daemonSet: KindDefinition<"DaemonSet"> = {
   shortNames: ["ds"],
   categories: ["all"],
   gcPolicy: "DeleteDependents",
-  generation: "spec",
+  generation: "specAndTemplate",
   fieldSelectors: [],
   strategy: WORKLOAD_STRATEGY,
   printer: {

@@ -73,13 +73,20 @@ export const READ_WRITE: readonly Verb[] = [
  * when the annotations do ("specOrAnnotations": a Deployment's annotations are copied to its
  * ReplicaSets), when any top-level field but metadata does ("content": custom resources), also
  * when the labels do ("contentOrLabels": EndpointSlice), or never ("create": PriorityClass).
+ * "specAndTemplate" (DaemonSet) is "spec" plus a count of template changes alone, which apps/v1
+ * carries in the `deprecated.daemonset.template.generation` annotation (the internal
+ * spec.templateGeneration; its pods' `pod-template-generation` label).
  */
 export type GenerationRule =
   | "spec"
   | "specOrAnnotations"
   | "content"
   | "contentOrLabels"
-  | "create";
+  | "create"
+  | "specAndTemplate";
+
+/** The annotation a DaemonSet's template generation is kept in (see GenerationRule). */
+export const TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation";
 
 /** What a kind does with its dependents when a delete names no policy (rest.GarbageCollectionPolicy). */
 export type DefaultGcPolicy = "DeleteDependents" | "OrphanDependents" | "None";

@@ -2,7 +2,9 @@
 // template's labels and annotations, a controller ownerReference, generateName for
 // ReplicaSets, ReplicationControllers and DaemonSets; a StatefulSet's pods carry their
 // identity labels, a DaemonSet's its revision, its node's affinity and the daemon tolerations.
+
 import type { KubeObject } from "../../api/types.js";
+import { TEMPLATE_GENERATION_ANNOTATION } from "../../apiserver/kinds/types.js";
 import { NODE_NAME } from "../kubelet.js";
 import type { PodOwner } from "../model.js";
 import { CONTROLLER_REVISION_HASH } from "./statefulset.js";
@@ -54,7 +56,8 @@ export function podFromTemplate(owner: PodOwner, name: string, ordinal: number):
     labels["apps.kubernetes.io/pod-index"] = String(ordinal);
   } else if (owner.kind === "DaemonSet") {
     labels[CONTROLLER_REVISION_HASH] = owner.templateHash;
-    labels["pod-template-generation"] = String(owner.obj.metadata.generation ?? 1);
+    const templateGeneration = owner.obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
+    if (templateGeneration !== undefined) labels["pod-template-generation"] = templateGeneration;
   }
   const metadata: KubeObject["metadata"] = {
     name,
