@@ -12,9 +12,7 @@ interface KnownKind {
   gcPolicy: DefaultGcPolicy;
 }
 
-const NOT_SERVED: Record<string, KnownKind> = {
-  ControllerRevision: { resource: "controllerrevisions", group: "apps", gcPolicy: "None" },
-};
+const NOT_SERVED: Record<string, KnownKind> = {};
 
 function knownKind(kind: string): KnownKind | undefined {
   return kindDefinition(kind) ?? (Object.hasOwn(NOT_SERVED, kind) ? NOT_SERVED[kind] : undefined);

@@ -49,6 +49,7 @@ const ADDED_SINCE = new Set([
   "Ingress",
   "IngressClass",
   "NetworkPolicy",
+  "ControllerRevision",
 ]);
 
 /** `known` checks at least what `old` checked: the same fields wherever `old` names them. */

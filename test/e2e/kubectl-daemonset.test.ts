@@ -1,7 +1,8 @@
 // End-to-end: DaemonSets driven by the REAL kubectl (1.27 and 1.33) against `horizon up`: one
 // pod on the node, `kubectl get ds` with upstream's columns, `rollout status` to the end of a
-// rollout of a new image, the daemonset-controller's Events, a bad DaemonSet refused, and an
-// HPA that targets a DaemonSet failing as upstream's does (no scale subresource). Every wait
+// rollout of a new image, the daemonset-controller's Events, `rollout history` / `undo` over
+// its ControllerRevisions and `get controllerrevisions`, a bad DaemonSet refused, and an HPA
+// that targets a DaemonSet failing as upstream's does (no scale subresource). Every wait
 // polls or uses kubectl's own watch with a timeout. Without kubectl the tests skip with the
 // reason, except under CI=true.
 import assert from "node:assert/strict";
@@ -148,6 +149,61 @@ function describeDaemonSets(binary: KubectlBinary): void {
           ["SuccessfulCreate", "daemonset-controller", `Created pod: ${pods[0].metadata.name}`],
         ],
       );
+    });
+
+    it("rollout history lists the ControllerRevisions; get controllerrevisions prints upstream's columns", async () => {
+      const history = kubectlOk(await run(["rollout", "history", "ds/agent"]), "history");
+      assert.match(history, /^REVISION\s+CHANGE-CAUSE$/m);
+      assert.match(history, /^1\s+<none>$/m);
+      assert.match(history, /^2\s+<none>$/m);
+      const pods = JSON.parse(
+        kubectlOk(await run(["get", "pods", "-l", "app=agent", "-o", "json"]), "get pods"),
+      ).items as Json[];
+      const hash = pods[0].metadata.labels["controller-revision-hash"];
+      const [header, ...rows] = tableRows(
+        kubectlOk(await run(["get", "controllerrevisions"]), "get controllerrevisions"),
+      );
+      assert.deepEqual(header, ["NAME", "CONTROLLER", "REVISION", "AGE"]);
+      assert.deepEqual(rows.map((r) => r.slice(1, 3)).sort(), [
+        ["daemonset.apps/agent", "1"],
+        ["daemonset.apps/agent", "2"],
+      ]);
+      assert.ok(rows.some((r) => r[0] === `agent-${hash}` && r[2] === "2"));
+      const revision = JSON.parse(
+        kubectlOk(await run(["get", "controllerrevision", `agent-${hash}`, "-o", "json"]), "get"),
+      );
+      assert.equal(revision.data.spec.template.$patch, "replace");
+      assert.equal(revision.data.spec.template.spec.containers[0].image, "fluentd:1.17");
+    });
+
+    it("rollout undo brings the old image back; history then shows 2 and 3", async () => {
+      const undo = kubectlOk(await run(["rollout", "undo", "ds/agent"]), "undo");
+      assert.equal(undo.trim(), "daemonset.apps/agent rolled back");
+      await pollUntil(
+        "the old image back on the only pod",
+        async () => {
+          const items = JSON.parse(
+            kubectlOk(await run(["get", "pods", "-l", "app=agent", "-o", "json"]), "get pods"),
+          ).items as Json[];
+          return items.length === 1 && items[0].spec.containers[0].image === "fluentd:1.16"
+            ? items
+            : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      const history = kubectlOk(await run(["rollout", "history", "ds/agent"]), "history");
+      assert.deepEqual(
+        history
+          .split("\n")
+          .filter((l) => /^\d/.test(l))
+          .map((l) => l.split(/\s+/)[0]),
+        ["2", "3"],
+      );
+      const third = kubectlOk(
+        await run(["rollout", "history", "ds/agent", "--revision=3"]),
+        "history --revision=3",
+      );
+      assert.match(third, /Image:\s+fluentd:1\.16/);
     });
 
     it("a DaemonSet whose pods would not restart is refused with upstream's message", async () => {

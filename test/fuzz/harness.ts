@@ -514,6 +514,18 @@ export const KIND_CASES: readonly KindCase[] = [
     }),
   },
   {
+    kind: "ControllerRevision",
+    collection: `/apis/apps/v1/namespaces/${NAMESPACE}/controllerrevisions`,
+    allNamespaces: "/apis/apps/v1/controllerrevisions",
+    resource: "controllerrevisions.apps",
+    apiVersion: "apps/v1",
+    valid: (name) => ({
+      metadata: { name, labels: { app: "fuzz" } },
+      data: { spec: { template: { ...template, $patch: "replace" } } },
+      revision: 1,
+    }),
+  },
+  {
     kind: "Lease",
     collection: `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases`,
     allNamespaces: "/apis/coordination.k8s.io/v1/leases",

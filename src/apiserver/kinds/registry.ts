@@ -2,6 +2,7 @@
 // each module defines the kind it is listed under. Discovery lists them in this order.
 import { apiService } from "./apiservice.js";
 import { configMap } from "./configmap.js";
+import { controllerRevision } from "./controllerrevision.js";
 import { cronJob } from "./cronjob.js";
 import { customDefinition, customDefinitions, reserveBuiltIn } from "./custom.js";
 import { customResourceDefinition } from "./customresourcedefinition.js";
@@ -50,6 +51,7 @@ export const KINDS: { readonly [K in ServedKind]: KindDefinition<K> } = {
   ReplicaSet: replicaSet,
   StatefulSet: statefulSet,
   DaemonSet: daemonSet,
+  ControllerRevision: controllerRevision,
   HorizontalPodAutoscaler: horizontalPodAutoscaler,
   Job: job,
   CronJob: cronJob,

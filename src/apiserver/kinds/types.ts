@@ -21,6 +21,7 @@ export type ServedKind =
   | "ReplicaSet"
   | "StatefulSet"
   | "DaemonSet"
+  | "ControllerRevision"
   | "Job"
   | "CronJob"
   | "HorizontalPodAutoscaler"

@@ -7,6 +7,7 @@ import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
 import { NODE_LABELS } from "../kubelet.js";
 import type { PodOwner, PodRecord } from "../model.js";
 import type { ControllerContext } from "./context.js";
+import { syncRevisions, trimRevisions } from "./revisions.js";
 
 const COMPONENT = "daemonset-controller";
 
@@ -47,6 +48,8 @@ export function reconcileDaemonSet(ctx: ControllerContext, owner: PodOwner): voi
     !namespaceTerminating(ctx.store, owner.namespace);
   const live = () =>
     [...owner.pods].filter((p) => p.active).sort((a, b) => a.createdAt - b.createdAt);
+  // The template's ControllerRevision first, as constructHistory does.
+  const revisions = manage ? syncRevisions(ctx, owner) : undefined;
   if (manage) {
     for (const pod of owner.pods) {
       // A failed daemon pod is deleted, and a new one created in its place.
@@ -70,6 +73,7 @@ export function reconcileDaemonSet(ctx: ControllerContext, owner: PodOwner): voi
       }
     }
   }
+  if (revisions) trimRevisions(ctx, owner, revisions, true);
   const pods = live();
   // The node's daemon pod is its oldest, as upstream reads it.
   const pod = pods[0];

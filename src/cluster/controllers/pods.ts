@@ -7,7 +7,7 @@ import type { KubeObject } from "../../api/types.js";
 import { TEMPLATE_GENERATION_ANNOTATION } from "../../apiserver/kinds/types.js";
 import { NODE_NAME } from "../kubelet.js";
 import type { PodOwner } from "../model.js";
-import { CONTROLLER_REVISION_HASH } from "./statefulset.js";
+import { CONTROLLER_REVISION_HASH } from "./revisions.js";
 
 const API_VERSIONS: Record<PodOwner["kind"], string> = {
   ReplicaSet: "apps/v1",

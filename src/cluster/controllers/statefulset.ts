@@ -4,8 +4,7 @@
 import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
 import type { PodOwner, PodRecord } from "../model.js";
 import type { ControllerContext } from "./context.js";
-
-export const CONTROLLER_REVISION_HASH = "controller-revision-hash";
+import { syncRevisions, trimRevisions } from "./revisions.js";
 
 /**
  * The StatefulSet controller: pods `name-0..N-1`; with OrderedReady, pod N is created only
@@ -24,6 +23,8 @@ export function reconcileStatefulSet(ctx: ControllerContext, owner: PodOwner): v
   const manage =
     owner.obj.metadata.deletionTimestamp === undefined &&
     !namespaceTerminating(ctx.store, owner.namespace);
+  // The template's ControllerRevision first, as getStatefulSetRevisions does.
+  const revisions = manage ? syncRevisions(ctx, owner) : undefined;
   const byOrdinal = new Map<number, PodRecord>();
   for (const pod of owner.pods) {
     if (pod.stage === "failed") {
@@ -68,6 +69,7 @@ export function reconcileStatefulSet(ctx: ControllerContext, owner: PodOwner): v
     const busy = [...byOrdinal.values()].some((p) => p.stage === "terminating");
     if (outdated.length > 0 && !busy) deletePod(ctx, owner, outdated[0]!);
   }
+  if (revisions) trimRevisions(ctx, owner, revisions, false);
   let ready = 0;
   let current = 0;
   let available = 0;
