@@ -4,30 +4,9 @@
 // system priority classes, and the update rules.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createApiHandler } from "../../src/apiserver/handler.js";
-import type { ApiRequest } from "../../src/apiserver/types.js";
-import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { clusterModelOf } from "../../src/sim/cluster.js";
-import { scenario, T0 } from "../cluster/builders.js";
+import { handlerOverCluster } from "./handler-call.js";
 
-type Json = ReturnType<typeof JSON.parse>;
-
-function setup() {
-  const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
-  const handler = createApiHandler({ cluster });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const req: ApiRequest = {
-      method,
-      path,
-      query: new URLSearchParams(),
-      headers: { "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
-    };
-    const res = await handler(req);
-    return { status: res.status, body: ("body" in res ? res.body : {}) as Json };
-  };
-  return { cluster, call };
-}
+const setup = handlerOverCluster;
 
 const LIMITS = "/api/v1/namespaces/default/limitranges";
 const QUOTAS = "/api/v1/namespaces/default/resourcequotas";
