@@ -26,6 +26,15 @@ export function memberOf(object: Record<string, unknown>, key: string): unknown 
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
+/** A copy with every object's keys sorted, as Go's json.Marshal writes a map. */
+export function withSortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withSortedKeys);
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) setMember(out, key, withSortedKeys(value[key]));
+  return out;
+}
+
 /**
  * Equal as decoded Go values (apiequality.Semantic.DeepEqual's common case): object key order
  * and an absent field versus null do not matter.

@@ -3,7 +3,7 @@
 // kube-openapi's messages (`spec.replicas in body must be of type integer: "string"`), and the
 // structural rules a CRD's schema must follow. Formats are checked where cheap.
 
-import { setMember } from "../../api/json.js";
+import { setMember, withSortedKeys } from "../../api/json.js";
 import type { FieldError } from "../../api/validation.js";
 import {
   duplicate,
@@ -430,7 +430,8 @@ function checkListType(s: JsonSchema, list: unknown[], path: string, errors: Fie
   };
   if (type === "set") {
     for (const [i, item] of list.entries()) {
-      if (repeated(canonicalJson(item))) errors.push(duplicate(`${path}[${i}]`, sortedKeys(item)));
+      if (repeated(canonicalJson(item)))
+        errors.push(duplicate(`${path}[${i}]`, withSortedKeys(item)));
     }
     return;
   }
@@ -454,17 +455,6 @@ function checkListType(s: JsonSchema, list: unknown[], path: string, errors: Fie
       errors.push(duplicate(`${path}[${i}]`, goMapRepr(entries)));
     }
   }
-}
-
-/** A copy with every object's keys in order, as Go's json.Marshal writes a map. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isObj(value)) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, sortedKeys(value[k])]),
-  );
 }
 
 /** JSON with object keys sorted, as Go's json.Marshal of a map writes it. */

@@ -4,6 +4,7 @@
 // is the patch `kubectl rollout undo` sends back to the owner. A template returned to (an undo)
 // takes the next revision number; old revisions beyond spec.revisionHistoryLimit go, oldest
 // first, except those live pods still run.
+import { withSortedKeys } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import type { PodOwner } from "../model.js";
 import type { ControllerContext } from "./context.js";
@@ -20,17 +21,6 @@ export interface OwnedRevisions {
   old: Revision[];
 }
 
-/** Go's json.Marshal of a map: keys sorted at every level. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    out[key] = sortedKeys((value as Record<string, unknown>)[key]);
-  }
-  return out;
-}
-
 /**
  * getPatch: the owner's spec.template with `"$patch": "replace"`, as Go marshals the typed
  * template (an unset creationTimestamp is null) through a map.
@@ -40,7 +30,7 @@ export function revisionData(owner: KubeObject): unknown {
     metadata?: Record<string, unknown>;
   };
   template.metadata = { creationTimestamp: null, ...(template.metadata ?? {}) };
-  return { spec: { template: sortedKeys({ ...template, $patch: "replace" }) } };
+  return { spec: { template: withSortedKeys({ ...template, $patch: "replace" }) } };
 }
 
 function revisionNumber(revision: Revision): number {
