@@ -1,39 +1,22 @@
 // What the API server calls each kind: the resource (plural.group) used in error messages such
-// as `deployments.apps "web" not found`, and which kinds are cluster-scoped. Served kinds are
-// read from the API server's kinds registry; kinds the cluster knows without serving them
-// (owners and dependents of garbage collection) are listed here by name only.
+// as `deployments.apps "web" not found`, and which kinds are cluster-scoped, read from the API
+// server's kinds registry.
 import { KIND_LIST, KINDS, kindDefinition } from "../apiserver/kinds/registry.js";
 import type { DefaultGcPolicy, GenerationRule } from "../apiserver/kinds/types.js";
 
-interface KnownKind {
-  resource: string;
-  group: string;
-  /** The default of the group's current version (apps/v1 workloads delete dependents). */
-  gcPolicy: DefaultGcPolicy;
-}
-
-const NOT_SERVED: Record<string, KnownKind> = {};
-
-function knownKind(kind: string): KnownKind | undefined {
-  return kindDefinition(kind) ?? (Object.hasOwn(NOT_SERVED, kind) ? NOT_SERVED[kind] : undefined);
-}
-
-/** Kinds the API server knows: served ones and the names-only ones above. */
-export const KNOWN_KINDS: ReadonlySet<string> = new Set([
-  ...KIND_LIST.map((d) => d.kind),
-  ...Object.keys(NOT_SERVED),
-]);
+/** The built-in kinds the API server serves. */
+export const KNOWN_KINDS: ReadonlySet<string> = new Set(KIND_LIST.map((d) => d.kind));
 
 /** The plural resource name of a known kind (`deployments`), undefined for others. */
 export function knownPluralOf(kind: string): string | undefined {
-  return knownKind(kind)?.resource;
+  return kindDefinition(kind)?.resource;
 }
 
 /** The default garbage-collection policy of a known kind in its group's current version. */
 export function knownGcPolicy(kind: string): { policy: DefaultGcPolicy; apiVersion: string } {
-  const known = knownKind(kind);
+  const known = kindDefinition(kind);
   if (!known) return { policy: "None", apiVersion: "" };
-  const version = kindDefinition(kind)?.versions[0]?.version ?? "v1";
+  const version = known.versions[0]?.version ?? "v1";
   return {
     policy: known.gcPolicy,
     apiVersion: known.group ? `${known.group}/${version}` : version,
@@ -50,7 +33,7 @@ export function pluralOf(kind: string): string {
 
 /** `deployments.apps`, `pods`, ...; a kind not listed gets its guessed plural and the group. */
 export function resourceOf(kind: string, apiVersion?: string): string {
-  const known = knownKind(kind);
+  const known = kindDefinition(kind);
   if (known) return known.group ? `${known.resource}.${known.group}` : known.resource;
   const group = apiVersion?.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
   return group ? `${pluralOf(kind)}.${group}` : pluralOf(kind);
