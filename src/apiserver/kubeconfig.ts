@@ -3,7 +3,7 @@
 // 1.x refuses http:// servers without it (kubectl accepts it either way).
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 
 export interface KubeconfigOptions {
   /** e.g. https://127.0.0.1:6443 */
@@ -16,7 +16,18 @@ export interface KubeconfigOptions {
   insecureSkipTlsVerify?: boolean;
   /** Name of the cluster, user and context (default "horizon"). */
   name?: string;
+  /**
+   * Where the cluster's controller serves /debug/decisions (`horizon up`'s in-process
+   * controller), kept in a cluster extension for `horizon explain --kubeconfig`.
+   */
+  controllerDebugAddress?: string;
 }
+
+/**
+ * The cluster extension (clientcmd's `extensions`, as minikube's `cluster_info`) naming the
+ * controller's /debug address. kubectl keeps and ignores it.
+ */
+export const CONTROLLER_EXTENSION = "horizon.dev/controller";
 
 /** The kubeconfig document (clientcmd v1 `Config`) as a plain object. */
 export function kubeconfigObject(options: KubeconfigOptions): Record<string, unknown> {
@@ -27,6 +38,14 @@ export function kubeconfigObject(options: KubeconfigOptions): Record<string, unk
   }
   if (options.insecureSkipTlsVerify || options.server.startsWith("http://")) {
     cluster["insecure-skip-tls-verify"] = true;
+  }
+  if (options.controllerDebugAddress !== undefined) {
+    cluster.extensions = [
+      {
+        name: CONTROLLER_EXTENSION,
+        extension: { "debug-address": options.controllerDebugAddress },
+      },
+    ];
   }
   const user: Record<string, unknown> = {};
   if (options.token !== undefined) user.token = options.token;
@@ -44,6 +63,35 @@ export function kubeconfigObject(options: KubeconfigOptions): Record<string, unk
 export function renderKubeconfig(options: KubeconfigOptions): string {
   // No folding: long base64 values stay on one line.
   return stringify(kubeconfigObject(options), { lineWidth: 0 });
+}
+
+/**
+ * The controller's /debug address that `horizon up` put in a kubeconfig: the current context's
+ * cluster's extension; null when the text is no such kubeconfig.
+ */
+export function controllerDebugAddressOf(text: string): string | null {
+  type Named<T> = { name?: unknown } & T;
+  let config: {
+    "current-context"?: unknown;
+    contexts?: Named<{ context?: { cluster?: unknown } }>[];
+    clusters?: Named<{ cluster?: { extensions?: Named<{ extension?: unknown }>[] } }>[];
+  };
+  try {
+    config = parse(text) as typeof config;
+  } catch {
+    return null;
+  }
+  if (typeof config !== "object" || config === null) return null;
+  const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
+  const context = list(config.contexts).find((c) => c?.name === config["current-context"]);
+  const clusterName = context?.context?.cluster;
+  if (typeof clusterName !== "string") return null;
+  const cluster = list(config.clusters).find((c) => c?.name === clusterName)?.cluster;
+  const extension = list(cluster?.extensions).find((e) => e?.name === CONTROLLER_EXTENSION);
+  const address = (extension?.extension as { "debug-address"?: unknown } | undefined)?.[
+    "debug-address"
+  ];
+  return typeof address === "string" && address !== "" ? address : null;
 }
 
 /**

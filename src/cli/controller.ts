@@ -60,6 +60,11 @@ export interface ControllerDeps {
   informer?: { stallTimeoutMs?: number; watchTimeoutSeconds?: number };
   /** The pod IP the leader advertises its debug address with (default $POD_IP). */
   podIp?: string;
+  /**
+   * When --metrics-bind-address's port is in use, serve on a free port of its host
+   * (`horizon up`'s default; its banner prints where).
+   */
+  metricsAddressFallback?: boolean;
   /** Every sync, after the metrics, decisions and log have it (`horizon up` prints them). */
   onSync?: (report: RuntimeSyncReport) => void;
   /** The dashboard's bearer token (`horizon up`: the API's); else --dashboard-token-file. */
@@ -289,6 +294,7 @@ export async function startController(
       debugAddress: config.debugBindAddress,
       allowNonLoopbackDebug:
         config.debugBindAddress !== null && config.metricsBindAddress !== config.debugBindAddress,
+      metricsAddressFallback: deps.metricsAddressFallback ?? false,
       metrics,
       decisions,
       readiness: controllerReadiness({

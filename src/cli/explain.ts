@@ -3,10 +3,11 @@
 // publishes on its Lease), or from a simulation's JSON output — and words the latest one.
 // Exit codes: 0 explained, 1 no traces for that HPA (or the source could not be read), 2 bad
 // flags.
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { CoordinationV1Api } from "@kubernetes/client-node";
 import { type Command, type CommanderError, Option } from "commander";
+import { controllerDebugAddressOf } from "../apiserver/kubeconfig.js";
 import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.js";
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
@@ -201,7 +202,7 @@ export async function findLeaderAddress(options: {
     if (code === 404) {
       return {
         ok: false,
-        error: `lease ${lease} not found (is the controller running with --leader-elect? set --lease-namespace/--lease-name, e.g. --lease-namespace horizon-system for deploy/)`,
+        error: `lease ${lease} not found (is the controller running with --leader-elect? set --lease-namespace/--lease-name, e.g. --lease-namespace horizon-system for deploy/; for \`horizon up\`, give the kubeconfig it wrote, or the --address its banner prints)`,
       };
     }
     return { ok: false, error: `cannot read lease ${lease}: ${(error as Error).message}` };
@@ -217,6 +218,18 @@ export async function findLeaderAddress(options: {
     };
   }
   return { ok: true, value: { address, holder } };
+}
+
+/** The controller address `horizon up` wrote into a kubeconfig file (null: none, or unreadable). */
+function upControllerAddress(file: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    // The Lease lookup reports an unreadable kubeconfig.
+    return null;
+  }
+  return controllerDebugAddressOf(text);
 }
 
 function isLoopbackUrl(address: string): boolean {
@@ -432,7 +445,28 @@ export async function explainCommand(
   } else {
     let address = options.address;
     let description = "";
-    if (
+    // `horizon up` names its controller's address in the kubeconfig it writes (no Lease).
+    const upAddress =
+      options.kubeconfig !== undefined &&
+      options.leaseName === undefined &&
+      options.leaseNamespace === undefined
+        ? upControllerAddress(options.kubeconfig)
+        : null;
+    if (upAddress !== null) {
+      address = upAddress;
+      const fetched = await fetchDecisions(address, namespace, name);
+      if (!fetched.ok) {
+        io.err(`error: ${fetched.error}`);
+        io.err(
+          `hint: ${options.kubeconfig} names the controller of \`horizon up\` at ${address}: is it still running?`,
+        );
+        return 1;
+      }
+      source = {
+        description: `from the controller of \`horizon up\` at ${address}`,
+        records: fetched.value,
+      };
+    } else if (
       address === undefined &&
       (options.kubeconfig !== undefined ||
         options.leaseName !== undefined ||
@@ -470,7 +504,7 @@ export async function explainCommand(
         io.err(`error: ${fetched.error}`);
         if (defaulted) {
           io.err(
-            "hint: name the source: --address URL (a controller's /debug), --kubeconfig FILE (the leader's Lease) or --from-simulation FILE",
+            "hint: name the source: --address URL (a controller's /debug; `horizon up` prints its own), --kubeconfig FILE (the leader's Lease, or the kubeconfig `horizon up` wrote) or --from-simulation FILE",
           );
         }
         return 1;
@@ -508,7 +542,7 @@ export function registerExplainCommand(program: Command): void {
     )
     .option(
       "--kubeconfig <file>",
-      `find the leading controller through its Lease (its ${DEBUG_ADDRESS_ANNOTATION} annotation)`,
+      `find the controller through the kubeconfig \`horizon up\` wrote, else the leader's Lease (its ${DEBUG_ADDRESS_ANNOTATION} annotation)`,
     )
     .option(
       "--lease-namespace <namespace>",
@@ -535,6 +569,7 @@ export function registerExplainCommand(program: Command): void {
 Examples:
   horizon explain hpa/web                                # controller on ${EXPLAIN_DEFAULTS.address}
   horizon explain hpa/web -n shop --address http://127.0.0.1:8086
+  horizon explain hpa/web --kubeconfig ~/.horizon/kubeconfig  # the controller of \`horizon up\`
   horizon explain hpa/web --kubeconfig ~/.kube/config --lease-namespace horizon-system
   horizon simulate examples/cpu-step.yaml -o json > run.jsonl
   horizon explain hpa/web --from-simulation run.jsonl --at 5m15s

@@ -46,7 +46,14 @@ import { controllerConfigFor } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
 import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { type RunningController, startController } from "./controller.js";
-import { controllerCommandDefaults, parseBindAddress } from "./controller-options.js";
+import {
+  type BindAddress,
+  CONTROLLER_DEFAULTS,
+  controllerCommandDefaults,
+  parseBindAddress,
+  parseControllerOptions,
+} from "./controller-options.js";
+import { EXPLAIN_DEFAULTS } from "./explain.js";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "./gc.js";
 import {
   AdapterHook,
@@ -127,6 +134,15 @@ export interface StartUpOptions {
    * Needs the controller over HTTP (it records the history the dashboard shows).
    */
   dashboardAddress?: { host: string; port: number };
+  /**
+   * The controller's /metrics, /healthz and /readyz, and /debug/decisions with them on a
+   * loopback address (`horizon controller`'s --metrics-bind-address); default none.
+   */
+  metricsBindAddress?: BindAddress | null;
+  /** Where /debug/decisions is served (parseControllerOptions: the metrics address on loopback). */
+  debugBindAddress?: BindAddress | null;
+  /** The metrics address is the default one: when its port is in use, take a free one. */
+  metricsBindFallback?: boolean;
   /** `--prometheus` / `--adapter-config`: a real Prometheus and the adapter (up-prometheus.ts). */
   prometheus?: PrometheusStackOptions;
   /** Pod addresses (a loopback CIDR; default 127.64.0.0/16). */
@@ -384,12 +400,13 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   driver.start();
 
   const url = `${tls ? "https" : "http"}://${dialHost(address)}:${server.port}`;
-  const kubeconfig = renderKubeconfig({
+  const kubeconfigOptions = {
     server: url,
     ...(token !== null ? { token } : {}),
     ...(caCert !== null ? { caCert } : {}),
     insecureSkipTlsVerify: !tls,
-  });
+  };
+  let kubeconfig = renderKubeconfig(kubeconfigOptions);
   const kubeconfigPath =
     options.kubeconfigOut === null
       ? null
@@ -455,13 +472,14 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
         kubeApiQps: 1000,
         kubeApiBurst: 2000,
         leaderElection: { ...controllerCommandDefaults().leaderElection, enabled: false },
-        metricsBindAddress: null,
-        debugBindAddress: null,
+        metricsBindAddress: options.metricsBindAddress ?? null,
+        debugBindAddress: options.debugBindAddress ?? null,
         dashboardBindAddress: options.dashboardAddress ?? null,
         // The history lives beside the objects, so it survives restarts as they do.
         dataDir: dataDir?.dir ?? null,
       },
       {
+        metricsAddressFallback: options.metricsBindFallback ?? false,
         // Sync results are printed as lines below; the controller's own log only for problems.
         log: createLogger({
           write: (line) => {
@@ -514,6 +532,18 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       return { ok: false, error: `controller: ${started.error}` };
     }
     controller = started.value;
+    // `horizon explain --kubeconfig` finds this controller in the kubeconfig: `up` elects no
+    // leader, so there is no Lease to publish the address on.
+    const debugUrl = controller.server?.debugUrl;
+    if (debugUrl) {
+      kubeconfig = renderKubeconfig({ ...kubeconfigOptions, controllerDebugAddress: debugUrl });
+      try {
+        if (kubeconfigPath !== null) await writeKubeconfig(kubeconfigPath, kubeconfig);
+      } catch (error) {
+        await close();
+        return { ok: false, error: `cannot write the kubeconfig: ${(error as Error).message}` };
+      }
+    }
   }
   return {
     ok: true,
@@ -593,6 +623,7 @@ export interface UpCommandOptions {
   controller: boolean;
   syncPeriod?: string;
   dashboardBindAddress?: string;
+  metricsBindAddress?: string;
   prometheus?: boolean;
   prometheusScrapeInterval?: string;
   adapterConfig?: string;
@@ -658,6 +689,26 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     }
     if (options.controller) out.dashboardAddress = dashboard.value;
   }
+  // `horizon controller`'s flag, parsed by its parser (with the /debug address it implies).
+  const observability = parseControllerOptions({
+    metricsBindAddress: options.metricsBindAddress ?? CONTROLLER_DEFAULTS.metricsBindAddress,
+  });
+  if (!observability.ok) return { ok: false, error: observability.errors.join("; ") };
+  const { metricsBindAddress, debugBindAddress } = observability.value;
+  if (metricsBindAddress !== null) {
+    if (!options.controller && options.metricsBindAddress !== undefined) {
+      return {
+        ok: false,
+        error:
+          "--metrics-bind-address: the controller serves it; there is none with --no-controller",
+      };
+    }
+    if (options.controller) {
+      out.metricsBindAddress = metricsBindAddress;
+      out.debugBindAddress = debugBindAddress;
+      out.metricsBindFallback = options.metricsBindAddress === undefined;
+    }
+  }
   const flags: PrometheusFlags = {
     ...(options.prometheus !== undefined ? { prometheus: options.prometheus } : {}),
     ...(options.prometheusScrapeInterval !== undefined
@@ -698,6 +749,8 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       ? `  controller: Horizon's HPA controller ${running.controller ? "over this API server (client-node)" : "in-process"}, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
       : "  controller: none (--no-controller): run `horizon controller --kubeconfig ...` or another controller against it",
   ];
+  const served = running.controller?.server;
+  if (served?.metricsUrl) lines.push(`    ${observabilityLine(served, options)}`);
   if (running.prometheus?.prometheusUrl) {
     lines.push(
       `  prometheus: ${running.prometheus.prometheusUrl} (scrapes what ServiceMonitors select; data in ${running.prometheus.dataDir ?? "a temporary directory"})`,
@@ -743,6 +796,27 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
   }
   lines.push("Press Ctrl-C to stop.");
   return lines;
+}
+
+/** Where the controller serves /metrics and decisions, and the explain command that reads them. */
+function observabilityLine(
+  served: { metricsUrl: string | null; debugUrl: string | null },
+  options: StartUpOptions,
+): string {
+  const { metricsUrl, debugUrl } = served;
+  if (debugUrl === null) {
+    return `/metrics on ${metricsUrl} (decisions are served on loopback addresses only)`;
+  }
+  const wanted = options.metricsBindAddress?.port;
+  const port = new URL(debugUrl).port;
+  const inUse =
+    options.metricsBindFallback && wanted !== undefined && wanted !== 0 && String(wanted) !== port
+      ? `${wanted} was in use: `
+      : "";
+  const command = `horizon explain hpa/NAME${debugUrl === EXPLAIN_DEFAULTS.address ? "" : ` --address ${debugUrl}`}`;
+  const what =
+    metricsUrl === debugUrl ? "/metrics and decisions" : `/metrics on ${metricsUrl}, decisions`;
+  return `${what} on ${debugUrl} (${inUse}${command})`;
 }
 
 /** Runs `horizon up` until SIGINT/SIGTERM; resolves with the exit code. */
@@ -832,6 +906,10 @@ export function registerUpCommand(program: Command): void {
     .option(
       "--dashboard-bind-address <host:port>",
       `serve the dashboard here, behind the API's token (default ${DEFAULT_DASHBOARD_ADDRESS}: a free port, printed; 0 disables)`,
+    )
+    .option(
+      "--metrics-bind-address <host:port>",
+      `serve the controller's /metrics, /healthz, /readyz and, on loopback, the decisions \`horizon explain\` reads (default ${CONTROLLER_DEFAULTS.metricsBindAddress}, or a free port when that one is in use: the banner prints it; 0 disables; not with --no-controller)`,
     )
     .option(
       "--prometheus",

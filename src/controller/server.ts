@@ -195,6 +195,11 @@ export interface ObservabilityServerOptions extends Omit<ObservabilityHandlerOpt
    * --debug-bind-address); otherwise such an address is refused.
    */
   allowNonLoopbackDebug?: boolean;
+  /**
+   * When the metrics address's port is in use, serve on a free port of the same host instead
+   * (`horizon up`'s default address, which several processes may want at once).
+   */
+  metricsAddressFallback?: boolean;
 }
 
 export interface RunningObservabilityServer {
@@ -251,10 +256,12 @@ export async function startObservabilityServer(
   let debugUrl: string | null = null;
   try {
     if (metricsAddress) {
-      const server = await listen(
-        handlerFor({ metrics: true, health: true, debug: shared }),
-        metricsAddress,
-      );
+      const handler = handlerFor({ metrics: true, health: true, debug: shared });
+      const server = await listen(handler, metricsAddress).catch((error: unknown) => {
+        const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+        if (!inUse || !options.metricsAddressFallback || metricsAddress.port === 0) throw error;
+        return listen(handler, { host: metricsAddress.host, port: 0 });
+      });
       servers.push(server);
       metricsUrl = urlOf(server, metricsAddress.host);
       if (shared) debugUrl = metricsUrl;

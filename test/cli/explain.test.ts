@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
+import { controllerDebugAddressOf, renderKubeconfig } from "../../src/apiserver/kubeconfig.js";
 import { type ExplainOptions, explainCommand, explainDecision } from "../../src/cli/explain.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { type RunningUp, startUp } from "../../src/cli/up.js";
@@ -314,6 +315,104 @@ describe("through the leader's Lease", () => {
       answer.err,
       new RegExp(`cannot load the kubeconfig: --kubeconfig ${missing}: no such file`),
     );
+  });
+});
+
+describe("through the kubeconfig `horizon up` wrote", () => {
+  let server: RunningObservabilityServer;
+  // No API server behind it: the address comes from the file alone.
+  const written = (debug?: string) => {
+    const file = join(dir, `up-kubeconfig-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(
+      file,
+      renderKubeconfig({
+        server: "https://127.0.0.1:1",
+        token: "t0k",
+        insecureSkipTlsVerify: true,
+        ...(debug !== undefined ? { controllerDebugAddress: debug } : {}),
+      }),
+    );
+    return file;
+  };
+
+  before(async () => {
+    const decisions = new DecisionStore();
+    decisions.record(decisionRecordOf(syncReport({ replicas: 2, cpuPerPodMilli: 100 }).result!));
+    server = await startObservabilityServer({
+      metricsAddress: { host: "127.0.0.1", port: 0 },
+      debugAddress: { host: "127.0.0.1", port: 0 },
+      metrics: new ControllerMetrics({ processMetrics: false }),
+      decisions,
+    });
+  });
+  after(() => server.close());
+
+  it("reads the controller's address from the kubeconfig: no Lease needed", async () => {
+    const answer = await explain("hpa/web", { kubeconfig: written(server.debugUrl!) });
+    assert.equal(answer.code, 0, answer.err);
+    assert.ok(
+      answer.out.startsWith(
+        `HPA default/web — from the controller of \`horizon up\` at ${server.debugUrl}\n`,
+      ),
+      answer.out,
+    );
+    assert.ok(answer.out.includes("Scaled from 2 to 4 replicas"));
+  });
+
+  it("--lease-* flags still look for the Lease", async () => {
+    const answer = await explain("hpa/web", {
+      kubeconfig: written(server.debugUrl!),
+      leaseName: "horizon-controller",
+    });
+    assert.equal(answer.code, 1);
+    assert.match(answer.err, /cannot read lease kube-system\/horizon-controller/);
+  });
+
+  it("exit 1 with a hint when that controller is gone", async () => {
+    const closed = await startObservabilityServer({
+      metricsAddress: null,
+      debugAddress: { host: "127.0.0.1", port: 0 },
+      metrics: new ControllerMetrics({ processMetrics: false }),
+      decisions: new DecisionStore(),
+    });
+    const url = closed.debugUrl!;
+    await closed.close();
+    const answer = await explain("hpa/web", { kubeconfig: written(url) });
+    assert.equal(answer.code, 1);
+    assert.ok(
+      answer.err.includes(`cannot reach the controller at ${url}: ECONNREFUSED`),
+      answer.err,
+    );
+    assert.ok(
+      answer.err.includes(`names the controller of \`horizon up\` at ${url}: is it still running?`),
+      answer.err,
+    );
+  });
+
+  const notOurs = [
+    { name: "no extension", text: renderKubeconfig({ server: "https://127.0.0.1:1" }) },
+    { name: "not YAML", text: "{ [" },
+    { name: "not a kubeconfig", text: "- 1\n- 2\n" },
+    { name: "empty", text: "" },
+    {
+      name: "the extension on a cluster other than the current context's",
+      text: renderKubeconfig({
+        server: "https://127.0.0.1:1",
+        controllerDebugAddress: "http://127.0.0.1:8085",
+      }).replace("current-context: horizon", "current-context: other"),
+    },
+  ];
+  for (const c of notOurs) {
+    it(`no address in the kubeconfig: ${c.name}`, () => {
+      assert.equal(controllerDebugAddressOf(c.text), null);
+    });
+  }
+  it("the address is the current context's cluster's extension", () => {
+    const text = renderKubeconfig({
+      server: "https://127.0.0.1:1",
+      controllerDebugAddress: "http://127.0.0.1:8085",
+    });
+    assert.equal(controllerDebugAddressOf(text), "http://127.0.0.1:8085");
   });
 });
 

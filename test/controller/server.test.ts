@@ -322,6 +322,55 @@ describe("listeners", () => {
   });
 });
 
+describe("the metrics address's fallback (horizon up's default address)", () => {
+  const metrics = new ControllerMetrics({ processMetrics: false });
+  const decisions = new DecisionStore();
+
+  it("a port in use: a free port of the same host, /debug still beside /metrics", async () => {
+    const first = await startObservabilityServer({
+      metricsAddress: loopback,
+      debugAddress: null,
+      metrics,
+      decisions,
+    });
+    try {
+      const busy = { host: "127.0.0.1", port: Number(new URL(first.metricsUrl!).port) };
+      const second = await startObservabilityServer({
+        metricsAddress: busy,
+        debugAddress: busy,
+        metricsAddressFallback: true,
+        metrics,
+        decisions,
+      });
+      try {
+        assert.match(second.metricsUrl!, /^http:\/\/127\.0\.0\.1:\d+$/);
+        assert.notEqual(second.metricsUrl, first.metricsUrl);
+        assert.equal(second.debugUrl, second.metricsUrl);
+        assert.equal((await get(`${second.debugUrl}/debug/decisions`)).status, 200);
+        assert.equal((await get(`${second.metricsUrl}/metrics`)).status, 200);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+  });
+
+  it("other bind errors are still errors", async () => {
+    await assert.rejects(
+      startObservabilityServer({
+        // Not an address of this machine.
+        metricsAddress: { host: "192.0.2.1", port: 0 },
+        debugAddress: null,
+        metricsAddressFallback: true,
+        metrics,
+        decisions,
+      }),
+      /EADDRNOTAVAIL/,
+    );
+  });
+});
+
 describe("advertisedDebugUrl", () => {
   const table = [
     {

@@ -661,6 +661,26 @@ describe("serving certificate and kubeconfig", () => {
       user: { token: "t0k" },
     },
     {
+      name: "the controller's /debug address of `horizon up`: a cluster extension",
+      options: {
+        server: "https://127.0.0.1:6443",
+        token: "t0k",
+        insecureSkipTlsVerify: true,
+        controllerDebugAddress: "http://127.0.0.1:8085",
+      },
+      cluster: {
+        server: "https://127.0.0.1:6443",
+        "insecure-skip-tls-verify": true,
+        extensions: [
+          {
+            name: "horizon.dev/controller",
+            extension: { "debug-address": "http://127.0.0.1:8085" },
+          },
+        ],
+      },
+      user: { token: "t0k" },
+    },
+    {
       name: "http: insecure-skip-tls-verify even when not asked (client-node needs it)",
       options: { server: "http://127.0.0.1:8080", token: "t0k" },
       cluster: { server: "http://127.0.0.1:8080", "insecure-skip-tls-verify": true },
@@ -718,6 +738,17 @@ describe("horizon up flags", () => {
       error: /^--dashboard-bind-address: must be HOST:PORT/,
     },
     {
+      name: "--metrics-bind-address takes HOST:PORT (the controller's parser)",
+      flags: { metricsBindAddress: "8085" },
+      error: /^--metrics-bind-address: must be HOST:PORT \(or 0 to disable\), got "8085"$/,
+    },
+    {
+      name: "--metrics-bind-address needs the controller",
+      flags: { metricsBindAddress: "127.0.0.1:9100", controller: false },
+      error:
+        /^--metrics-bind-address: the controller serves it; there is none with --no-controller$/,
+    },
+    {
       name: "--pod-cidr must be loopback",
       flags: { podCidr: "10.244.0.0/16" },
       error: /^--pod-cidr: "10\.244\.0\.0\/16" is not inside the loopback range/,
@@ -753,9 +784,51 @@ describe("horizon up flags", () => {
         syncPeriodMs: 90_000,
         // The dashboard on a free loopback port unless told otherwise.
         dashboardAddress: { host: "127.0.0.1", port: 0 },
+        // Metrics and decisions where `horizon explain` looks, else on a free port.
+        metricsBindAddress: { host: "127.0.0.1", port: 8085 },
+        debugBindAddress: { host: "127.0.0.1", port: 8085 },
+        metricsBindFallback: true,
       },
     });
   });
+  const metricsCases = [
+    {
+      name: "--metrics-bind-address given: that address, no fallback",
+      flags: { metricsBindAddress: "127.0.0.1:9100" },
+      expected: {
+        metricsBindAddress: { host: "127.0.0.1", port: 9100 },
+        debugBindAddress: { host: "127.0.0.1", port: 9100 },
+        metricsBindFallback: false,
+      },
+    },
+    {
+      name: "--metrics-bind-address beyond loopback: no decisions there (as `horizon controller`)",
+      flags: { metricsBindAddress: "0.0.0.0:9100" },
+      expected: {
+        metricsBindAddress: { host: "0.0.0.0", port: 9100 },
+        debugBindAddress: null,
+        metricsBindFallback: false,
+      },
+    },
+    { name: "--metrics-bind-address 0: none", flags: { metricsBindAddress: "0" }, expected: {} },
+    { name: "--no-controller: none", flags: { controller: false }, expected: {} },
+    {
+      name: "--no-controller with --metrics-bind-address 0",
+      flags: { controller: false, metricsBindAddress: "0" },
+      expected: {},
+    },
+  ];
+  for (const c of metricsCases) {
+    it(c.name, () => {
+      const parsed = parseUpOptions({ ...base, ...c.flags });
+      assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
+      const { metricsBindAddress, debugBindAddress, metricsBindFallback } = parsed.value;
+      assert.deepEqual(
+        JSON.parse(JSON.stringify({ metricsBindAddress, debugBindAddress, metricsBindFallback })),
+        c.expected,
+      );
+    });
+  }
 });
 
 describe("RealtimeDriver: the cluster and the controller on the real clock", () => {
