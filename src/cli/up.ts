@@ -4,6 +4,7 @@
 // Exit codes: 0 stopped cleanly (Ctrl-C / SIGTERM), 1 startup failed, 2 bad input.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { isIPv4 } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
@@ -13,6 +14,7 @@ import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
 import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
+import { KubernetesServiceController } from "../apiserver/kubernetes-service.js";
 import { scaleManagedFields as scaleOwnership } from "../apiserver/registry/store.js";
 import {
   certificateHosts,
@@ -28,6 +30,7 @@ import {
   cidrsOverlap,
   DEFAULT_POD_CIDR,
   DEFAULT_SERVICE_CIDR,
+  firstAddress,
   parseLoopbackCidr,
 } from "../cluster/ipam.js";
 import type { NetworkOptions } from "../cluster/network.js";
@@ -156,6 +159,11 @@ export interface StartUpOptions {
   listeners?: boolean;
   /** The API server's --max-requests-inflight / --max-mutating-requests-inflight. */
   inFlight?: Partial<InFlightLimits>;
+  /**
+   * How often the `kubernetes` Service, its Endpoints and EndpointSlice are checked and made
+   * again (upstream's endpoint reconciler interval; default 10 s; tests shorten it).
+   */
+  endpointIntervalMs?: number;
 }
 
 export interface RunningUp {
@@ -187,6 +195,22 @@ export interface RunningUp {
 }
 
 export type StartUpResult = { ok: true; value: RunningUp } | { ok: false; error: string };
+
+/** The names kube-apiserver's serving certificate carries for the kubernetes Service. */
+const KUBERNETES_SERVICE_HOSTS = [
+  "kubernetes",
+  "kubernetes.default",
+  "kubernetes.default.svc",
+  "kubernetes.default.svc.cluster.local",
+];
+
+/**
+ * The address the kubernetes Service's endpoints name (upstream --advertise-address): the
+ * bound IPv4 address, else loopback (a wildcard or IPv6 bind is reachable there too).
+ */
+function advertiseAddress(address: string): string {
+  return isIPv4(address) && address !== "0.0.0.0" ? address : "127.0.0.1";
+}
 
 /** Host part of a URL for an address clients can dial (a wildcard bind is dialled on loopback). */
 export function dialHost(address: string): string {
@@ -258,8 +282,10 @@ async function servingCredentials(
   address: string,
   dir: string | undefined,
   givenToken: string | undefined,
+  serviceIP: string,
 ): Promise<Parsed<{ token: string; caCert: string; cert: string; key: string }>> {
-  const hosts = certificateHosts(address);
+  // As kube-apiserver's own certificate: also the kubernetes Service's address and names.
+  const hosts = [...certificateHosts(address), serviceIP, ...KUBERNETES_SERVICE_HOSTS];
   const makeToken = () => randomBytes(32).toString("base64url");
   if (dir === undefined) {
     const generated = await generateServingCertificate({ hosts });
@@ -329,7 +355,12 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   let tls: { key: string; cert: string } | undefined;
   let caCert: string | null = null;
   if (!options.insecureHttp) {
-    const serving = await servingCredentials(address, dataDir?.dir, options.token);
+    const serving = await servingCredentials(
+      address,
+      dataDir?.dir,
+      options.token,
+      firstAddress(ranges.value.serviceCidr),
+    );
     if (!serving.ok) {
       await podNetwork?.close();
       dataDir?.close();
@@ -398,6 +429,15 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     return { ok: false, error: `cannot listen on ${address}: ${(error as Error).message}` };
   }
   driver.start();
+  const kubernetesService = new KubernetesServiceController({
+    cluster,
+    publicIP: advertiseAddress(address),
+    port: server.port,
+    ...(options.endpointIntervalMs !== undefined ? { intervalMs: options.endpointIntervalMs } : {}),
+    beforePass: () => driver.catchUp(),
+    onError: (message) => log(`${clockTime()} error: ${message}`),
+  });
+  kubernetesService.start();
 
   const url = `${tls ? "https" : "http"}://${dialHost(address)}:${server.port}`;
   const kubeconfigOptions = {
@@ -421,6 +461,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     await controller?.stop();
     await stack?.close();
     if (privateKubeconfigDir) rmSync(privateKubeconfigDir, { recursive: true, force: true });
+    kubernetesService.stop();
     await driver.stop();
     await podNetwork?.close();
     await server.close();

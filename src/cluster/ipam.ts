@@ -79,16 +79,32 @@ export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
   return a.base < b.base + b.size && b.base < a.base + a.size;
 }
 
+/** The first host address of a range: the `kubernetes` Service's ClusterIP in a Service range. */
+export function firstAddress(cidr: Cidr): string {
+  return numberToIp(cidr.base + 1);
+}
+
+export interface IpAllocatorOptions {
+  /**
+   * Never hand out the first host address on its own (a client may still ask for it):
+   * kube-apiserver keeps it for the `kubernetes` Service (the Service range's allocator).
+   */
+  keepFirst?: boolean;
+}
+
 /** The addresses of one range: the network and broadcast addresses are never given out. */
 export class IpAllocator {
   readonly cidr: Cidr;
   readonly #used = new Set<number>();
+  /** The lowest address `allocate` may give. */
+  readonly #floor: number;
   /** No free address below this one (allocation scans upwards from it). */
   #low: number;
 
-  constructor(cidr: Cidr) {
+  constructor(cidr: Cidr, options: IpAllocatorOptions = {}) {
     this.cidr = cidr;
-    this.#low = cidr.base + 1;
+    this.#floor = cidr.base + (options.keepFirst ? 2 : 1);
+    this.#low = this.#floor;
   }
 
   /** The lowest free address, or null when the range is full. */
@@ -117,7 +133,7 @@ export class IpAllocator {
   release(ip: string): void {
     const n = ipToNumber(ip);
     if (n === null || !this.#used.delete(n)) return;
-    if (n < this.#low) this.#low = n;
+    if (n < this.#low) this.#low = Math.max(n, this.#floor);
   }
 
   isUsed(ip: string): boolean {

@@ -78,7 +78,7 @@ export class ClusterNetwork {
     },
   ) {
     this.podIps = new IpAllocator(options.podCidr);
-    this.serviceIps = new IpAllocator(options.serviceCidr);
+    this.serviceIps = new IpAllocator(options.serviceCidr, { keepFirst: true });
     this.#store = cluster.store;
     this.#pods = options.pods;
     this.#write = cluster.write;
@@ -93,6 +93,14 @@ export class ClusterNetwork {
       seed: cluster.seed,
       onRouting: (key, routing) => this.#pods?.serviceRouting(key, routing),
     });
+  }
+
+  /**
+   * Routes a Service whose endpoints are not its pods' (the `kubernetes` Service, which the
+   * API server keeps): its ClusterIP ports proxy to the given backends; null stops that.
+   */
+  routeService(key: string, routing: ServiceRouting | null): void {
+    this.#pods?.serviceRouting(key, routing);
   }
 
   /** A pod bound to the node gets its address (the sandbox's IP). */

@@ -63,6 +63,15 @@ describe("IpAllocator", () => {
     assert.equal(ips.reserve("127.1.2.16"), false, "network address");
     assert.equal(ips.reserve("127.1.3.1"), false, "outside");
   });
+  test("keepFirst: the first address is never allocated, only reserved when asked for", () => {
+    const ips = new IpAllocator(cidr("127.1.2.16/28"), { keepFirst: true });
+    assert.equal(ips.allocate(), "127.1.2.18");
+    ips.release("127.1.2.18");
+    assert.equal(ips.allocate(), "127.1.2.18");
+    assert.ok(ips.reserve("127.1.2.17"));
+    ips.release("127.1.2.17");
+    assert.equal(ips.allocate(), "127.1.2.19", "a released first address is not handed out");
+  });
   test("reserved (restored) addresses are skipped", () => {
     const ips = new IpAllocator(cidr("127.64.0.0/16"));
     assert.ok(ips.reserve("127.64.0.1"));
@@ -133,9 +142,10 @@ describe("endpoints on a fake clock", () => {
       .map((p) => (p.status as { podIP?: string }).podIP)
       .sort();
 
-  test("the Service gets the first ClusterIP; no pod is bound yet: empty Endpoints", () => {
+  test("the Service gets the lowest free ClusterIP; no pod is bound yet: empty Endpoints", () => {
     const svc = c.store.get("Service", "default", "web")!;
-    assert.equal((svc.spec as { clusterIP: string }).clusterIP, "127.65.0.1");
+    // 127.65.0.1 is kept for the kubernetes Service (kube-apiserver's).
+    assert.equal((svc.spec as { clusterIP: string }).clusterIP, "127.65.0.2");
     assert.equal(endpoints().subsets, undefined);
     assert.deepEqual(fake.routing.get("default/web")?.ports[0]?.backends, []);
   });

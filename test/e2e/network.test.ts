@@ -4,6 +4,7 @@
 // Prometheus text, and a pod port already in use: the container fails to start as with the
 // kubelet (CrashLoopBackOff, an Event, not Ready) until the port is free.
 import assert from "node:assert/strict";
+import { request as httpsRequest } from "node:https";
 import { createServer, type Server } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
@@ -69,7 +70,7 @@ describe("the pod network of horizon up", () => {
   let blocker: Server | null = null;
 
   before(async () => {
-    server = await startTestServer({ listeners: true, ...ranges });
+    server = await startTestServer({ listeners: true, ...ranges, endpointIntervalMs: 200 });
     ctx = server.context(search.binaries[0]!);
   });
   after(async () => {
@@ -93,7 +94,8 @@ describe("the pod network of horizon up", () => {
     });
     assert.equal(apply.code, 0, apply.stderr);
     const svc = await json(["get", "service", "web"]);
-    assert.equal(svc.spec.clusterIP, `${servicePrefix}1`);
+    // The first address is the kubernetes Service's.
+    assert.equal(svc.spec.clusterIP, `${servicePrefix}2`);
     assert.deepEqual(svc.spec.clusterIPs, [svc.spec.clusterIP]);
     const ips = await pollUntil("two pods with IPs", async () => {
       const pods = await json(["get", "pods", "-l", "app=web"]);
@@ -252,5 +254,57 @@ describe("the pod network of horizon up", () => {
     const restarted = (await json(["get", "pods", "-l", "app=busy"])).items[0];
     assert.equal(restarted.status.containerStatuses[0].restartCount, 1);
     assert.equal((await get(ip, 9090)).status, 200);
+  });
+
+  it("the kubernetes Service: the first ClusterIP, https 443 → the API server (Endpoints, slice, proxy)", async () => {
+    const wide = await pollUntil("the kubernetes Service", async () => {
+      const result = await kubectl(ctx, ["get", "svc", "kubernetes", "-o", "wide"]);
+      return result.code === 0 ? result.stdout : undefined;
+    });
+    const row = wide.trim().split("\n")[1]!.split(/\s+/);
+    // NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE SELECTOR
+    assert.deepEqual(
+      [row[0], row[1], row[2], row[3], row[4], row[6]],
+      ["kubernetes", "ClusterIP", `${servicePrefix}1`, "<none>", "443/TCP", "<none>"],
+    );
+    const svc = await json(["get", "svc", "kubernetes"]);
+    assert.deepEqual(svc.metadata.labels, { component: "apiserver", provider: "kubernetes" });
+    assert.equal(svc.spec.ports[0].targetPort, server.up.port);
+    const endpoints = await json(["get", "endpoints", "kubernetes"]);
+    assert.deepEqual(endpoints.subsets, [
+      {
+        addresses: [{ ip: "127.0.0.1" }],
+        ports: [{ name: "https", port: server.up.port, protocol: "TCP" }],
+      },
+    ]);
+    const slice = await json(["get", "endpointslice", "kubernetes"]);
+    assert.deepEqual(slice.metadata.labels, { "kubernetes.io/service-name": "kubernetes" });
+    // curl --cacert ca.crt https://<first ClusterIP>/version: proxied to the API server, and
+    // its certificate names that address.
+    const version = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          host: `${servicePrefix}1`,
+          port: 443,
+          path: "/version",
+          ca: server.up.caCert ?? undefined,
+          headers: { authorization: `Bearer ${server.up.token}` },
+          agent: false,
+          timeout: 5000,
+        },
+        (res) => {
+          let body = "";
+          res.on("data", (chunk) => {
+            body += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.end();
+    });
+    assert.equal(version.status, 200, version.body);
+    assert.equal(JSON.parse(version.body).gitVersion, "v1.34.0");
   });
 });

@@ -132,7 +132,8 @@ describe("KubeClient against horizon up", () => {
       const seen: string[] = [];
       const watching = client.watch(
         {
-          path: "/api/v1/namespaces/default/services",
+          // Not default: it holds the kubernetes Service of the API server.
+          path: "/api/v1/namespaces/kube-public/services",
           query: { resourceVersion: "0" },
           signal: abort.signal,
         },
@@ -145,7 +146,7 @@ describe("KubeClient against horizon up", () => {
       );
       const created = await client.request({
         method: "POST",
-        path: "/api/v1/namespaces/default/services",
+        path: "/api/v1/namespaces/kube-public/services",
         body: { apiVersion: "v1", kind: "Service", metadata: { name: "settings" }, spec: {} },
       });
       assert.equal(created.status, 201);

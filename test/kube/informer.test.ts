@@ -16,11 +16,12 @@ import { json, plainConnection, pollUntil, tempDir, tinyServer } from "./net-hel
 const FAST_BACKOFF = { initialMs: 10, maxMs: 50, jitter: 0 };
 const FAST_CLIENT = { qps: -1, retry: { maxRetries: 1, initialBackoffMs: 5, maxBackoffMs: 10 } };
 
+// kube-public: default holds the kubernetes Service of the API server.
 function service(name: string): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { name, namespace: "default" },
+    metadata: { name, namespace: "kube-public" },
     spec: {},
   } as KubeObject;
 }
@@ -50,7 +51,7 @@ describe("informer against horizon up", () => {
     const transformed: string[] = [];
     const informer = new Informer<string>({
       client,
-      path: "/api/v1/namespaces/default/services",
+      path: "/api/v1/namespaces/kube-public/services",
       pageSize: 2,
       transform: (o: RawObject) => {
         transformed.push(o.metadata!.name!);
@@ -70,15 +71,15 @@ describe("informer against horizon up", () => {
       const first = informer.list();
       assert.equal(informer.list(), first, "no change: the same array");
       assert.ok(Object.isFrozen(first));
-      assert.equal(informer.get("default/c"), "c");
+      assert.equal(informer.get("kube-public/c"), "c");
 
       up.cluster.store.create(service("f"));
-      up.cluster.store.delete("Service", "default", "a");
+      up.cluster.store.delete("Service", "kube-public", "a");
       await pollUntil("f added and a deleted", () =>
         names(informer).join() === "b,c,d,e,f" ? true : undefined,
       );
       assert.notEqual(informer.list(), first);
-      assert.deepEqual(changes.slice(-2), ["default/f -→f", "default/a a→-"]);
+      assert.deepEqual(changes.slice(-2), ["kube-public/f -→f", "kube-public/a a→-"]);
       assert.deepEqual(
         transformed.sort(),
         ["a", "b", "c", "d", "e", "f"],
@@ -100,7 +101,7 @@ describe("informer against horizon up", () => {
     const client = await clientFor(up, records);
     const informer = new Informer<string>({
       client,
-      path: "/api/v1/namespaces/default/services",
+      path: "/api/v1/namespaces/kube-public/services",
       transform: (o) => o.metadata!.name!,
       watchTimeoutSeconds: 1,
       backoff: FAST_BACKOFF,
@@ -152,7 +153,7 @@ describe("informer against horizon up", () => {
       const errors: string[] = [];
       const informer = new Informer<string>({
         client,
-        path: "/api/v1/namespaces/default/services",
+        path: "/api/v1/namespaces/kube-public/services",
         transform: (o) => o.metadata!.name!,
         backoff: FAST_BACKOFF,
         onError: (e) => errors.push(e),
@@ -174,7 +175,7 @@ describe("informer against horizon up", () => {
         assert.ok(second.ok, second.ok ? "" : second.error);
         up = second.value;
         // Changed before the informer is back (in this tick): it must catch up on both.
-        up.cluster.store.delete("Service", "default", "a");
+        up.cluster.store.delete("Service", "kube-public", "a");
         up.cluster.store.create(service("c"));
         await pollUntil("b and c", () => (names(informer).join() === "b,c" ? true : undefined), {
           timeoutMs: 10_000,
@@ -507,7 +508,7 @@ describe("stop", () => {
     cluster.store.create(service("a"));
     const informer = new Informer<string>({
       client,
-      path: "/api/v1/namespaces/default/services",
+      path: "/api/v1/namespaces/kube-public/services",
       transform: (o) => o.metadata!.name!,
       watchTimeoutSeconds: 300,
       backoff: FAST_BACKOFF,
