@@ -128,7 +128,15 @@ export function parseSetExpression(
   const fail = (why: string) => ({ ok: false as const, error: `--set ${expr}: ${why}` });
   const colon = expr.indexOf(":");
   const eq = expr.indexOf("=");
-  if (colon < 0 || (eq >= 0 && eq < colon)) return fail(`missing ":" (${SYNTAX})`);
+  if (colon < 0 || (eq >= 0 && eq < colon)) {
+    // A bare field path (as `horizon tune --search` takes): name the document it needs.
+    if (/^(spec|metadata)[.[]/.test(expr)) {
+      return fail(
+        `missing "KIND:" before the field path (${SYNTAX}; the file's only HPA: hpa:${expr})`,
+      );
+    }
+    return fail(`missing ":" (${SYNTAX})`);
+  }
   const target = expr.slice(0, colon).split("/");
   if (target.length > 3 || target.some((part) => part === "")) {
     return fail(`bad document "${expr.slice(0, colon)}" (${SYNTAX})`);

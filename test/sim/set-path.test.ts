@@ -133,6 +133,12 @@ describe("parseSetExpression", () => {
         '--set hpa/web spec.x=1: missing ":" (expected KIND[/NAME]:FIELD.PATH=VALUE, e.g. hpa/web:spec.maxReplicas=10)',
     },
     {
+      name: "a bare field path: the document to add is suggested",
+      expr: "spec.minReplicas=0",
+      error:
+        '--set spec.minReplicas=0: missing "KIND:" before the field path (expected KIND[/NAME]:FIELD.PATH=VALUE, e.g. hpa/web:spec.maxReplicas=10; the file\'s only HPA: hpa:spec.minReplicas=0)',
+    },
+    {
       name: "no value",
       expr: "hpa/web:spec.x",
       error:
