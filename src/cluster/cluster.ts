@@ -7,6 +7,7 @@
 // model and applies the scenario's events through the primitives below.
 
 import { defaultPodSpecOfPod } from "../api/pod-defaults.js";
+import { createdPodStatus } from "../api/pod-qos.js";
 import { withSpecReplicas } from "../api/scale.js";
 import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
@@ -940,7 +941,7 @@ export class EmbeddedCluster {
       this.#deferredOwners.add(owner);
       return null;
     }
-    const pod = admitted.pod;
+    const pod: KubeObject = { ...admitted.pod, status: createdPodStatus(admitted.pod.spec) };
     // LimitRanger's defaults are the pod's requests: the usage model and the HPA read them.
     const limitRanged =
       pod.metadata.annotations?.[LIMIT_RANGER_ANNOTATION] !==

@@ -3,6 +3,7 @@
 // Pod object and PodView of a record at its stage, graceful and final deletes, and the stage a
 // restored pod is at.
 
+import { createHash } from "node:crypto";
 import { rfc3339, truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "../apiserver/registry/delete.js";
@@ -81,7 +82,10 @@ function readinessDelayMs(pod: PodRecord): number {
     : pod.lifecycle.readinessDelayMs;
 }
 
-/** The Pod object the kubelet writes for the record's stage (spec.nodeName once bound). */
+/**
+ * The Pod object the kubelet writes for the record's stage (spec.nodeName once bound). Written
+ * `throughStatus`: neither the binding nor a status write bumps the pod's generation.
+ */
 export function podObject(pod: PodRecord): KubeObject {
   const base = pod.obj;
   // The deletion mark (deletionTimestamp, grace) is already on the object.
@@ -202,14 +206,55 @@ function isJobPod(pod: PodRecord): boolean {
   return pod.owner?.kind === "Job";
 }
 
+/**
+ * The image as the container runtime reports it once the container exists: a Docker reference
+ * in full (`nginx` → `docker.io/library/nginx:latest`).
+ */
+export function runtimeImageName(image: string): string {
+  const slash = image.indexOf("/");
+  const first = slash < 0 ? "" : image.slice(0, slash);
+  let name = image;
+  if (slash < 0 || (!first.includes(".") && !first.includes(":") && first !== "localhost")) {
+    name = `docker.io/${image.includes("/") ? image : `library/${image}`}`;
+  }
+  const last = name.slice(name.lastIndexOf("/") + 1);
+  return last.includes(":") || last.includes("@") ? name : `${name}:latest`;
+}
+
+/** The scheme of the container IDs this node's runtime reports (`<type>://<id>`). */
+export const CONTAINER_RUNTIME = "horizon";
+
+/** A container's ID: the same for one run of it, a new one on each restart. */
+function containerId(pod: PodRecord, container: string, restarts: number): string {
+  const id = createHash("sha256")
+    .update(`${pod.obj.metadata.uid ?? pod.name}/${container}/${restarts}`)
+    .digest("hex");
+  return `${CONTAINER_RUNTIME}://${id}`;
+}
+
+/** The IDs of the pod's containers' first runs (kept on the record: every status names them). */
+function containerIds(pod: PodRecord): string[] {
+  pod.containerIds ??= pod.template.containerNames.map((name) => containerId(pod, name, 0));
+  return pod.containerIds;
+}
+
+/**
+ * The pod's status as the kubelet writes it (with the PodObservedGenerationTracking and
+ * PodReadyToStartContainersCondition gates of v1.34 on): the generation it saw, on the status
+ * and on each condition it owns.
+ */
 export function podStatus(pod: PodRecord): Record<string, unknown> {
   const phase = podPhase(pod);
+  // Every stored pod has one (1 at create); the kubelet only sees stored pods.
+  const observed = pod.obj.metadata.generation ?? 1;
+  const qosClass = pod.template.qosClass;
   if (pod.scheduledAt === null) {
-    const status: Record<string, unknown> = { phase: "Pending" };
+    const status: Record<string, unknown> = { phase: "Pending", qosClass };
     if (pod.stage === "unschedulable") {
       status.conditions = [
         {
           type: "PodScheduled",
+          observedGeneration: observed,
           status: "False",
           lastProbeTime: null,
           lastTransitionTime: rfc3339(pod.createdAt + pod.lifecycle.schedulingDelayMs),
@@ -240,7 +285,7 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
         }
       : {};
   const containerReady = ready.status === "True";
-  const containerStatuses = pod.template.containerNames.map((name) => {
+  const containerStatuses = pod.template.containerNames.map((name, index) => {
     if (crash?.container === name && pod.stage !== "failed") {
       return crashedContainerStatus(pod, crash, containerReady);
     }
@@ -266,20 +311,47 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
       };
     } else if (pod.runningAt !== null) state = { running: { startedAt: rfc3339(pod.runningAt) } };
     else state = { waiting: { reason: "ContainerCreating" } };
+    const image = pod.template.containerImages[index] ?? "";
+    const created = pod.runningAt !== null;
     return {
       name,
+      state,
+      lastState: {},
       ready: containerReady,
       restartCount: 0,
-      started: pod.runningAt !== null && pod.stage !== "failed" && pod.stage !== "succeeded",
-      state,
+      // No image digests here: imageID stays empty, as for a container not yet created.
+      image: created ? runtimeImageName(image) : image,
+      imageID: "",
+      ...(created ? { containerID: containerIds(pod)[index] } : {}),
+      started: created && pod.stage !== "failed" && pod.stage !== "succeeded",
     };
   });
+  // The sandbox exists from binding until the pod's containers are done for good.
+  const ended =
+    pod.stage === "succeeded" || pod.stage === "failed"
+      ? (pod.completesAt ?? pod.failedAt ?? pod.scheduledAt)
+      : null;
   return {
+    observedGeneration: observed,
     phase,
     conditions: [
-      { type: "Initialized", status: "True", lastProbeTime: null, lastTransitionTime: scheduled },
+      {
+        type: "PodReadyToStartContainers",
+        observedGeneration: observed,
+        status: ended === null ? "True" : "False",
+        lastProbeTime: null,
+        lastTransitionTime: ended === null ? scheduled : rfc3339(truncateToSecond(ended)),
+      },
+      {
+        type: "Initialized",
+        observedGeneration: observed,
+        status: "True",
+        lastProbeTime: null,
+        lastTransitionTime: scheduled,
+      },
       {
         type: "Ready",
+        observedGeneration: observed,
         status: ready.status,
         lastProbeTime: null,
         lastTransitionTime: readyTime,
@@ -287,17 +359,25 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
       },
       {
         type: "ContainersReady",
+        observedGeneration: observed,
         status: ready.status,
         lastProbeTime: null,
         lastTransitionTime: readyTime,
         ...notReady,
       },
-      { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduled },
+      {
+        type: "PodScheduled",
+        observedGeneration: observed,
+        status: "True",
+        lastProbeTime: null,
+        lastTransitionTime: scheduled,
+      },
     ],
     hostIP: "10.0.0.1",
     ...(pod.ip !== null ? { podIP: pod.ip, podIPs: [{ ip: pod.ip }] } : {}),
     startTime: scheduled,
     containerStatuses,
+    qosClass,
   };
 }
 
@@ -313,6 +393,11 @@ function crashedContainerStatus(
     name: crash.container,
     ready: ready && !backingOff,
     restartCount: crash.restarts,
+    image: runtimeImageName(
+      pod.template.containerImages[pod.template.containerNames.indexOf(crash.container)] ?? "",
+    ),
+    imageID: "",
+    containerID: containerId(pod, crash.container, crash.restarts),
     started: !backingOff,
     state: backingOff
       ? {
@@ -662,7 +747,7 @@ export class Kubelet {
     for (const pod of pods) {
       if (pod.stage === "gone" || !this.#host.store.get("Pod", pod.namespace, pod.name)) continue;
       const object = podObject(pod);
-      pod.obj = this.#host.write(() => this.#host.store.update(object));
+      pod.obj = this.#host.write(() => this.#host.store.update(object, { throughStatus: true }));
     }
   }
 
@@ -694,7 +779,7 @@ export class Kubelet {
     });
     const object = podObject(pod);
     if (this.#host.store.get("Pod", pod.namespace, pod.name)) {
-      pod.obj = this.#host.write(() => this.#host.store.update(object));
+      pod.obj = this.#host.write(() => this.#host.store.update(object, { throughStatus: true }));
     }
     pod.view = podView(pod);
     for (const entry of pod.entries) entry.views = null;

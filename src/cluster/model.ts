@@ -3,6 +3,7 @@
 // the scenario models (their traffic, usage and the metrics pipeline's per-scrape values).
 import { DEFAULT_RUN_DURATION_MS, type JobRun, jobRunOf } from "../api/job-run.js";
 import { defaultPodOnlySpec } from "../api/pod-defaults.js";
+import { type PodQosClass, podQosClass } from "../api/pod-qos.js";
 import type { CrossVersionObjectReference, KubeObject } from "../api/types.js";
 import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
 import type { SampleColumns } from "../core/replica-calculator.js";
@@ -42,6 +43,10 @@ export interface TemplateInfo {
   restartableInitContainers: ContainerRequests[];
   podRequests: Record<string, number> | null;
   containerNames: string[];
+  /** The containers' images, in order (the kubelet's container statuses name them). */
+  containerImages: string[];
+  /** status.qosClass of its pods. */
+  qosClass: PodQosClass;
   /** Σ cpu requests of the containers (milli); null when a container has none. */
   cpuRequestMilli: number | null;
   /**
@@ -89,6 +94,10 @@ export function parseTemplate(template: unknown): TemplateInfo {
     restartableInitContainers: view.restartableInitContainers,
     podRequests: view.podRequests,
     containerNames: view.containers.map((c) => c.name),
+    containerImages: ((spec.containers ?? []) as { image?: unknown }[]).map((c) =>
+      typeof c?.image === "string" ? c.image : "",
+    ),
+    qosClass: podQosClass(spec),
     cpuRequestMilli: view.podRequests?.cpu ?? cpu,
   };
 }
@@ -130,6 +139,8 @@ export class PodRecord {
    * and the kubelet's restarts of it with back-off; null while it runs as it should.
    */
   crashLoop: CrashLoop | null = null;
+  /** Its containers' IDs once they exist (the kubelet's container statuses). */
+  containerIds: string[] | null = null;
   /** Only the timer carrying the current token fires. */
   token = 0;
   /** Selector-index entries this pod belongs to. */

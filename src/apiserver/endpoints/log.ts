@@ -64,7 +64,13 @@ export function podLog(ctx: Ctx, method: string): ApiResponse {
   const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
   const state = statuses.find((s) => isRecord(s) && s.name === container);
   const waiting = isRecord(state) && isRecord(state.state) ? state.state.waiting : undefined;
-  if (isRecord(waiting) && !isRecord(state?.lastState) && waiting.reason !== "CrashLoopBackOff") {
+  // Waiting, and never ran before (no last termination): no log to read yet.
+  const lastState = isRecord(state) && isRecord(state.lastState) ? state.lastState : {};
+  if (
+    isRecord(waiting) &&
+    !isRecord(lastState.terminated) &&
+    waiting.reason !== "CrashLoopBackOff"
+  ) {
     return errorResponse(
       badRequest(
         `container "${container}" in pod "${name}" is waiting to start: ${String(waiting.reason ?? "ContainerCreating")}`,

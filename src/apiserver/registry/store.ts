@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { readHorizontalPodAutoscaler, writeHorizontalPodAutoscaler } from "../../api/conversion.js";
 import type { FeatureGates } from "../../api/featuregates.js";
+import { createdPodStatus } from "../../api/pod-qos.js";
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import {
@@ -193,7 +194,8 @@ export class RegistryStore {
       // LimitRanger, Priority and ResourceQuota admission.
       const admitted = admitPod(this.cluster.store, object);
       if (!admitted.ok) return fail(forbidden(ctx.info, name, admitted.reason));
-      object = admitted.pod;
+      // The strategy's PrepareForCreate, on the admitted spec (LimitRanger's defaults count).
+      object = { ...admitted.pod, status: createdPodStatus(admitted.pod.spec) };
     }
     const existing = this.lookup(ctx, name);
     if (existing) {
