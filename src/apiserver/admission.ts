@@ -1,9 +1,11 @@
-// kube-apiserver's admission of a new Pod, for the three plugins the cluster's objects drive, in
+// kube-apiserver's admission of a new Pod, for the plugins the cluster's objects drive, in
 // upstream's order: LimitRanger (the namespace's LimitRanges default a container's requests
-// and limits, then bound them), Priority (spec.priority from the pod's PriorityClass or the
-// global default) and ResourceQuota (a pod that would take a quota past its hard limits is
-// refused). The same admission serves a client's create and the cluster's controllers' pods.
-// A refusal is the reason of upstream's 403: `pods "x" is forbidden: <reason>`.
+// and limits, then bound them), ServiceAccount (the pod's account must exist; its API token is
+// mounted), Priority (spec.priority from the pod's PriorityClass or the global default),
+// DefaultTolerationSeconds (5 minutes on a not-ready or unreachable node) and ResourceQuota (a
+// pod that would take a quota past its hard limits is refused). The same admission serves a
+// client's create and the cluster's controllers' pods. A refusal is the reason of upstream's
+// 403: `pods "x" is forbidden: <reason>`.
 import { isRecord } from "../api/json.js";
 import { Quantity } from "../api/quantity.js";
 import type { KubeObject } from "../api/types.js";
@@ -296,8 +298,139 @@ function admitQuota(store: ObjectStore, namespace: string, spec: Json): string |
 
 // ---------------------------------------------------------------------------------------------
 
-/** A new pod through LimitRanger, Priority and ResourceQuota: the pod to store, or why not. */
-export function admitPod(store: ObjectStore, pod: KubeObject): Admission {
+// ---------------------------------------------------------------------------------------------
+// ServiceAccount
+
+export const SERVICE_ACCOUNT_VOLUME_PREFIX = "kube-api-access-";
+export const SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
+/** The bound token's lifetime the plugin asks for (3607 s: an hour, and a warning window). */
+const TOKEN_EXPIRATION_SECONDS = 3607;
+/** names.SimpleNameGenerator's alphabet: no vowels, no look-alikes. */
+const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+function randomSuffix(): string {
+  let out = "";
+  for (let i = 0; i < 5; i++)
+    out += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+  return out;
+}
+
+/** The projected volume of the API token, the cluster's CA bundle and the pod's namespace. */
+function tokenVolume(name: string): Json {
+  return {
+    name,
+    projected: {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: TOKEN_EXPIRATION_SECONDS, path: "token" } },
+        { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+        {
+          downwardAPI: {
+            items: [
+              {
+                path: "namespace",
+                fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" },
+              },
+            ],
+          },
+        },
+      ],
+      defaultMode: 0o644,
+    },
+  };
+}
+
+/**
+ * The account (default: `default`) must exist; unless the pod or the account turns automounting
+ * off, every container and init container without a mount at the token's path mounts the token
+ * volume, added once (a volume already named kube-api-access-… is reused).
+ */
+function admitServiceAccount(
+  store: ObjectStore,
+  namespace: string,
+  spec: Json,
+): { spec: Json } | { reason: string } {
+  const name =
+    typeof spec.serviceAccountName === "string" && spec.serviceAccountName !== ""
+      ? spec.serviceAccountName
+      : "default";
+  const account = store.get("ServiceAccount", namespace, name);
+  if (!account) {
+    return {
+      reason: `error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`,
+    };
+  }
+  // v1's deprecated serviceAccount mirrors serviceAccountName.
+  const next: Json = { ...spec, serviceAccountName: name, serviceAccount: name };
+  const automount =
+    typeof spec.automountServiceAccountToken === "boolean"
+      ? spec.automountServiceAccountToken
+      : (account as { automountServiceAccountToken?: unknown }).automountServiceAccountToken !==
+        false;
+  if (!automount) return { spec: next };
+  const volumes = (Array.isArray(spec.volumes) ? spec.volumes : []).filter(isRecord);
+  const existing = volumes.find(
+    (v) => typeof v.name === "string" && v.name.startsWith(SERVICE_ACCOUNT_VOLUME_PREFIX),
+  );
+  const volumeName =
+    (existing?.name as string | undefined) ?? SERVICE_ACCOUNT_VOLUME_PREFIX + randomSuffix();
+  const mount = { name: volumeName, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT_PATH };
+  let mounted = false;
+  for (const key of ["initContainers", "containers"]) {
+    if (!Array.isArray(spec[key])) continue;
+    next[key] = (spec[key] as unknown[]).map((container) => {
+      if (!isRecord(container)) return container;
+      const mounts = (Array.isArray(container.volumeMounts) ? container.volumeMounts : []).filter(
+        isRecord,
+      );
+      if (mounts.some((m) => m.mountPath === SERVICE_ACCOUNT_MOUNT_PATH)) return container;
+      mounted = true;
+      return { ...container, volumeMounts: [...mounts, mount] };
+    });
+  }
+  if (mounted && !existing) next.volumes = [...volumes, tokenVolume(volumeName)];
+  return { spec: next };
+}
+
+// ---------------------------------------------------------------------------------------------
+// DefaultTolerationSeconds
+
+const NODE_TAINTS = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
+const DEFAULT_TOLERATION_SECONDS = 300;
+
+/** A NoExecute toleration of each node taint the pod does not already tolerate (by key or all). */
+function withDefaultTolerations(spec: Json): Json {
+  const tolerations = (Array.isArray(spec.tolerations) ? spec.tolerations : []).filter(isRecord);
+  const added = NODE_TAINTS.filter(
+    (key) =>
+      !tolerations.some(
+        (t) => (t.key === key || !t.key) && (t.effect === "NoExecute" || !t.effect),
+      ),
+  ).map((key) => ({
+    key,
+    operator: "Exists",
+    effect: "NoExecute",
+    tolerationSeconds: DEFAULT_TOLERATION_SECONDS,
+  }));
+  return added.length === 0 ? spec : { ...spec, tolerations: [...tolerations, ...added] };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Which plugins run beside the ones every cluster has. */
+export interface AdmissionOptions {
+  /**
+   * ServiceAccount: where kube-controller-manager's service account controller runs (`horizon
+   * up`'s API server). `horizon simulate`'s cluster has no accounts to look pods up in.
+   */
+  serviceAccounts: boolean;
+}
+
+/** A new pod through the admission plugins: the pod to store, or why not. */
+export function admitPod(
+  store: ObjectStore,
+  pod: KubeObject,
+  options: AdmissionOptions = { serviceAccounts: false },
+): Admission {
   const namespace = pod.metadata.namespace ?? "default";
   let spec = isRecord(pod.spec) ? pod.spec : {};
   let metadata = pod.metadata;
@@ -317,9 +450,14 @@ export function admitPod(store: ObjectStore, pod: KubeObject): Admission {
     const errors = validateLimits(spec, ranges);
     if (errors.length > 0) return { ok: false, reason: aggregate(errors) };
   }
+  if (options.serviceAccounts) {
+    const account = admitServiceAccount(store, namespace, spec);
+    if ("reason" in account) return { ok: false, reason: account.reason };
+    spec = account.spec;
+  }
   const priority = admitPriority(store, spec);
   if ("reason" in priority) return { ok: false, reason: priority.reason };
-  spec = priority.spec;
+  spec = withDefaultTolerations(priority.spec);
   const quota = admitQuota(store, namespace, spec);
   if (quota) return { ok: false, reason: quota };
   return { ok: true, pod: { ...pod, metadata, spec } };

@@ -93,8 +93,10 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
     encodings: new ObjectEncodings(options.cluster.store),
   };
   const store = options.cluster.store;
-  // kube-controller-manager's parts that serve authentication and RBAC.
+  // kube-controller-manager's parts that serve authentication and RBAC; with accounts in every
+  // namespace, kube-apiserver's ServiceAccount admission looks each new pod's up.
   startServiceAccountsController(store);
+  options.cluster.admission.serviceAccounts = true;
   startClusterRoleAggregation(store);
   const tokens = options.serviceAccountTokens ?? ServiceAccountTokens.generate();
   const now = () => options.cluster.now;

@@ -13,7 +13,11 @@ import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults, prepareJob } from "../api/workload-defaults.js";
-import { admitPod, LIMIT_RANGER_ANNOTATION } from "../apiserver/admission.js";
+import {
+  type AdmissionOptions,
+  admitPod,
+  LIMIT_RANGER_ANNOTATION,
+} from "../apiserver/admission.js";
 import { customScalePaths } from "../apiserver/kinds/custom.js";
 import { deleteFromStore } from "../apiserver/registry/delete.js";
 import type { InvolvedObject } from "../controller/events/correlator.js";
@@ -172,6 +176,8 @@ export class EmbeddedCluster {
   readonly gc: GarbageCollector;
   /** The containers' logs (`kubectl logs`). */
   readonly logs = new PodLogBook();
+  /** The admission plugins its pods go through beside the ones every cluster has. */
+  readonly admission: AdmissionOptions = { serviceAccounts: false };
   readonly #scaleManagedFields: ClusterOptions["scaleManagedFields"];
   /** Addresses, endpoints and the pod network; null without ClusterOptions.network. */
   readonly network: ClusterNetwork | null;
@@ -922,7 +928,7 @@ export class EmbeddedCluster {
     const workload = owner.workload;
     // The API server's admission, as for any client's pod.
     const object = podFromTemplate(owner, name, ordinal);
-    const admitted = admitPod(this.store, object);
+    const admitted = admitPod(this.store, object, this.admission);
     if (!admitted.ok) {
       // Upstream names a generateName pod by its prefix; the controller tries again later.
       const shown = owner.kind === "StatefulSet" ? name : `${owner.name}-`;

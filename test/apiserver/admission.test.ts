@@ -1,4 +1,5 @@
-// Pod admission as kube-apiserver's LimitRanger, Priority and ResourceQuota plugins do it, for a
+// Pod admission as kube-apiserver's LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds
+// and ResourceQuota plugins do it, for a
 // client's create (403 Forbidden with upstream's messages, nothing stored) and for the cluster's
 // controllers' pods (a FailedCreate Warning; LimitRanger's defaults are the requests the HPA and
 // the usage model read).
@@ -11,6 +12,8 @@ import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { selectorFromLabelSelector } from "../../src/core/selector.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0 } from "../cluster/builders.js";
+
+const TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 type Json = Record<string, unknown>;
 
@@ -213,6 +216,169 @@ describe("ResourceQuota", () => {
       res.message,
       'pods "b" is forbidden: exceeded quota: q, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1',
     );
+  });
+});
+
+describe("ServiceAccount", () => {
+  it("names the default account and mounts its API token in every container", async () => {
+    const { create } = setup();
+    const created = await create({
+      ...pod("p"),
+      spec: {
+        initContainers: [{ name: "init", image: "busybox" }],
+        containers: [
+          { name: "app", image: "nginx:1.27" },
+          // A mount of its own at the token's path: left alone.
+          {
+            name: "own",
+            image: "nginx:1.27",
+            volumeMounts: [{ name: "mine", mountPath: TOKEN_PATH }],
+          },
+        ],
+        volumes: [{ name: "mine", emptyDir: {} }],
+      },
+    });
+    assert.equal(created.status, 201, created.message);
+    const spec = (created.json as unknown as KubeObject).spec as Json;
+    assert.equal(spec.serviceAccountName, "default");
+    assert.equal(spec.serviceAccount, "default");
+    const volumes = spec.volumes as Json[];
+    const token = volumes[1]!;
+    assert.match(String(token.name), /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assert.deepEqual(token.projected, {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+        { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+        {
+          downwardAPI: {
+            items: [
+              {
+                path: "namespace",
+                fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" },
+              },
+            ],
+          },
+        },
+      ],
+      defaultMode: 420,
+    });
+    const mounts = (key: string) =>
+      (spec[key] as Json[]).map((c) => [c.name, (c.volumeMounts as Json[]).map((m) => m.name)]);
+    assert.deepEqual(mounts("initContainers"), [["init", [token.name]]]);
+    assert.deepEqual(mounts("containers"), [
+      ["app", [token.name]],
+      ["own", ["mine"]],
+    ]);
+  });
+
+  it("mounts nothing when the pod or its account says not to; the pod's word wins", async () => {
+    const { call, create } = setup();
+    const account = await call("POST", "/api/v1/namespaces/default/serviceaccounts", {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "quiet" },
+      automountServiceAccountToken: false,
+    });
+    assert.equal(account.status, 201, account.message);
+    const volumesOf = async (name: string, spec: Json) => {
+      const created = await create(pod(name, undefined, spec));
+      assert.equal(created.status, 201, created.message);
+      return (((created.json as unknown as KubeObject).spec as Json).volumes ?? []) as Json[];
+    };
+    assert.equal((await volumesOf("off", { automountServiceAccountToken: false })).length, 0);
+    assert.equal((await volumesOf("by-account", { serviceAccountName: "quiet" })).length, 0);
+    const forced = await volumesOf("forced", {
+      serviceAccountName: "quiet",
+      automountServiceAccountToken: true,
+    });
+    assert.equal(forced.length, 1);
+  });
+
+  it("refuses a pod whose account does not exist, with upstream's message", async () => {
+    const { cluster, create } = setup();
+    const refused = await create(pod("p", undefined, { serviceAccountName: "ghost" }));
+    assert.equal(refused.status, 403);
+    assert.equal(
+      refused.message,
+      'pods "p" is forbidden: error looking up service account default/ghost: serviceaccount "ghost" not found',
+    );
+    assert.equal(cluster.store.get("Pod", "default", "p"), undefined);
+  });
+
+  it("a Deployment naming a missing account gets no pods until the account exists", () => {
+    const { cluster } = setup();
+    const web = deployment({ replicas: 2 });
+    const template = ((web.spec as Json).template as Json).spec as Json;
+    template.serviceAccountName = "app";
+    cluster.create(web);
+    cluster.advanceTo(at(1));
+    assert.equal(cluster.store.list("Pod", "default").length, 0);
+    const rs = cluster.store.list("ReplicaSet", "default")[0]!;
+    const failed = cluster.store
+      .list("Event", "default")
+      .map((e) => e as unknown as Json)
+      .find((e) => e.reason === "FailedCreate");
+    assert.equal(
+      failed?.message,
+      `Error creating: pods "${rs.metadata.name}-" is forbidden: error looking up service account default/app: serviceaccount "app" not found`,
+    );
+    cluster.create({
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "app", namespace: "default" },
+    });
+    cluster.advanceTo(at(2));
+    assert.equal(cluster.store.list("Pod", "default").length, 2);
+  });
+
+  it("is not run where the cluster has no accounts (horizon simulate's)", () => {
+    const cluster = new EmbeddedCluster({ model: clusterModelOf(scenario()), startTime: T0 });
+    const web = deployment({ replicas: 1 });
+    (((web.spec as Json).template as Json).spec as Json).serviceAccountName = "app";
+    cluster.create(web);
+    cluster.advanceTo(at(1));
+    const [made] = cluster.store.list("Pod", "default");
+    assert.ok(made);
+    assert.equal((made.spec as Json).volumes, undefined);
+  });
+});
+
+describe("DefaultTolerationSeconds", () => {
+  const tolerationsOf = async (tolerations?: Json[]) => {
+    const { create } = setup();
+    const created = await create(pod("p", undefined, tolerations ? { tolerations } : {}));
+    assert.equal(created.status, 201, created.message);
+    return ((created.json as unknown as KubeObject).spec as Json).tolerations as Json[];
+  };
+  const fiveMinutes = (key: string) => ({
+    key,
+    operator: "Exists",
+    effect: "NoExecute",
+    tolerationSeconds: 300,
+  });
+
+  it("tolerates a not-ready or unreachable node for 5 minutes", async () => {
+    assert.deepEqual(await tolerationsOf(), [
+      fiveMinutes("node.kubernetes.io/not-ready"),
+      fiveMinutes("node.kubernetes.io/unreachable"),
+    ]);
+  });
+
+  it("adds none the pod already has, by key or by tolerating every taint", async () => {
+    const own = { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" };
+    assert.deepEqual(await tolerationsOf([own]), [
+      own,
+      fiveMinutes("node.kubernetes.io/unreachable"),
+    ]);
+    const everything = { operator: "Exists" };
+    assert.deepEqual(await tolerationsOf([everything]), [everything]);
+    // Another effect does not tolerate a NoExecute taint.
+    const noSchedule = { key: "node.kubernetes.io/unreachable", effect: "NoSchedule" };
+    assert.deepEqual(await tolerationsOf([noSchedule]), [
+      noSchedule,
+      fiveMinutes("node.kubernetes.io/not-ready"),
+      fiveMinutes("node.kubernetes.io/unreachable"),
+    ]);
   });
 });
 

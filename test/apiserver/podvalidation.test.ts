@@ -129,14 +129,25 @@ describe("pod validation", () => {
     assert.equal(removed.status, 422);
     const stored = cluster.store.get("Pod", "default", "p");
     assert.ok(stored);
-    // As stored: the new image, with the container defaults the create gave it.
-    assert.deepEqual((stored.spec as { containers: unknown[] }).containers, [
+    // As stored: the new image, with what the create gave it: the container defaults and
+    // ServiceAccount admission's mount of the API token volume.
+    const spec = stored.spec as { containers: unknown[]; volumes: { name: string }[] };
+    const volume = spec.volumes[0]!.name;
+    assert.match(volume, /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assert.deepEqual(spec.containers, [
       {
         name: "app",
         image: "nginx:1.28",
         imagePullPolicy: "IfNotPresent",
         terminationMessagePath: "/dev/termination-log",
         terminationMessagePolicy: "File",
+        volumeMounts: [
+          {
+            name: volume,
+            readOnly: true,
+            mountPath: "/var/run/secrets/kubernetes.io/serviceaccount",
+          },
+        ],
       },
     ]);
   });

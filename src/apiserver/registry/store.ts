@@ -192,7 +192,7 @@ export class RegistryStore {
     const name = object.metadata.name ?? "";
     if (ctx.info.kind === "Pod") {
       // LimitRanger, Priority and ResourceQuota admission.
-      const admitted = admitPod(this.cluster.store, object);
+      const admitted = admitPod(this.cluster.store, object, this.cluster.admission);
       if (!admitted.ok) return fail(forbidden(ctx.info, name, admitted.reason));
       // The strategy's PrepareForCreate, on the admitted spec (LimitRanger's defaults count).
       object = { ...admitted.pod, status: createdPodStatus(admitted.pod.spec) };
