@@ -10,6 +10,10 @@ import { isRecord } from "../api/json.js";
 import { Quantity } from "../api/quantity.js";
 import type { KubeObject } from "../api/types.js";
 import { quotaStatus } from "../cluster/controllers/quota.js";
+import {
+  DEFAULT_SERVICE_ACCOUNT,
+  syncServiceAccounts,
+} from "../cluster/controllers/serviceaccounts.js";
 import type { ObjectStore } from "../cluster/store.js";
 import { resourceList } from "./kinds/podvalidation.js";
 
@@ -352,8 +356,14 @@ function admitServiceAccount(
   const name =
     typeof spec.serviceAccountName === "string" && spec.serviceAccountName !== ""
       ? spec.serviceAccountName
-      : "default";
-  const account = store.get("ServiceAccount", namespace, name);
+      : DEFAULT_SERVICE_ACCOUNT;
+  let account = store.get("ServiceAccount", namespace, name);
+  if (!account && name === DEFAULT_SERVICE_ACCOUNT) {
+    // Upstream looks `default` up again for a second or so, as the service account controller
+    // makes it as soon as the namespace exists: that controller's work, done now.
+    syncServiceAccounts(store);
+    account = store.get("ServiceAccount", namespace, name);
+  }
   if (!account) {
     return {
       reason: `error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`,

@@ -9,6 +9,7 @@ import { FeatureGates } from "../api/featuregates.js";
 import { goQuote } from "../api/validation.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import { startClusterRoleAggregation } from "../cluster/controllers/clusterroleaggregation.js";
+import { startRootCaPublisher } from "../cluster/controllers/rootca.js";
 import { startServiceAccountsController } from "../cluster/controllers/serviceaccounts.js";
 import { startApiServiceRegistration } from "./apiservices.js";
 import { authApis } from "./auth/apis.js";
@@ -71,6 +72,11 @@ export interface ApiHandlerOptions {
   resourceVersionWaitMs?: number;
   /** --max-requests-inflight and --max-mutating-requests-inflight (default 400 and 200). */
   inFlight?: Partial<InFlightLimits>;
+  /**
+   * The CA bundle that verifies this server, published in every namespace as `kube-root-ca.crt`
+   * (none over plain HTTP: nothing to publish).
+   */
+  rootCaCertificate?: string;
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
@@ -97,6 +103,9 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
   // namespace, kube-apiserver's ServiceAccount admission looks each new pod's up.
   startServiceAccountsController(store);
   options.cluster.admission.serviceAccounts = true;
+  if (options.rootCaCertificate !== undefined) {
+    startRootCaPublisher(store, options.rootCaCertificate);
+  }
   startClusterRoleAggregation(store);
   const tokens = options.serviceAccountTokens ?? ServiceAccountTokens.generate();
   const now = () => options.cluster.now;

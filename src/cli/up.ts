@@ -9,6 +9,7 @@ import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
+import type { KubeObject } from "../api/types.js";
 import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
 import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
@@ -220,15 +221,16 @@ export function dialHost(address: string): string {
 
 /**
  * The embedded cluster on an in-memory store, or on one restored from (and journaled to) a
- * data directory. The scenario's objects are created in memory and in a fresh directory only:
- * a restarted server keeps what its clients changed or deleted.
+ * data directory, and the scenario's objects still to create: in memory and in a fresh directory
+ * only (a restarted server keeps what its clients changed or deleted). They are created once the
+ * API server exists, as a client's would be: its namespaces and service accounts admit the pods.
  */
 function buildCluster(
   scenario: Scenario,
   startTime: number,
   dir: string | undefined,
   network: NetworkOptions,
-): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null }> {
+): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null; seed: readonly KubeObject[] }> {
   // The in-process controller writes spec.replicas through scale, as kube-controller-manager.
   const scaleManagedFields = scaleOwnership("kube-controller-manager");
   if (dir === undefined) {
@@ -239,8 +241,7 @@ function buildCluster(
       network,
       componentEvents: true,
     });
-    for (const object of scenario.objects) cluster.create(object);
-    return { ok: true, value: { cluster, dataDir: null } };
+    return { ok: true, value: { cluster, dataDir: null, seed: scenario.objects } };
   }
   const opened = openDataDir(dir);
   if (!opened.ok) return opened;
@@ -261,8 +262,8 @@ function buildCluster(
       network,
       componentEvents: true,
     });
-    if (dataDir.fresh) for (const object of scenario.objects) cluster.create(object);
-    return { ok: true, value: { cluster, dataDir } };
+    const seed = dataDir.fresh ? scenario.objects : [];
+    return { ok: true, value: { cluster, dataDir, seed } };
   } catch (error) {
     dataDir.close();
     return { ok: false, error: `--data-dir ${dir}: ${(error as Error).message}` };
@@ -348,7 +349,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     await podNetwork?.close();
     return built;
   }
-  const { cluster, dataDir } = built.value;
+  const { cluster, dataDir, seed } = built.value;
   clusterRef = cluster;
 
   let token: string | null = null;
@@ -409,7 +410,9 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     serviceAccountTokens: tokens.value,
     extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
     ...(options.inFlight ? { inFlight: options.inFlight } : {}),
+    ...(caCert !== null ? { rootCaCertificate: caCert } : {}),
   });
+  for (const object of seed) cluster.create(object);
   // What a request reads or writes is as of now, not as of the loop's last tick.
   const handler = (request: ApiRequest) => {
     driver.catchUp();

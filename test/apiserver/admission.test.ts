@@ -294,6 +294,23 @@ describe("ServiceAccount", () => {
     assert.equal(forced.length, 1);
   });
 
+  it("admits a pod in a namespace made a moment ago, its default account not yet made", async () => {
+    const { call } = setup();
+    const ns = await call("POST", "/api/v1/namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "fresh" },
+    });
+    assert.equal(ns.status, 201, ns.message);
+    // The same tick: the service account controller has not run yet.
+    const created = await call("POST", "/api/v1/namespaces/fresh/pods", pod("p"));
+    assert.equal(created.status, 201, created.message);
+    assert.equal(
+      ((created.json as unknown as KubeObject).spec as Json).serviceAccountName,
+      "default",
+    );
+  });
+
   it("refuses a pod whose account does not exist, with upstream's message", async () => {
     const { cluster, create } = setup();
     const refused = await create(pod("p", undefined, { serviceAccountName: "ghost" }));

@@ -316,6 +316,50 @@ function describeMore(binary: KubectlBinary): void {
       assert.deepEqual(rows[1]?.slice(5), ["app", "nginx:1.27", "app=plain"]);
     });
 
+    it("get pod -o yaml and describe pod: a v1.34 pod, admitted and reported as upstream", async () => {
+      const name = await pollUntil("a pod of plain", async () => {
+        const out = await run(["get", "pods", "-l", "app=plain", "-o", "name"]);
+        return out.stdout.split("\n")[0]?.replace("pod/", "") || undefined;
+      });
+      const pod = await pollUntil(`pod ${name} running`, async () => {
+        const got = parseYaml(kubectlOk(await run(["get", "pod", name, "-o", "yaml"]), "get pod"));
+        return got.status.phase === "Running" ? got : undefined;
+      });
+      assert.equal(pod.metadata.generation, 1);
+      assert.equal(pod.spec.serviceAccountName, "default");
+      assert.match(pod.spec.volumes[0].name, /^kube-api-access-/);
+      assert.deepEqual(
+        pod.spec.tolerations.map((t: { key: string }) => t.key),
+        ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"],
+      );
+      assert.equal(pod.status.qosClass, "Burstable");
+      assert.equal(pod.status.conditions[0].type, "PodReadyToStartContainers");
+      const describe = kubectlOk(await run(["describe", "pod", name]), "describe pod");
+      assert.match(describe, /QoS Class:\s+Burstable/);
+      assert.match(describe, /node\.kubernetes\.io\/not-ready:NoExecute op=Exists for 300s/);
+      assert.match(describe, /kube-api-access-\w+:\s+Type:\s+Projected/);
+      // The CA bundle the token volume mounts, published in every namespace.
+      const configMaps = tableRows(
+        kubectlOk(
+          await run([
+            "get",
+            "configmaps",
+            "-A",
+            "--field-selector",
+            "metadata.name=kube-root-ca.crt",
+          ]),
+          "get cm",
+        ),
+      );
+      assert.deepEqual(
+        configMaps
+          .slice(1)
+          .map((r) => r[0])
+          .sort(),
+        ["default", "kube-node-lease", "kube-public", "kube-system"],
+      );
+    });
+
     it("get hpa -A: a NAMESPACE column, every namespace's HPAs", async () => {
       kubectlOk(await run(["create", "namespace", "team-b"]), "create namespace");
       kubectlOk(await run(["apply", "-f", "-"], HPA_TEAM_B), "apply team-b hpa");
