@@ -12,6 +12,7 @@ import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
+import { replicaChange } from "../explain/format.js";
 import { explain, explanationNote, explanationText, outcomeText } from "../explain/index.js";
 import { loadKubeConfig } from "../kube/config.js";
 
@@ -332,7 +333,7 @@ export function formatExplanation(
       const note = explanationNote(explain(t));
       rows.push([
         r.t !== undefined ? formatDuration(r.t * 1000) : t.time,
-        `${t.currentReplicas} → ${t.desiredReplicas}`,
+        replicaChange(t),
         t.outcome,
         note || "-",
       ]);

@@ -6,3 +6,18 @@ export function formatNumber(value: number, digits = 3): string {
   const text = String(Number(value.toFixed(digits)));
   return text === "-0" ? "0" : text;
 }
+
+/**
+ * A sync's replicas as its history lists them: `4 → 6` when it asked for another count, `4`
+ * when it kept them, or failed (a failed sync's desired count is the status's old one, 0 on a
+ * new HPA, not a count it asked for).
+ */
+export function replicaChange(sync: {
+  outcome: "scaled" | "unchanged" | "failed";
+  currentReplicas: number;
+  desiredReplicas: number;
+}): string {
+  return sync.outcome === "failed" || sync.desiredReplicas === sync.currentReplicas
+    ? String(sync.currentReplicas)
+    : `${sync.currentReplicas} → ${sync.desiredReplicas}`;
+}

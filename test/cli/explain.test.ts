@@ -10,7 +10,12 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
 import { controllerDebugAddressOf, renderKubeconfig } from "../../src/apiserver/kubeconfig.js";
-import { type ExplainOptions, explainCommand, explainDecision } from "../../src/cli/explain.js";
+import {
+  type ExplainOptions,
+  explainCommand,
+  explainDecision,
+  formatExplanation,
+} from "../../src/cli/explain.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { DecisionStore, decisionRecordOf } from "../../src/controller/decisions.js";
@@ -413,6 +418,26 @@ describe("through the kubeconfig `horizon up` wrote", () => {
       controllerDebugAddress: "http://127.0.0.1:8085",
     });
     assert.equal(controllerDebugAddressOf(text), "http://127.0.0.1:8085");
+  });
+});
+
+describe("the recent syncs' table", () => {
+  it("a failed sync keeps the replicas: no arrow to the status's old desired count", () => {
+    const records = [30, 45].map((seconds) => {
+      const report = syncReport({
+        replicas: 1,
+        seconds,
+        observations: [{ kind: "error", error: "metrics API down" }],
+      });
+      const record = decisionRecordOf(report.result!);
+      // A new HPA's status: desiredReplicas 0 until a sync computes one.
+      return { ...record, trace: { ...record.trace, desiredReplicas: 0 } };
+    });
+    assert.equal(records[1]!.trace.outcome, "failed");
+    const page = formatExplanation("default", "web", { description: "a test", records }, 10, t(60));
+    const rows = page.split("\n").filter((line) => /^\s+\S+Z\s/.test(line));
+    assert.equal(rows.length, 2, page);
+    for (const row of rows) assert.match(row, /Z\s+1\s+failed\s/, row);
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { decisionRecordOf } from "../../src/controller/decisions.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import type { DecisionTrace } from "../../src/core/trace.js";
+import { replicaChange } from "../../src/explain/format.js";
 import {
   EXPLANATION_VERSION,
   explain,
@@ -193,4 +194,29 @@ describe("renderings of one explanation", () => {
     assert.ok(html.includes("&lt;web&gt;"));
     assert.ok(!html.includes("<web>"));
   });
+});
+
+describe("replicaChange", () => {
+  const cases: {
+    name: string;
+    sync: Parameters<typeof replicaChange>[0];
+    want: string;
+  }[] = [
+    {
+      name: "scaled",
+      sync: { outcome: "scaled", currentReplicas: 4, desiredReplicas: 6 },
+      want: "4 → 6",
+    },
+    {
+      name: "kept",
+      sync: { outcome: "unchanged", currentReplicas: 4, desiredReplicas: 4 },
+      want: "4",
+    },
+    {
+      name: "failed: the status's old desired count is not shown",
+      sync: { outcome: "failed", currentReplicas: 1, desiredReplicas: 0 },
+      want: "1",
+    },
+  ];
+  for (const c of cases) it(c.name, () => assert.equal(replicaChange(c.sync), c.want));
 });

@@ -3,6 +3,7 @@
 // conditions with their messages; the Events; and the timeline of syncs, each opening its
 // decision explained in words by src/explain (the lines `horizon explain` prints).
 import { useEffect, useMemo, useState } from "preact/hooks";
+import { replicaChange } from "../../explain/format.js";
 import { conditionState } from "../conditions.js";
 import type { HpaDetail, StreamEvents, SyncDetail, SyncEntry, SyncSample } from "../types.js";
 import { api } from "./api.js";
@@ -125,10 +126,7 @@ function SyncItem(props: { namespace: string; name: string; entry: SyncEntry }) 
     }
   };
   const id = `sync-${entry.seq}`;
-  const change =
-    entry.desiredReplicas === entry.currentReplicas
-      ? `${entry.currentReplicas}`
-      : `${entry.currentReplicas} → ${entry.desiredReplicas}`;
+  const change = replicaChange(entry);
   return (
     <li class={`sync ${entry.outcome}`}>
       <button
