@@ -36,6 +36,7 @@ import {
 } from "../cluster/ipam.js";
 import type { NetworkOptions } from "../cluster/network.js";
 import { HttpPodNetwork } from "../cluster/network-http.js";
+import { hostSystemInfo, NodeStatusReporter } from "../cluster/node-status.js";
 import { type DataDir, openDataDir } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
 import { ObjectStore } from "../cluster/store.js";
@@ -165,6 +166,10 @@ export interface StartUpOptions {
    * again (upstream's endpoint reconciler interval; default 10 s; tests shorten it).
    */
   endpointIntervalMs?: number;
+  /** kubelet's nodeStatusReportFrequency: the Node's status heartbeat (default 5 min). */
+  nodeStatusReportFrequencyMs?: number;
+  /** kubelet's nodeLeaseDurationSeconds: the node Lease, renewed every quarter of it (default 40). */
+  nodeLeaseDurationSeconds?: number;
 }
 
 export interface RunningUp {
@@ -185,6 +190,11 @@ export interface RunningUp {
   controller: RunningController | null;
   /** The open data directory (null in memory). */
   dataDir: DataDir | null;
+  /**
+   * The store's resourceVersion once restored (or seeded), before the control plane's own
+   * loops wrote (the kubelet's node status and lease at start, the kubernetes Service).
+   */
+  startResourceVersion: number;
   /** The dashboard's base URL and a one-time login link (null: not served). */
   dashboard: { url: string; loginUrl: string } | null;
   /** Prometheus and the adapter, with --prometheus. */
@@ -432,6 +442,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     return { ok: false, error: `cannot listen on ${address}: ${(error as Error).message}` };
   }
   driver.start();
+  const startResourceVersion = Number(cluster.store.resourceVersion());
   const kubernetesService = new KubernetesServiceController({
     cluster,
     publicIP: advertiseAddress(address),
@@ -441,6 +452,25 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     onError: (message) => log(`${clockTime()} error: ${message}`),
   });
   kubernetesService.start();
+  // The kubelet's node registration, status heartbeat and node lease.
+  const nodeStatus = new NodeStatusReporter({
+    store: cluster.store,
+    model: {
+      capacityPods: cluster.model.capacityPods ?? 110,
+      podCidr: ranges.value.podCidr.text,
+      info: hostSystemInfo(),
+    },
+    now: Date.now,
+    ...(options.nodeStatusReportFrequencyMs !== undefined
+      ? { nodeStatusReportFrequencyMs: options.nodeStatusReportFrequencyMs }
+      : {}),
+    ...(options.nodeLeaseDurationSeconds !== undefined
+      ? { nodeLeaseDurationSeconds: options.nodeLeaseDurationSeconds }
+      : {}),
+    beforePass: () => driver.catchUp(),
+    onError: (message) => log(`${clockTime()} error: ${message}`),
+  });
+  nodeStatus.start();
 
   const url = `${tls ? "https" : "http"}://${dialHost(address)}:${server.port}`;
   const kubeconfigOptions = {
@@ -465,6 +495,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     await stack?.close();
     if (privateKubeconfigDir) rmSync(privateKubeconfigDir, { recursive: true, force: true });
     kubernetesService.stop();
+    nodeStatus.stop();
     await driver.stop();
     await podNetwork?.close();
     await server.close();
@@ -603,6 +634,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       controllerConfig,
       controller,
       dataDir,
+      startResourceVersion,
       dashboard: controller?.dashboard
         ? { url: controller.dashboard.url, loginUrl: controller.dashboard.loginUrl() }
         : null,
@@ -787,7 +819,7 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
   const lines = [
     `Horizon API server (Kubernetes v1.34 API) listening on ${running.url}`,
     running.dataDir
-      ? `  cluster: ${source}; store: ${running.dataDir.dir} (durable; resourceVersion ${running.dataDir.resourceVersion()} at start)`
+      ? `  cluster: ${source}; store: ${running.dataDir.dir} (durable; resourceVersion ${running.startResourceVersion} at start)`
       : `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
     running.controllerConfig
       ? `  controller: Horizon's HPA controller ${running.controller ? "over this API server (client-node)" : "in-process"}, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`

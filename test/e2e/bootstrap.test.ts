@@ -2,7 +2,9 @@
 // real single-node cluster does: the `kubernetes` Service (made again after a delete), and the
 // Node as a kubelet reports it with its Lease in kube-node-lease.
 import assert from "node:assert/strict";
+import { release } from "node:os";
 import { after, before, describe, it } from "node:test";
+import { hostSystemInfo } from "../../src/cluster/node-status.js";
 import {
   findKubectls,
   type KubectlContext,
@@ -29,7 +31,12 @@ describe("a fresh horizon up, as a real cluster bootstraps", () => {
   const servicePrefix = ranges.serviceCidr.slice(0, ranges.serviceCidr.lastIndexOf(".") + 1);
 
   before(async () => {
-    server = await startTestServer({ ...ranges, endpointIntervalMs: 200 });
+    server = await startTestServer({
+      ...ranges,
+      endpointIntervalMs: 200,
+      nodeStatusReportFrequencyMs: 1000,
+      nodeLeaseDurationSeconds: 1,
+    });
     ctx = server.context(search.binaries[0]!);
   });
   after(async () => {
@@ -105,5 +112,66 @@ describe("a fresh horizon up, as a real cluster bootstraps", () => {
       return result.code === 0 ? JSON.parse(result.stdout) : undefined;
     });
     assert.deepEqual(slice.endpoints, [{ addresses: ["127.0.0.1"], conditions: { ready: true } }]);
+  });
+
+  it("kubectl get nodes -o wide: Ready, the kubelet's version, InternalIP, OS image, kernel, runtime", async () => {
+    const result = await kubectl(ctx, ["get", "nodes", "-o", "wide"]);
+    assert.equal(result.code, 0, result.stderr);
+    const [header, row] = result.stdout.trim().split("\n");
+    assert.match(
+      header!,
+      /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME$/,
+    );
+    const info = hostSystemInfo();
+    assert.match(
+      row!,
+      /^horizon-node\s+Ready\s+<none>\s+\S+\s+v1\.34\.0\s+127\.0\.0\.1\s+<none>\s+/,
+    );
+    assert.ok(row!.includes(` ${info.osImage} `), row);
+    assert.ok(row!.includes(` ${release()} `), row);
+    assert.ok(row!.endsWith(" horizon://0.1.0"), row);
+    assert.doesNotMatch(row!, /<unknown>/);
+  });
+
+  it("the node Lease in kube-node-lease is renewed; the status heartbeat moves", async () => {
+    const lease = await json(["get", "lease", "-n", "kube-node-lease", "horizon-node"]);
+    assert.equal(lease.spec.holderIdentity, "horizon-node");
+    assert.equal(lease.spec.leaseDurationSeconds, 1);
+    assert.equal(lease.metadata.ownerReferences[0].kind, "Node");
+    await pollUntil("a renewal", async () => {
+      const again = await json(["get", "lease", "-n", "kube-node-lease", "horizon-node"]);
+      return again.spec.renewTime !== lease.spec.renewTime ? true : undefined;
+    });
+    const node = await json(["get", "node", "horizon-node"]);
+    const heartbeat = (n: {
+      status: { conditions: { type: string; lastHeartbeatTime: string }[] };
+    }) => n.status.conditions.find((c) => c.type === "Ready")!.lastHeartbeatTime;
+    await pollUntil("a heartbeat", async () => {
+      const again = await json(["get", "node", "horizon-node"]);
+      return heartbeat(again) !== heartbeat(node) ? true : undefined;
+    });
+  });
+
+  it("kubectl describe node: addresses, conditions, system info, the lease", async () => {
+    const result = await kubectl(ctx, ["describe", "node", "horizon-node"]);
+    assert.equal(result.code, 0, result.stderr);
+    const text = result.stdout;
+    for (const expected of [
+      /Lease:\s*\n\s+HolderIdentity:\s+horizon-node/,
+      /RenewTime:\s+\w/,
+      /MemoryPressure\s+False\s.*KubeletHasSufficientMemory\s+kubelet has sufficient memory available/,
+      /DiskPressure\s+False\s.*KubeletHasNoDiskPressure/,
+      /PIDPressure\s+False\s.*KubeletHasSufficientPID/,
+      /Ready\s+True\s.*KubeletReady\s+kubelet is posting ready status/,
+      /InternalIP:\s+127\.0\.0\.1/,
+      /Hostname:\s+horizon-node/,
+      /Kubelet Version:\s+v1\.34\.0/,
+      /Container Runtime Version:\s+horizon:\/\/0\.1\.0/,
+      /Operating System:\s+linux/,
+      /Architecture:\s+amd64/,
+      /PodCIDR:\s+127\./,
+    ]) {
+      assert.match(text, expected);
+    }
   });
 });

@@ -17,7 +17,7 @@ import {
   validateObjectMeta,
 } from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
-import { NODE_LABELS, NODE_NAME } from "../../cluster/kubelet.js";
+import { hostSystemInfo, nodeObject } from "../../cluster/node-status.js";
 import { StoreError } from "../../cluster/store.js";
 import { admitPod } from "../admission.js";
 import { bootstrapPolicy } from "../auth/bootstrap.js";
@@ -107,45 +107,26 @@ export class RegistryStore {
     return this.cluster.store.get(ctx.info.kind, ctx.namespace, name);
   }
 
-  /** The Node list: stored Nodes, or one node carrying the simulated cluster's capacity. */
+  /**
+   * The Node list: stored Nodes (`horizon up`'s kubelet registers one), or the node the kubelet
+   * would register, carrying the simulated cluster's capacity.
+   */
   nodes(): readonly KubeObject[] {
     const stored = this.cluster.store.list("Node");
     if (stored.length > 0) return stored;
-    const capacity = {
-      cpu: "64",
-      memory: "256Gi",
-      pods: String(this.cluster.model.capacityPods ?? 110),
+    const model = {
+      capacityPods: this.cluster.model.capacityPods ?? 110,
+      ...(this.cluster.network ? { podCidr: this.cluster.network.podIps.cidr.text } : {}),
+      info: hostSystemInfo(),
     };
-    const since = rfc3339(this.cluster.startTime);
-    return [
-      {
-        apiVersion: "v1",
-        kind: "Node",
-        metadata: {
-          name: NODE_NAME,
-          uid: "00000000-0000-0000-0000-000000000001",
-          resourceVersion: "1",
-          creationTimestamp: since,
-          labels: { ...NODE_LABELS },
-        },
-        spec: {},
-        status: {
-          capacity,
-          allocatable: capacity,
-          conditions: [
-            {
-              type: "Ready",
-              status: "True",
-              reason: "KubeletReady",
-              message: "kubelet is posting ready status",
-              lastHeartbeatTime: since,
-              lastTransitionTime: since,
-            },
-          ],
-          nodeInfo: { kubeletVersion: "v1.34.0", operatingSystem: "linux", architecture: "amd64" },
-        },
-      },
-    ];
+    const node = nodeObject(model, this.cluster.startTime);
+    node.metadata = {
+      ...node.metadata,
+      uid: "00000000-0000-0000-0000-000000000001",
+      resourceVersion: "1",
+      creationTimestamp: rfc3339(this.cluster.startTime),
+    };
+    return [node];
   }
 
   // -------------------------------------------------------------------------------------------
