@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { isIPv4 } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
 import type { KubeObject } from "../api/types.js";
 import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
@@ -694,6 +694,8 @@ export interface UpCommandOptions {
   port: string;
   address: string;
   kubeconfigOut?: string;
+  /** Not a flag of `up` (it writes a kubeconfig): taken only to say which one is. */
+  kubeconfig?: string;
   insecureHttp?: boolean;
   /** commander's negatable `--no-controller`. */
   controller: boolean;
@@ -722,6 +724,13 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     return { ok: false, error: "--data-dir and --in-memory cannot be used together" };
   }
   if (options.dataDir === "") return { ok: false, error: "--data-dir: must name a directory" };
+  if (options.kubeconfig !== undefined) {
+    return {
+      ok: false,
+      error:
+        "--kubeconfig: horizon up writes its kubeconfig; say where with --kubeconfig-out FILE (--kubeconfig is where the other commands read one)",
+    };
+  }
   if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
     return {
       ok: false,
@@ -976,6 +985,7 @@ export function registerUpCommand(program: Command): void {
       "--kubeconfig-out <file>",
       `where to write the kubeconfig (default ${defaultKubeconfigPath()})`,
     )
+    .addOption(new Option("--kubeconfig <file>").hideHelp())
     .option("--insecure-http", "serve plain HTTP instead of HTTPS with a generated CA")
     .option("--no-controller", "do not run Horizon's controller (run your own against the server)")
     .option("--sync-period <duration>", "the controller's sync period, e.g. 15s (default 15s)")

@@ -166,6 +166,20 @@ describe("in-flight limits", () => {
     assert.equal(res.status, 201);
   });
 
+  it("horizon up --kubeconfig: an error that names --kubeconfig-out, the flag up takes", () => {
+    const misnamed = parseUpOptions({
+      port: "0",
+      address: "127.0.0.1",
+      controller: true,
+      kubeconfig: "./kc",
+    });
+    assert.ok(!misnamed.ok);
+    assert.match(
+      misnamed.error,
+      /^--kubeconfig: horizon up writes its kubeconfig; say where with --kubeconfig-out FILE/,
+    );
+  });
+
   it("horizon up takes the limits as flags named as upstream's", () => {
     const base = { port: "0", address: "127.0.0.1", controller: true };
     const parsed = parseUpOptions({
