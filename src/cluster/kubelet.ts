@@ -53,6 +53,8 @@ const UNSCHEDULABLE =
 export const FAILED_POD_TTL_MS = 5 * 60_000;
 
 export const NODE_NAME = "horizon-node";
+/** Where pods and the kubelet are reachable: this machine's loopback (pods listen on 127/8). */
+export const NODE_INTERNAL_IP = "127.0.0.1";
 
 /** The node's labels (what a pod's nodeSelector is matched against). */
 export const NODE_LABELS: Readonly<Record<string, string>> = {
@@ -373,7 +375,8 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
         lastTransitionTime: scheduled,
       },
     ],
-    hostIP: "10.0.0.1",
+    hostIP: NODE_INTERNAL_IP,
+    hostIPs: [{ ip: NODE_INTERNAL_IP }],
     ...(pod.ip !== null ? { podIP: pod.ip, podIPs: [{ ip: pod.ip }] } : {}),
     startTime: scheduled,
     containerStatuses,

@@ -9,15 +9,13 @@ import { readFileSync } from "node:fs";
 import { release } from "node:os";
 import { rfc3339, rfc3339Micro } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
-import { NODE_LABELS, NODE_NAME } from "./kubelet.js";
+import { NODE_INTERNAL_IP, NODE_LABELS, NODE_NAME } from "./kubelet.js";
 import type { ObjectStore } from "./store.js";
 
 /** The version the node's kubelet reports (the API server's /version says the same). */
 export const KUBELET_VERSION = "v1.34.0";
 /** Horizon's version: the container runtime is Horizon itself (`horizon://VERSION`). */
 export const HORIZON_VERSION = "0.1.0";
-/** Where pods and the kubelet are reachable: this machine's loopback (pods listen on 127/8). */
-export const NODE_INTERNAL_IP = "127.0.0.1";
 /** kubelet's --port. */
 export const KUBELET_PORT = 10250;
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";

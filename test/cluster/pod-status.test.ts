@@ -13,6 +13,8 @@ import { at, deployment } from "./builders.js";
 type Condition = { type: string; status: string; observedGeneration?: number };
 type Status = {
   observedGeneration?: number;
+  hostIP?: string;
+  hostIPs?: { ip: string }[];
   phase?: string;
   qosClass?: string;
   conditions?: Condition[];
@@ -35,6 +37,8 @@ describe("pod generation and status", () => {
     assert.equal(status.phase, "Running");
     assert.equal(status.observedGeneration, 1);
     assert.equal(status.qosClass, "Burstable");
+    // The node's InternalIP.
+    assert.deepEqual([status.hostIP, status.hostIPs], ["127.0.0.1", [{ ip: "127.0.0.1" }]]);
     assert.deepEqual(
       status.conditions?.map((c) => [c.type, c.status, c.observedGeneration]),
       [
