@@ -10,7 +10,6 @@
 // whole test stays within BUDGET_MS, below the runner's 300 s per test file, and a stall fails
 // naming the step instead of being cut by the runner.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
@@ -25,13 +24,13 @@ import {
   kubectl,
   kubectlRequired,
   pollUntil,
+  spawnHorizon,
   startTestServer,
   type TestServer,
   whichKubectl,
 } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const CLI = [process.execPath, "--import", "tsx", join(ROOT, "src", "cli", "main.ts")];
 /** The book's manifests, as examples/custom-metrics.yaml holds them (its Scenario document is
  * the simulator's, not kubectl's). */
 const BOOK = parseAllDocuments(readFileSync(join(ROOT, "examples", "custom-metrics.yaml"), "utf8"))
@@ -69,20 +68,7 @@ function hit(host: string): Promise<number> {
 
 /** `horizon load` (the real CLI, in its own process) in the foreground until stopped. */
 function horizonLoad(args: string[]) {
-  const child = spawn(CLI[0]!, [...CLI.slice(1), "load", ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (c: string) => {
-    stdout += c;
-  });
-  child.stderr.setEncoding("utf8").on("data", (c: string) => {
-    stderr += c;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+  return spawnHorizon(["load", ...args]);
 }
 
 /** Progress of the steps, so a slow run shows where its time went. */

@@ -2,17 +2,13 @@
 // burst of creates, restarted on the same directory, and must still hold every create it
 // acknowledged, with the resourceVersion it answered, while new writes get higher versions.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { pollUntil } from "./helpers.js";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const script = join(root, "src", "cli", "main.ts");
+import { pollUntil, spawnHorizon } from "./helpers.js";
 
 interface Server {
   child: ChildProcess;
@@ -23,20 +19,7 @@ interface Server {
 }
 
 function spawnUp(args: string[]): Omit<Server, "url"> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, "up", ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (c: string) => {
-    stdout += c;
-  });
-  child.stderr.setEncoding("utf8").on("data", (c: string) => {
-    stderr += c;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+  return spawnHorizon(["up", ...args]);
 }
 
 async function startServer(dataDir: string, kubeconfig: string): Promise<Server> {

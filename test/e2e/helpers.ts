@@ -324,3 +324,33 @@ export async function startTestServer(options: StartUpOptions = {}): Promise<Tes
     },
   };
 }
+
+const REPO = join(import.meta.dirname, "..", "..");
+
+/** A running `horizon` command (the real CLI through tsx, in its own process). */
+export interface HorizonProcess {
+  child: ChildProcess;
+  /** Its exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Starts `horizon ARGS` from the repository's root, collecting what it prints. */
+export function spawnHorizon(args: readonly string[]): HorizonProcess {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(REPO, "src", "cli", "main.ts"), ...args],
+    { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (c: string) => {
+    stdout += c;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (c: string) => {
+    stderr += c;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}

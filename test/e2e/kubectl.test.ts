@@ -4,7 +4,6 @@
 // (../shared/reference/kubectl-protocol.md). Without kubectl the tests skip with the reason,
 // except under CI=true, where that fails.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
@@ -40,6 +39,7 @@ import {
   kubectlRequired,
   kubectlWatch,
   pollUntil,
+  spawnHorizon,
   startTestServer,
   type TestServer,
   tableRows,
@@ -937,22 +937,7 @@ describe("horizon up as a process", () => {
     ].join("\n"),
   );
 
-  function horizon(args: string[]) {
-    const child = spawn(process.execPath, ["--import", "tsx", script, "up", ...args], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding("utf8").on("data", (c: string) => {
-      stderr += c;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    return { child, exited, stdout: () => stdout, stderr: () => stderr };
-  }
+  const horizon = (args: string[]) => spawnHorizon(["up", ...args]);
 
   it("prints how to point kubectl at it, serves, and stops cleanly on SIGINT", async () => {
     const kubeconfig = join(dir, "kubeconfig");

@@ -4,7 +4,6 @@
 // HPA scales the Deployment up through the controller, and back down once the load ends.
 // Also: progress once a second, a background load ended by --stop, SIGINT, and bad input.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,13 @@ import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
 import { type LoadCommandOptions, loadCommand, parseLoadOptions } from "../../src/cli/load.js";
 import { lifecycle, usage, workloadModel } from "../cluster/builders.js";
-import { fastScenario, pollUntil, startTestServer, type TestServer } from "./helpers.js";
+import {
+  fastScenario,
+  pollUntil,
+  spawnHorizon,
+  startTestServer,
+  type TestServer,
+} from "./helpers.js";
 import { get, testRanges } from "./network-helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -239,22 +244,7 @@ describe("horizon load: real HTTP through horizon up's ClusterIP", () => {
   });
 
   describe("as a process (node --import tsx src/cli/main.ts load ...)", () => {
-    function horizon(args: string[]) {
-      const child = spawn(CLI[0]!, [...CLI.slice(1), "load", ...args], {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (c: string) => {
-        stdout += c;
-      });
-      child.stderr.setEncoding("utf8").on("data", (c: string) => {
-        stderr += c;
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-      return { child, exited, stdout: () => stdout, stderr: () => stderr };
-    }
+    const horizon = (args: string[]) => spawnHorizon(["load", ...args]);
 
     const refusals = [
       {

@@ -4,7 +4,6 @@
 // address for `horizon explain --kubeconfig`. Real processes for the CLI; the fallback in-process
 // on a port this test holds (8085 may be anyone's).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,29 +13,13 @@ import { controllerDebugAddressOf } from "../../src/apiserver/kubeconfig.js";
 import { fetchDecisions } from "../../src/cli/explain.js";
 import { startUp, usageBanner } from "../../src/cli/up.js";
 import { loadScenarioFile } from "../../src/sim/scenario.js";
-import { pollUntil } from "./helpers.js";
+import { pollUntil, spawnHorizon } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
-const main = join(root, "src", "cli", "main.ts");
 const example = join(root, "examples", "cpu-step.yaml");
 const dir = mkdtempSync(join(tmpdir(), "horizon-up-explain-"));
 
-function horizon(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", main, ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (c: string) => {
-    stdout += c;
-  });
-  child.stderr.setEncoding("utf8").on("data", (c: string) => {
-    stderr += c;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
-}
+const horizon = (args: string[]) => spawnHorizon(args);
 
 /** A port of this test's, held until closed. */
 async function holdPort(): Promise<{ port: number; server: Server }> {
