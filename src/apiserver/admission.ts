@@ -320,27 +320,33 @@ function randomSuffix(): string {
 }
 
 /** The projected volume of the API token, the cluster's CA bundle and the pod's namespace. */
-function tokenVolume(name: string): Json {
-  return {
-    name,
-    projected: {
-      sources: [
-        { serviceAccountToken: { expirationSeconds: TOKEN_EXPIRATION_SECONDS, path: "token" } },
-        { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
-        {
-          downwardAPI: {
-            items: [
-              {
-                path: "namespace",
-                fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" },
-              },
-            ],
-          },
-        },
-      ],
-      defaultMode: 0o644,
+/** Frozen, all the way down: one object stands in every pod that shares it (memory). */
+function deepFrozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const member of Object.values(value)) deepFrozen(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The projection of the API token, the cluster's CA bundle and the pod's namespace. */
+const TOKEN_PROJECTION = deepFrozen({
+  sources: [
+    { serviceAccountToken: { expirationSeconds: TOKEN_EXPIRATION_SECONDS, path: "token" } },
+    { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+    {
+      downwardAPI: {
+        items: [
+          { path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
+        ],
+      },
     },
-  };
+  ],
+  defaultMode: 0o644,
+});
+
+function tokenVolume(name: string): Json {
+  return { name, projected: TOKEN_PROJECTION };
 }
 
 /**
@@ -407,20 +413,26 @@ function admitServiceAccount(
 const NODE_TAINTS = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
 const DEFAULT_TOLERATION_SECONDS = 300;
 
-/** A NoExecute toleration of each node taint the pod does not already tolerate (by key or all). */
-function withDefaultTolerations(spec: Json): Json {
-  const tolerations = (Array.isArray(spec.tolerations) ? spec.tolerations : []).filter(isRecord);
-  const added = NODE_TAINTS.filter(
-    (key) =>
-      !tolerations.some(
-        (t) => (t.key === key || !t.key) && (t.effect === "NoExecute" || !t.effect),
-      ),
-  ).map((key) => ({
+const DEFAULT_TOLERATIONS: readonly Json[] = deepFrozen(
+  NODE_TAINTS.map((key) => ({
     key,
     operator: "Exists",
     effect: "NoExecute",
     tolerationSeconds: DEFAULT_TOLERATION_SECONDS,
-  }));
+  })),
+);
+
+/** A NoExecute toleration of each node taint the pod does not already tolerate (by key or all). */
+function withDefaultTolerations(spec: Json): Json {
+  const tolerations = (Array.isArray(spec.tolerations) ? spec.tolerations : []).filter(isRecord);
+  // The usual pod has none of its own: every such pod shares one list.
+  if (tolerations.length === 0) return { ...spec, tolerations: DEFAULT_TOLERATIONS };
+  const added = DEFAULT_TOLERATIONS.filter(
+    (d) =>
+      !tolerations.some(
+        (t) => (t.key === d.key || !t.key) && (t.effect === "NoExecute" || !t.effect),
+      ),
+  );
   return added.length === 0 ? spec : { ...spec, tolerations: [...tolerations, ...added] };
 }
 

@@ -213,6 +213,18 @@ function isJobPod(pod: PodRecord): boolean {
  * in full (`nginx` → `docker.io/library/nginx:latest`).
  */
 export function runtimeImageName(image: string): string {
+  let name = RUNTIME_IMAGE_NAMES.get(image);
+  if (name === undefined) {
+    name = fullImageName(image);
+    // One string per image, not one per pod (a bounded cache: images are few).
+    if (RUNTIME_IMAGE_NAMES.size < 10_000) RUNTIME_IMAGE_NAMES.set(image, name);
+  }
+  return name;
+}
+
+const RUNTIME_IMAGE_NAMES = new Map<string, string>();
+
+function fullImageName(image: string): string {
   const slash = image.indexOf("/");
   const first = slash < 0 ? "" : image.slice(0, slash);
   let name = image;
@@ -222,6 +234,10 @@ export function runtimeImageName(image: string): string {
   const last = name.slice(name.lastIndexOf("/") + 1);
   return last.includes(":") || last.includes("@") ? name : `${name}:latest`;
 }
+
+// Parts every pod's status shares (frozen: one object for all of them).
+const NODE_HOST_IPS = Object.freeze([Object.freeze({ ip: NODE_INTERNAL_IP })]);
+const NO_LAST_STATE = Object.freeze({});
 
 /** The scheme of the container IDs this node's runtime reports (`<type>://<id>`). */
 export const CONTAINER_RUNTIME = "horizon";
@@ -318,7 +334,7 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
     return {
       name,
       state,
-      lastState: {},
+      lastState: NO_LAST_STATE,
       ready: containerReady,
       restartCount: 0,
       // No image digests here: imageID stays empty, as for a container not yet created.
@@ -376,7 +392,7 @@ export function podStatus(pod: PodRecord): Record<string, unknown> {
       },
     ],
     hostIP: NODE_INTERNAL_IP,
-    hostIPs: [{ ip: NODE_INTERNAL_IP }],
+    hostIPs: NODE_HOST_IPS,
     ...(pod.ip !== null ? { podIP: pod.ip, podIPs: [{ ip: pod.ip }] } : {}),
     startTime: scheduled,
     containerStatuses,
