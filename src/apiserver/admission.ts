@@ -422,18 +422,21 @@ const DEFAULT_TOLERATIONS: readonly Json[] = deepFrozen(
   })),
 );
 
-/** A NoExecute toleration of each node taint the pod does not already tolerate (by key or all). */
-function withDefaultTolerations(spec: Json): Json {
+/**
+ * The pod's tolerations with a NoExecute toleration of each node taint it does not already
+ * tolerate (by key or all), or null when it tolerates both.
+ */
+function defaultTolerations(spec: Json): readonly Json[] | null {
   const tolerations = (Array.isArray(spec.tolerations) ? spec.tolerations : []).filter(isRecord);
   // The usual pod has none of its own: every such pod shares one list.
-  if (tolerations.length === 0) return { ...spec, tolerations: DEFAULT_TOLERATIONS };
+  if (tolerations.length === 0) return DEFAULT_TOLERATIONS;
   const added = DEFAULT_TOLERATIONS.filter(
     (d) =>
       !tolerations.some(
         (t) => (t.key === d.key || !t.key) && (t.effect === "NoExecute" || !t.effect),
       ),
   );
-  return added.length === 0 ? spec : { ...spec, tolerations: [...tolerations, ...added] };
+  return added.length === 0 ? null : [...tolerations, ...added];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,7 +482,10 @@ export function admitPod(
   }
   const priority = admitPriority(store, spec);
   if ("reason" in priority) return { ok: false, reason: priority.reason };
-  spec = withDefaultTolerations(priority.spec);
+  // Priority's spec is this pod's own copy: DefaultTolerationSeconds sets its field in place.
+  spec = priority.spec;
+  const tolerations = defaultTolerations(spec);
+  if (tolerations !== null) spec.tolerations = tolerations;
   const quota = admitQuota(store, namespace, spec);
   if (quota) return { ok: false, reason: quota };
   return { ok: true, pod: { ...pod, metadata, spec } };

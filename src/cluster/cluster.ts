@@ -7,7 +7,6 @@
 // model and applies the scenario's events through the primitives below.
 
 import { defaultPodSpecOfPod } from "../api/pod-defaults.js";
-import { createdPodStatus } from "../api/pod-qos.js";
 import { withSpecReplicas } from "../api/scale.js";
 import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
@@ -947,18 +946,20 @@ export class EmbeddedCluster {
       this.#deferredOwners.add(owner);
       return null;
     }
-    const pod: KubeObject = { ...admitted.pod, status: createdPodStatus(admitted.pod.spec) };
     // LimitRanger's defaults are the pod's requests: the usage model and the HPA read them.
     const limitRanged =
-      pod.metadata.annotations?.[LIMIT_RANGER_ANNOTATION] !==
+      admitted.pod.metadata.annotations?.[LIMIT_RANGER_ANNOTATION] !==
       object.metadata.annotations?.[LIMIT_RANGER_ANNOTATION];
+    const template = limitRanged
+      ? parseTemplate({ metadata: owner.template.metadata, spec: admitted.pod.spec })
+      : owner.template;
+    // The API server's status of a new pod: Pending, with the QoS class of its (admitted) spec.
+    const status = { phase: "Pending", qosClass: template.qosClass };
     return this.#registerPod(
-      pod,
+      { ...admitted.pod, status },
       owner,
       workload,
-      limitRanged
-        ? parseTemplate({ metadata: owner.template.metadata, spec: pod.spec })
-        : owner.template,
+      template,
       workload.lifecycle,
       workload.usage,
       ordinal,
