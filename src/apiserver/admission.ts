@@ -14,6 +14,7 @@ import {
   DEFAULT_SERVICE_ACCOUNT,
   syncServiceAccounts,
 } from "../cluster/controllers/serviceaccounts.js";
+import { randomSuffix } from "../cluster/random.js";
 import type { ObjectStore } from "../cluster/store.js";
 import { resourceList } from "./kinds/podvalidation.js";
 
@@ -309,15 +310,8 @@ export const SERVICE_ACCOUNT_VOLUME_PREFIX = "kube-api-access-";
 export const SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 /** The bound token's lifetime the plugin asks for (3607 s: an hour, and a warning window). */
 const TOKEN_EXPIRATION_SECONDS = 3607;
-/** names.SimpleNameGenerator's alphabet: no vowels, no look-alikes. */
-const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-
-function randomSuffix(): string {
-  let out = "";
-  for (let i = 0; i < 5; i++)
-    out += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
-  return out;
-}
+/** names.SimpleNameGenerator's randomness (the cluster's seeded Random is the simulator's). */
+const UNSEEDED = { int: (n: number) => Math.floor(Math.random() * n) };
 
 /** The projected volume of the API token, the cluster's CA bundle and the pod's namespace. */
 /** Frozen, all the way down: one object stands in every pod that shares it (memory). */
@@ -388,7 +382,8 @@ function admitServiceAccount(
     (v) => typeof v.name === "string" && v.name.startsWith(SERVICE_ACCOUNT_VOLUME_PREFIX),
   );
   const volumeName =
-    (existing?.name as string | undefined) ?? SERVICE_ACCOUNT_VOLUME_PREFIX + randomSuffix();
+    (existing?.name as string | undefined) ??
+    SERVICE_ACCOUNT_VOLUME_PREFIX + randomSuffix(UNSEEDED);
   const mount = { name: volumeName, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT_PATH };
   let mounted = false;
   for (const key of ["initContainers", "containers"]) {

@@ -74,7 +74,7 @@ export function safeEncode(text: string): string {
 }
 
 /** `n` characters from the safe alphabet, as generateName suffixes (5 upstream). */
-export function randomSuffix(random: Random, n = 5): string {
+export function randomSuffix(random: Pick<Random, "int">, n = 5): string {
   let out = "";
   for (let i = 0; i < n; i++) out += ALPHANUMS[random.int(ALPHANUMS.length)];
   return out;

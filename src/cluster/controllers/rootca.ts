@@ -4,19 +4,14 @@
 // namespace appears, made again if deleted, and put back if changed. Like the service account
 // controller, it runs after the write that woke it (a microtask).
 import { randomUUID } from "node:crypto";
-import { isRecord } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import type { ObjectStore } from "../store.js";
+import { namespaceTerminating } from "./serviceaccounts.js";
 
 export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 const DESCRIPTION_ANNOTATION = "kubernetes.io/description";
 const DESCRIPTION =
   "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.";
-
-function terminating(namespace: KubeObject): boolean {
-  const status = isRecord(namespace.status) ? namespace.status : {};
-  return namespace.metadata.deletionTimestamp !== undefined || status.phase === "Terminating";
-}
 
 /** Its data is the bundle alone, and it has a description (any: a client may reword it). */
 function published(configMap: KubeObject, rootCa: string): boolean {
@@ -32,7 +27,7 @@ function published(configMap: KubeObject, rootCa: string): boolean {
 /** Makes or puts back each namespace's ConfigMap. */
 export function syncRootCaConfigMaps(store: ObjectStore, rootCa: string): void {
   for (const namespace of store.list("Namespace")) {
-    if (terminating(namespace)) continue;
+    if (namespaceTerminating(namespace)) continue;
     const name = namespace.metadata.name;
     const current = store.get("ConfigMap", name, ROOT_CA_CONFIGMAP);
     if (current && published(current, rootCa)) continue;

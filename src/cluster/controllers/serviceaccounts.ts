@@ -9,7 +9,8 @@ import type { ObjectStore } from "../store.js";
 
 export const DEFAULT_SERVICE_ACCOUNT = "default";
 
-function terminating(namespace: KubeObject): boolean {
+/** Deleted or Terminating: its controllers make nothing new in it. */
+export function namespaceTerminating(namespace: KubeObject): boolean {
   const status = isRecord(namespace.status) ? namespace.status : {};
   return namespace.metadata.deletionTimestamp !== undefined || status.phase === "Terminating";
 }
@@ -18,7 +19,10 @@ function terminating(namespace: KubeObject): boolean {
 export function syncServiceAccounts(store: ObjectStore): void {
   for (const namespace of store.list("Namespace")) {
     const name = namespace.metadata.name;
-    if (terminating(namespace) || store.get("ServiceAccount", name, DEFAULT_SERVICE_ACCOUNT)) {
+    if (
+      namespaceTerminating(namespace) ||
+      store.get("ServiceAccount", name, DEFAULT_SERVICE_ACCOUNT)
+    ) {
       continue;
     }
     store.create({
