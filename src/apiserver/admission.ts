@@ -14,7 +14,7 @@ import {
   DEFAULT_SERVICE_ACCOUNT,
   syncServiceAccounts,
 } from "../cluster/controllers/serviceaccounts.js";
-import { randomSuffix } from "../cluster/random.js";
+import { randomSuffix, UNSEEDED } from "../cluster/random.js";
 import type { ObjectStore } from "../cluster/store.js";
 import { resourceList } from "./kinds/podvalidation.js";
 
@@ -306,12 +306,11 @@ function admitQuota(store: ObjectStore, namespace: string, spec: Json): string |
 // ---------------------------------------------------------------------------------------------
 // ServiceAccount
 
-export const SERVICE_ACCOUNT_VOLUME_PREFIX = "kube-api-access-";
-export const SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SERVICE_ACCOUNT_VOLUME_PREFIX = "kube-api-access-";
+const SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 /** The bound token's lifetime the plugin asks for (3607 s: an hour, and a warning window). */
 const TOKEN_EXPIRATION_SECONDS = 3607;
 /** names.SimpleNameGenerator's randomness (the cluster's seeded Random is the simulator's). */
-const UNSEEDED = { int: (n: number) => Math.floor(Math.random() * n) };
 
 /** The projected volume of the API token, the cluster's CA bundle and the pod's namespace. */
 /** Frozen, all the way down: one object stands in every pod that shares it (memory). */

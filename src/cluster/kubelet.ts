@@ -240,7 +240,7 @@ const NODE_HOST_IPS = Object.freeze([Object.freeze({ ip: NODE_INTERNAL_IP })]);
 const NO_LAST_STATE = Object.freeze({});
 
 /** The scheme of the container IDs this node's runtime reports (`<type>://<id>`). */
-export const CONTAINER_RUNTIME = "horizon";
+const CONTAINER_RUNTIME = "horizon";
 
 /** A container's ID: the same for one run of it, a new one on each restart. */
 function containerId(pod: PodRecord, container: string, restarts: number): string {

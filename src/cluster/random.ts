@@ -80,6 +80,9 @@ export function randomSuffix(random: Pick<Random, "int">, n = 5): string {
   return out;
 }
 
+/** Math.random as a Random's `int`: for names the API server generates (not reproducible upstream either). */
+export const UNSEEDED: Pick<Random, "int"> = { int: (n: number) => Math.floor(Math.random() * n) };
+
 /** A deterministic RFC 4122-shaped UID from an identity string. */
 export function uidFor(identity: string): string {
   const a = hashString(identity, 1);

@@ -227,7 +227,19 @@ describe("HPA create/get across versions", () => {
     const body = hpa();
     body.metadata = { generateName: "web-", namespace: "default" } as Json;
     const obj = json(await call("POST", HPA_V2, body));
-    assert.match(obj.metadata.name, /^web-[a-z0-9]{5}$/);
+    assert.match(obj.metadata.name, /^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  });
+
+  it("generateName: a prefix longer than 58 characters is cut, so the name stays a valid 63", async () => {
+    const { call } = setup();
+    const body = hpa();
+    const prefix = `${"a".repeat(61)}-`;
+    body.metadata = { generateName: prefix, namespace: "default" } as Json;
+    const res = await call("POST", HPA_V2, body);
+    assert.equal(res.status, 201);
+    const name: string = json(res).metadata.name;
+    assert.equal(name.length, 63);
+    assert.ok(name.startsWith("a".repeat(58)), name);
   });
 
   it("AlreadyExists is 409", async () => {

@@ -18,6 +18,7 @@ import {
 } from "../../api/validation.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import { hostSystemInfo, nodeObject } from "../../cluster/node-status.js";
+import { randomSuffix, UNSEEDED } from "../../cluster/random.js";
 import { StoreError } from "../../cluster/store.js";
 import { admitPod } from "../admission.js";
 import { bootstrapPolicy } from "../auth/bootstrap.js";
@@ -54,6 +55,8 @@ import { carryDeletionFields, deletionUpdateErrors } from "./metadata.js";
 import { IMMORTAL_NAMESPACES, markNamespace, namespaceTerminating } from "./namespace.js";
 
 /** Namespaces kube-apiserver creates at startup (the system namespaces controller). */
+/** Upstream names.MaxGeneratedNameLength: 63 less the 5 random characters. */
+const MAX_GENERATED_NAME_PREFIX = 58;
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 export interface RegistryStoreOptions {
@@ -65,7 +68,6 @@ export interface RegistryStoreOptions {
 export class RegistryStore {
   readonly cluster: EmbeddedCluster;
   readonly gates: FeatureGates;
-  #nameCounter = 0;
 
   constructor(options: RegistryStoreOptions) {
     this.cluster = options.cluster;
@@ -217,16 +219,10 @@ export class RegistryStore {
   }
 
   generateName(ctx: RequestScope, prefix: string): string {
-    // Upstream: 5 random characters from an alphabet without vowels or look-alikes.
-    const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+    // Upstream's SimpleNameGenerator: the prefix cut to 58 characters, 5 random safe characters.
+    const base = prefix.slice(0, MAX_GENERATED_NAME_PREFIX);
     for (;;) {
-      let suffix = "";
-      let n = ++this.#nameCounter * 7919 + Math.floor(Math.random() * 1e6);
-      for (let i = 0; i < 5; i++) {
-        suffix += alphabet[n % alphabet.length];
-        n = Math.floor(n / alphabet.length) + i * 31;
-      }
-      const name = `${prefix}${suffix}`;
+      const name = base + randomSuffix(UNSEEDED);
       if (!this.lookup(ctx, name)) return name;
     }
   }

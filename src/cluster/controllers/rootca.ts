@@ -1,12 +1,12 @@
 // kube-controller-manager's root CA certificate publisher: every namespace that is not
 // terminating has the ConfigMap `kube-root-ca.crt` holding the CA bundle that verifies the API
 // server (what a pod's projected `kube-api-access-…` volume mounts as ca.crt). Made when the
-// namespace appears, made again if deleted, and put back if changed. Like the service account
-// controller, it runs after the write that woke it (a microtask).
+// namespace appears, made again if deleted, and put back if changed.
 import { randomUUID } from "node:crypto";
 import type { KubeObject } from "../../api/types.js";
 import type { ObjectStore } from "../store.js";
 import { namespaceTerminating } from "./serviceaccounts.js";
+import { syncOnStoreEvents } from "./store-sync.js";
 
 export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 const DESCRIPTION_ANNOTATION = "kubernetes.io/description";
@@ -49,21 +49,13 @@ export function syncRootCaConfigMaps(store: ObjectStore, rootCa: string): void {
 
 /** Runs the publisher on the store from now on; returns its stop function. */
 export function startRootCaPublisher(store: ObjectStore, rootCa: string): () => void {
-  let queued = false;
-  const sync = () => {
-    queued = false;
-    syncRootCaConfigMaps(store, rootCa);
-  };
-  syncRootCaConfigMaps(store, rootCa);
-  return store.watch((event) => {
-    const { kind, metadata } = event.object;
-    const wakes =
-      (kind === "Namespace" && event.type !== "DELETED") ||
-      (kind === "ConfigMap" &&
-        metadata.name === ROOT_CA_CONFIGMAP &&
-        (event.type === "DELETED" || !published(event.object, rootCa)));
-    if (!wakes || queued) return;
-    queued = true;
-    queueMicrotask(sync);
-  });
+  return syncOnStoreEvents(
+    store,
+    ({ type, object }) =>
+      (object.kind === "Namespace" && type !== "DELETED") ||
+      (object.kind === "ConfigMap" &&
+        object.metadata.name === ROOT_CA_CONFIGMAP &&
+        (type === "DELETED" || !published(object, rootCa))),
+    () => syncRootCaConfigMaps(store, rootCa),
+  );
 }

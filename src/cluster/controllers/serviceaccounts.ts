@@ -1,11 +1,11 @@
 // The service account controller of kube-controller-manager: every namespace that is not
 // terminating has a `default` ServiceAccount, made when the namespace appears (and when the
-// controller starts) and made again if it is deleted. It runs after the write that woke it
-// (a microtask), as upstream's works from a queue, not inside the writer's store event.
+// controller starts) and made again if it is deleted.
 import { randomUUID } from "node:crypto";
 import { isRecord } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
 import type { ObjectStore } from "../store.js";
+import { syncOnStoreEvents } from "./store-sync.js";
 
 export const DEFAULT_SERVICE_ACCOUNT = "default";
 
@@ -35,21 +35,13 @@ export function syncServiceAccounts(store: ObjectStore): void {
 
 /** Runs the controller on the store from now on; returns its stop function. */
 export function startServiceAccountsController(store: ObjectStore): () => void {
-  let queued = false;
-  const sync = () => {
-    queued = false;
-    syncServiceAccounts(store);
-  };
-  syncServiceAccounts(store);
-  return store.watch((event) => {
-    const { kind, metadata } = event.object;
-    const wakes =
-      (kind === "Namespace" && event.type !== "DELETED") ||
-      (kind === "ServiceAccount" &&
-        event.type === "DELETED" &&
-        metadata.name === DEFAULT_SERVICE_ACCOUNT);
-    if (!wakes || queued) return;
-    queued = true;
-    queueMicrotask(sync);
-  });
+  return syncOnStoreEvents(
+    store,
+    ({ type, object }) =>
+      (object.kind === "Namespace" && type !== "DELETED") ||
+      (object.kind === "ServiceAccount" &&
+        type === "DELETED" &&
+        object.metadata.name === DEFAULT_SERVICE_ACCOUNT),
+    () => syncServiceAccounts(store),
+  );
 }
