@@ -1237,6 +1237,18 @@ describe("schedules", () => {
         errors: [
           'horizon.dev/schedule: [0].cron: invalid value "0 25 * * *": CronPattern: Invalid value for hour: 25',
           'horizon.dev/schedule: [1].duration: invalid value "0s": must be greater than 0',
+          "horizon.dev/schedule: [1].minReplicas: 11 is above spec.maxReplicas 10",
+        ],
+      },
+      {
+        // Every entry's causes, as upstream's validation lists them all.
+        annotations: {
+          "horizon.dev/schedule":
+            '[{"cron": "0 1 * * *", "duration": "1h", "minReplicas": 11}, {"cron": "0 1 * * *", "duration": "1h", "minReplicas": 2, "foo": 1}]',
+        },
+        errors: [
+          "horizon.dev/schedule: [0].minReplicas: 11 is above spec.maxReplicas 10",
+          'horizon.dev/schedule: [1]: Unrecognized key: "foo"',
         ],
       },
       {

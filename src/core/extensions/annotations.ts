@@ -332,7 +332,7 @@ function parseScheduleAnnotations(
     }
     return null;
   }
-  const parsed = parseSchedule(raw, timeZone);
+  const parsed = parseSchedule(raw, timeZone, spec?.maxReplicas);
   if (!parsed.ok) {
     for (const e of parsed.errors) {
       errors.push({
@@ -342,15 +342,6 @@ function parseScheduleAnnotations(
     }
     return null;
   }
-  const max = spec?.maxReplicas;
-  parsed.schedule.windows.forEach((w, index) => {
-    if (max !== undefined && w.minReplicas > max) {
-      errors.push({
-        annotation: ANNOTATIONS.schedule,
-        message: `[${index}].minReplicas: ${w.minReplicas} is above spec.maxReplicas ${max}`,
-      });
-    }
-  });
   return parsed.schedule;
 }
 

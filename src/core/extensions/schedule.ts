@@ -25,10 +25,14 @@ const ENTRY = z.strictObject({
   minReplicas: z.number().int().min(0).max(2_147_483_647),
 });
 
-/** Reads the schedule annotation; errors are messages about it (and the time zone's). */
+/**
+ * Reads the schedule annotation; errors are messages about it (and the time zone's), every
+ * entry's, as upstream's validation lists every cause. `maxReplicas`: the HPA's, when known.
+ */
 export function parseSchedule(
   raw: string,
   timeZone: string | undefined,
+  maxReplicas?: number,
 ): { ok: true; schedule: Schedule } | { ok: false; errors: { time?: true; message: string }[] } {
   const errors: { time?: true; message: string }[] = [];
   const zone = timeZone ?? "UTC";
@@ -46,42 +50,53 @@ export function parseSchedule(
   } catch (error) {
     return { ok: false, errors: [...errors, { message: `not JSON: ${(error as Error).message}` }] };
   }
-  const parsed = z.array(ENTRY).min(1).safeParse(json);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`));
-      errors.push({ message: `${path.join("") || "the value"}: ${issue.message}` });
-    }
+  const list = z.array(z.unknown()).min(1).safeParse(json);
+  if (!list.success) {
+    for (const issue of list.error.issues) errors.push({ message: issueText(issue) });
     return { ok: false, errors };
   }
   const windows: ScheduleWindow[] = [];
-  parsed.data.forEach((entry, index) => {
-    const duration = parseDuration(entry.duration);
+  list.data.forEach((item, index) => {
+    const entry = ENTRY.safeParse(item);
+    if (!entry.success) {
+      for (const issue of entry.error.issues) {
+        errors.push({ message: issueText(issue, `[${index}]`) });
+      }
+      return;
+    }
+    const { cron, minReplicas } = entry.data;
+    const duration = parseDuration(entry.data.duration);
     if (!duration.ok || duration.ms <= 0) {
       errors.push({
-        message: `[${index}].duration: invalid value "${entry.duration}": ${duration.ok ? "must be greater than 0" : duration.error}`,
+        message: `[${index}].duration: invalid value "${entry.data.duration}": ${duration.ok ? "must be greater than 0" : duration.error}`,
       });
     }
     let pattern: Cron | null = null;
     try {
-      pattern = new Cron(entry.cron, { mode: "5-part", timezone: zone, paused: true });
+      pattern = new Cron(cron, { mode: "5-part", timezone: zone, paused: true });
     } catch (error) {
       errors.push({
-        message: `[${index}].cron: invalid value "${entry.cron}": ${(error as Error).message}`,
+        message: `[${index}].cron: invalid value "${cron}": ${(error as Error).message}`,
+      });
+    }
+    if (maxReplicas !== undefined && minReplicas > maxReplicas) {
+      errors.push({
+        message: `[${index}].minReplicas: ${minReplicas} is above spec.maxReplicas ${maxReplicas}`,
       });
     }
     if (pattern && duration.ok && duration.ms > 0) {
-      windows.push({
-        cron: entry.cron,
-        durationMs: duration.ms,
-        minReplicas: entry.minReplicas,
-        pattern,
-      });
+      windows.push({ cron, durationMs: duration.ms, minReplicas, pattern });
     }
   });
   return errors.length > 0
     ? { ok: false, errors }
     : { ok: true, schedule: { timeZone: zone, windows } };
+}
+
+/** A zod issue as `PATH: message`, the path after `prefix` (`the value` when both are empty). */
+function issueText(issue: z.core.$ZodIssue, prefix = ""): string {
+  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`));
+  return `${prefix + path.join("") || "the value"}: ${issue.message}`;
 }
 
 export interface WindowState {
