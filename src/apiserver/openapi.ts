@@ -4,6 +4,7 @@
 // `x-kubernetes-group-version-kind` on the kinds, and the list/map/patch extensions from the
 // tree. `kubectl explain` reads them; client-side apply and diff read their patch merge keys.
 import { customSchema } from "./kinds/custom.js";
+import { HPA_FIELD_DOCS } from "./kinds/horizontalpodautoscaler-docs.js";
 import { KIND_LIST, servedDefinitions } from "./kinds/registry.js";
 import { type GoScalar, jsonFields, type SchemaNode, type StructNode } from "./kinds/schema.js";
 import type { KindDefinition } from "./kinds/types.js";
@@ -74,6 +75,9 @@ const SCALAR_DEFINITIONS: Record<string, Schema> = {
     format: "date-time",
   },
 };
+
+/** Field descriptions by Go struct (`v2.HPAScalingRules`) and JSON field, where written down. */
+const FIELD_DOCS: Record<string, Record<string, string>> = HPA_FIELD_DOCS;
 
 const FIELD_DESCRIPTIONS: Record<string, string> = {
   apiVersion:
@@ -203,7 +207,9 @@ class Builder {
     const properties: Record<string, Schema> = {};
     const required: string[] = [];
     for (const [field, child] of jsonFields(node)) {
-      const description = FIELD_DESCRIPTIONS[field];
+      const description =
+        (node.go !== undefined ? FIELD_DOCS[node.go]?.[field] : undefined) ??
+        FIELD_DESCRIPTIONS[field];
       properties[field] = { ...this.property(child), ...(description ? { description } : {}) };
       if (child.keep && child.kind === "scalar") required.push(field);
     }

@@ -152,4 +152,34 @@ describe("OpenAPI v3 schemas from the kinds' trees", () => {
     const container = def(core, "io.k8s.api.core.v1.Container");
     assert.deepEqual(container.required, ["name"]);
   });
+
+  test("every field of the HPA's own structs, v2 and v1, has a description for kubectl explain", () => {
+    const v1 = openapiSchemas("autoscaling", "v1").schemas;
+    const missing: string[] = [];
+    let fields = 0;
+    for (const [schemas, pkg] of [
+      [hpa, "io.k8s.api.autoscaling.v2."],
+      [v1, "io.k8s.api.autoscaling.v1."],
+    ] as const) {
+      for (const [name, schema] of Object.entries(schemas)) {
+        if (!name.startsWith(pkg)) continue;
+        for (const [field, p] of Object.entries(
+          (schema.properties ?? {}) as Record<string, Schema>,
+        )) {
+          fields++;
+          if (typeof p.description !== "string" || p.description === "") {
+            missing.push(`${name}.${field}`);
+          }
+        }
+      }
+    }
+    assert.ok(fields > 80, `only ${fields} fields seen`);
+    assert.deepEqual(missing, []);
+    assert.match(
+      String(
+        prop(def(hpa, "io.k8s.api.autoscaling.v2.HPAScalingRules"), "selectPolicy").description,
+      ),
+      /`Max`.*`Min`.*`Disabled`/,
+    );
+  });
 });

@@ -93,6 +93,20 @@ function describeExplain(binary: KubectlBinary): void {
       }
     });
 
+    it("explain hpa.spec.behavior.scaleDown: the field's description and each field's", async () => {
+      const out = kubectlOk(
+        await run(["explain", "hpa.spec.behavior.scaleDown"]),
+        "explain scaleDown",
+      );
+      const description = out.slice(out.indexOf("DESCRIPTION:"), out.indexOf("FIELDS:"));
+      assert.match(
+        description,
+        /rules for scaling down\. Defaults: a 300-second stabilization window/,
+      );
+      assert.doesNotMatch(out, /<no description>|<empty>/);
+      assert.match(out, /selectPolicy\s+<string>\s+Which policy limits the change/);
+    });
+
     it("explain cm: a ConfigMap's maps and flag", async () => {
       const out = kubectlOk(await run(["explain", "cm"]), "explain cm");
       assert.match(out, /^KIND:\s+ConfigMap$/m);
