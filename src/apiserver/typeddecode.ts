@@ -12,7 +12,8 @@ import { normalizeTimeValue } from "./microtime.js";
 
 export type TypedDecoded =
   | { ok: true; value: Record<string, unknown> }
-  | { ok: false; error: string };
+  /** `path`: where the failing value is (list indexes included), for locating it in a file. */
+  | { ok: false; error: string; path: (string | number)[] };
 
 const GO_SCALARS: Record<GoScalar, string> = {
   string: "string",
@@ -55,7 +56,10 @@ function jsonKind(value: unknown): string {
 
 /** A decode stopped by a type's own UnmarshalJSON. */
 class Abort {
-  constructor(readonly error: string) {}
+  constructor(
+    readonly error: string,
+    readonly path: (string | number)[],
+  ) {}
 }
 
 /** Where a value is: the Go struct that holds the field and the JSON field path from the root. */
@@ -66,6 +70,13 @@ interface Where {
 
 class Decoder {
   saved: string | undefined;
+  savedPath: (string | number)[] = [];
+  /** The keys and indexes down to the value being decoded (pushed and popped: no allocation). */
+  readonly at: (string | number)[] = [];
+
+  abort(error: string): Abort {
+    return new Abort(error, [...this.at]);
+  }
 
   /** encoding/json's UnmarshalTypeError text, with the field context addErrorContext gives. */
   typeError(value: string, where: Where, type: string): string {
@@ -74,7 +85,9 @@ class Decoder {
   }
 
   save(value: string, where: Where, type: string): void {
-    this.saved ??= this.typeError(value, where, type);
+    if (this.saved !== undefined) return;
+    this.saved = this.typeError(value, where, type);
+    this.savedPath = [...this.at];
   }
 
   /** The value as decoded, or ZERO for a null Go ignores (the field stays at its zero value). */
@@ -98,7 +111,9 @@ class Decoder {
         }
         let out: Record<string, unknown> | null = null;
         for (const [key, item] of Object.entries(value)) {
+          this.at.push(key);
           const decoded = this.item(node.element, item, where);
+          this.at.pop();
           if (decoded !== item) {
             out ??= { ...value };
             out[key] = decoded;
@@ -113,7 +128,9 @@ class Decoder {
         }
         let out: unknown[] | null = null;
         value.forEach((item, i) => {
+          this.at.push(i);
           const decoded = this.item(node.element, item, where);
+          this.at.pop();
           if (decoded !== item) {
             out ??= [...value];
             out[i] = decoded;
@@ -143,7 +160,9 @@ class Decoder {
       const field = fields.get(key);
       if (!field) continue;
       const path = where.path === "" ? key : `${where.path}.${key}`;
+      this.at.push(key);
       const decoded = this.decode(field, child, { struct, path });
+      this.at.pop();
       if (decoded === child) continue;
       out ??= { ...value };
       if (decoded === ZERO) delete out[key];
@@ -164,7 +183,7 @@ class Decoder {
           return value;
         }
         const at = base64ErrorAt(value);
-        if (at !== null) throw new Abort(`illegal base64 data at input byte ${at}`);
+        if (at !== null) throw this.abort(`illegal base64 data at input byte ${at}`);
         return value;
       }
       case "string":
@@ -184,7 +203,7 @@ class Decoder {
       case "Quantity": {
         // UnmarshalJSON parses the raw bytes: a number is its text, anything else fails.
         const parsed = Quantity.tryParseJSON(value);
-        if (!parsed.ok) throw new Abort(parsed.reason);
+        if (!parsed.ok) throw this.abort(parsed.reason);
         // Stored as MarshalJSON writes it back: the canonical form (0.5 → "500m").
         return parsed.quantity.toString();
       }
@@ -192,14 +211,14 @@ class Decoder {
         // UnmarshalJSON: a string, else json.Unmarshal into its int32 (errors get the field).
         if (typeof value === "string") return value;
         if (typeof value !== "number")
-          throw new Abort(this.typeError(jsonKind(value), where, "int32"));
+          throw this.abort(this.typeError(jsonKind(value), where, "int32"));
         if (!fitsInt(value, "int32"))
-          throw new Abort(this.typeError(`number ${goNumber(value)}`, where, "int32"));
+          throw this.abort(this.typeError(`number ${goNumber(value)}`, where, "int32"));
         return value;
       case "Time":
       case "MicroTime": {
         const decoded = normalizeTimeValue(type, value);
-        if (!decoded.ok) throw new Abort(decoded.error);
+        if (!decoded.ok) throw this.abort(decoded.error);
         return value;
       }
     }
@@ -252,10 +271,11 @@ export function decodeTyped(
   const decoder = new Decoder();
   try {
     const value = decoder.struct(schema, object, { struct: "", path: "" });
-    if (decoder.saved !== undefined) return { ok: false, error: decoder.saved };
+    if (decoder.saved !== undefined)
+      return { ok: false, error: decoder.saved, path: decoder.savedPath };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (err) {
-    if (err instanceof Abort) return { ok: false, error: err.error };
+    if (err instanceof Abort) return { ok: false, error: err.error, path: err.path };
     throw err;
   }
 }

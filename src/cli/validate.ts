@@ -1,13 +1,28 @@
-// `horizon validate`: reads HPA manifests the way kube-apiserver would (any served or legacy
-// autoscaling version, converted to v2, defaulted, validated) and reports every problem with
-// its field path. Exit 0: all valid; 1: some invalid; 2: a file could not be read or parsed.
+// `horizon validate`: reads HPA manifests the way `kubectl create` and kube-apiserver would
+// (a List's items; the namespace filled in; decoded strictly: wrong JSON types and unknown
+// fields refused; any served or legacy autoscaling version, converted to v2, defaulted,
+// validated) and reports every problem with its field path. Exit 0: all valid; 1: some invalid;
+// 2: a file could not be read, parsed or decoded.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
+import { isRecord } from "../api/json.js";
 import { fieldErrorMessage, validateHorizontalPodAutoscaler } from "../api/validation.js";
+import { strictDecodeProblems } from "../apiserver/strictdecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
+import { formatPath } from "../sim/set-path.js";
+
+/** A document's objects: a `kind: List` (what `kubectl get -o yaml` prints) is its items, as
+ * `kubectl create -f` reads it. */
+function objectsOf(value: unknown): { object: unknown; item?: number }[] {
+  if (isRecord(value) && value.kind === "List" && value.apiVersion === "v1") {
+    const items = Array.isArray(value.items) ? value.items : [];
+    return items.map((object, item) => ({ object, item }));
+  }
+  return [{ object: value }];
+}
 
 export function validateCommand(
   files: string[],
@@ -26,6 +41,7 @@ export function validateCommand(
   }
   let invalid = 0;
   let checked = 0;
+  let undecodable = 0;
   for (const file of files) {
     let text: string;
     try {
@@ -42,37 +58,65 @@ export function validateCommand(
         printError(`error: ${file}${pos ? `:${pos.line}:${pos.col}` : ""}: ${e.message}`);
         return 2;
       }
-      const object = document.toJS() as { kind?: string; metadata?: { name?: string } } | null;
-      if (object?.kind !== "HorizontalPodAutoscaler") continue;
-      const where = `${file} (document ${index + 1}, ${object.metadata?.name ?? "<no name>"})`;
-      const read = readHorizontalPodAutoscaler(object);
-      if (!read.ok) {
-        printError(`error: ${where}: ${read.error}`);
-        invalid++;
-        continue;
+      for (const { object, item } of objectsOf(document.toJS())) {
+        if (!isRecord(object) || object.kind !== "HorizontalPodAutoscaler") continue;
+        const name = isRecord(object.metadata) ? object.metadata.name : undefined;
+        const where = `${file} (document ${index + 1}, ${item === undefined ? "" : `items[${item}], `}${typeof name === "string" ? name : "<no name>"})`;
+        const result = validateObject(object, where, featureGates, print, printError);
+        if (result === "undecodable") undecodable++;
+        else if (result !== "valid") invalid++;
+        if (result === "valid" || result === "invalid") checked++;
       }
-      for (const warning of read.value.warnings) printError(`Warning: ${where}: ${warning}`);
-      checked++;
-      const hpa = setDefaultsHorizontalPodAutoscaler(read.value.hpa);
-      // Horizon's horizon.dev/ annotations are checked as its API server checks them.
-      const extensions = annotationFieldIssues(hpa);
-      for (const warning of extensions.warnings) printError(`Warning: ${where}: ${warning}`);
-      const errors = [
-        ...validateHorizontalPodAutoscaler(hpa, { featureGates }),
-        ...extensions.errors,
-      ];
-      if (errors.length === 0) {
-        print(`${where}: valid`);
-        continue;
-      }
-      invalid++;
-      print(`${where}: invalid`);
-      for (const error of errors) print(`  ${fieldErrorMessage(error)}`);
     }
   }
-  if (checked === 0 && invalid === 0) {
+  if (checked === 0 && invalid === 0 && undecodable === 0) {
     printError("error: no HorizontalPodAutoscaler found in the input");
     return 2;
   }
-  return invalid > 0 ? 1 : 0;
+  return undecodable > 0 ? 2 : invalid > 0 ? 1 : 0;
+}
+
+/** One HPA manifest, checked and reported. */
+function validateObject(
+  object: Record<string, unknown>,
+  where: string,
+  featureGates: FeatureGates,
+  print: (line: string) => void,
+  printError: (line: string) => void,
+): "valid" | "invalid" | "unreadable" | "undecodable" {
+  const decodeError = (problems: ReturnType<typeof strictDecodeProblems>) => {
+    for (const p of problems) printError(`error: ${where}: ${formatPath(p.path)}: ${p.message}`);
+    return problems.length > 0;
+  };
+  if (typeof object.apiVersion === "string") {
+    if (decodeError(strictDecodeProblems("HorizontalPodAutoscaler", object.apiVersion, object)))
+      return "undecodable";
+  }
+  const read = readHorizontalPodAutoscaler(object);
+  if (!read.ok) {
+    printError(`error: ${where}: ${read.error}`);
+    return "unreadable";
+  }
+  for (const warning of read.value.warnings) printError(`Warning: ${where}: ${warning}`);
+  if (object.apiVersion !== "autoscaling/v1" && object.apiVersion !== "autoscaling/v2") {
+    // A legacy version, converted: checked in the autoscaling/v2 shape it now has.
+    const converted = read.value.hpa as unknown as Record<string, unknown>;
+    if (decodeError(strictDecodeProblems("HorizontalPodAutoscaler", "autoscaling/v2", converted)))
+      return "undecodable";
+  }
+  // kubectl fills in the namespace (its context's; here, with no context, "default").
+  const metadata = read.value.hpa.metadata ?? {};
+  read.value.hpa.metadata = { ...metadata, namespace: metadata.namespace || "default" };
+  const hpa = setDefaultsHorizontalPodAutoscaler(read.value.hpa);
+  // Horizon's horizon.dev/ annotations are checked as its API server checks them.
+  const extensions = annotationFieldIssues(hpa);
+  for (const warning of extensions.warnings) printError(`Warning: ${where}: ${warning}`);
+  const errors = [...validateHorizontalPodAutoscaler(hpa, { featureGates }), ...extensions.errors];
+  if (errors.length === 0) {
+    print(`${where}: valid`);
+    return "valid";
+  }
+  print(`${where}: invalid`);
+  for (const error of errors) print(`  ${fieldErrorMessage(error)}`);
+  return "invalid";
 }

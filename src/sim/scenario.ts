@@ -22,6 +22,7 @@ import {
 } from "../api/validation.js";
 import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
 import { kindDefinition } from "../apiserver/kinds/registry.js";
+import { type DecodeProblem, strictDecodeProblems } from "../apiserver/strictdecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { applyFromPrometheus, RangeQueries } from "./prometheus-traffic.js";
@@ -163,6 +164,13 @@ interface Doc {
   ast: Document;
   data: unknown;
   object?: string;
+  /** An item of a `kind: List` document: its path in the document (`items[i]`). */
+  base?: Path;
+}
+
+/** A path of `doc`'s data as a path in its YAML document. */
+function inDocument(doc: Doc, path: readonly PathSegment[]): PathSegment[] {
+  return doc.base ? [...doc.base, ...path] : [...path];
 }
 
 /** A problem found while reading: data with a path, located in the YAML only by `errors()`. */
@@ -213,7 +221,7 @@ class Reporter {
     const e: ScenarioError = { message: issue.message, file: this.file };
     const { doc, path } = issue;
     if (doc) {
-      const where = locate(doc.ast, issue.locateAt ?? path, issue.at);
+      const where = locate(doc.ast, inDocument(doc, issue.locateAt ?? path), issue.at);
       if (where.offset !== undefined) {
         const pos = this.lines.linePos(where.offset);
         e.line = pos.line;
@@ -235,7 +243,7 @@ class Reporter {
 
   /** `file:line:column` where a document starts. */
   position(doc: Doc): string {
-    const offset = locate(doc.ast, [], "value").offset;
+    const offset = locate(doc.ast, inDocument(doc, []), "value").offset;
     if (offset === undefined) return this.file;
     const pos = this.lines.linePos(offset);
     return `${this.file}:${pos.line}:${pos.col}`;
@@ -461,68 +469,15 @@ function podTemplateDefaults(podSpec: Obj): {
   };
 }
 
-function int32Problem(value: unknown, goStruct: string, field: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === "number" && Number.isInteger(value)) return null;
+/** What kube-apiserver answers when a value does not decode into its Go int32 field. */
+function int32Problem(value: unknown, goStruct: string, field: string): string {
   const got = typeof value === "number" ? "number" : Array.isArray(value) ? "array" : typeof value;
-  const what = got === "object" ? "object" : got;
-  // What kube-apiserver answers when a field does not decode into its Go type.
-  return `json: cannot unmarshal ${what} into Go struct field ${goStruct}.${field} of type int32`;
+  return `json: cannot unmarshal ${got} into Go struct field ${goStruct}.${field} of type int32`;
 }
 
-/** Shapes kube-apiserver's decoder rejects before validation (the int32 fields of the spec). */
-function hpaDecodeProblems(hpa: HorizontalPodAutoscaler): { path: Path; message: string }[] {
-  const out: { path: Path; message: string }[] = [];
-  const spec = hpa.spec as unknown;
-  if (!isObj(spec)) return [{ path: ["spec"], message: MSG.map }];
-  for (const key of ["minReplicas", "maxReplicas"]) {
-    const problem = int32Problem(spec[key], "HorizontalPodAutoscalerSpec", `spec.${key}`);
-    if (problem) out.push({ path: ["spec", key], message: problem });
-  }
-  if (spec.metrics !== undefined && spec.metrics !== null && !Array.isArray(spec.metrics)) {
-    out.push({ path: ["spec", "metrics"], message: MSG.list });
-  }
-  const behavior = spec.behavior;
-  if (behavior !== undefined && behavior !== null && !isObj(behavior)) {
-    out.push({ path: ["spec", "behavior"], message: MSG.map });
-  } else if (isObj(behavior)) {
-    for (const dir of ["scaleUp", "scaleDown"]) {
-      const rules = behavior[dir];
-      if (!isObj(rules)) continue;
-      const window = int32Problem(
-        rules.stabilizationWindowSeconds,
-        "HPAScalingRules",
-        `spec.behavior.${dir}.stabilizationWindowSeconds`,
-      );
-      if (window) {
-        out.push({
-          path: ["spec", "behavior", dir, "stabilizationWindowSeconds"],
-          message: window,
-        });
-      }
-      if (
-        rules.policies !== undefined &&
-        rules.policies !== null &&
-        !Array.isArray(rules.policies)
-      ) {
-        out.push({ path: ["spec", "behavior", dir, "policies"], message: MSG.list });
-      }
-      if (!Array.isArray(rules.policies)) continue;
-      rules.policies.forEach((policy, i) => {
-        if (!isObj(policy)) return;
-        for (const key of ["value", "periodSeconds"]) {
-          const problem = int32Problem(
-            policy[key],
-            "HPAScalingPolicy",
-            `spec.behavior.${dir}.policies.${key}`,
-          );
-          if (problem)
-            out.push({ path: ["spec", "behavior", dir, "policies", i, key], message: problem });
-        }
-      });
-    }
-  }
-  return out;
+/** A decode problem as an error: an unknown field points at its name. */
+function reportDecode(c: Ctx, problems: readonly DecodeProblem[]): void {
+  for (const p of problems) c.error(p.path, p.message, p.unknownField ? "key" : "value");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -584,13 +539,24 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
       return;
     }
     if (data === null || data === undefined) return; // an empty document
-    const doc: Doc = { index: i + 1, ast, data };
-    if (isObj(data)) {
-      const kind = typeof data.kind === "string" ? data.kind : "";
-      const meta = isObj(data.metadata) ? data.metadata : {};
-      const name = typeof meta.name === "string" ? meta.name : "";
-      if (kind) doc.object = name ? `${kind}/${name}` : kind;
+    if (isObj(data) && data.kind === "List" && data.apiVersion === "v1") {
+      // What `kubectl get -o yaml` prints: `kubectl create -f` creates each item.
+      if (!Array.isArray(data.items)) {
+        if (data.items !== undefined && data.items !== null)
+          r.error({ index: i + 1, ast, data, object: "List" }, ["items"], MSG.list);
+        return;
+      }
+      data.items.forEach((item: unknown, j: number) => {
+        const doc: Doc = { index: i + 1, ast, data: item, base: ["items", j] };
+        const object = objectName(item);
+        doc.object = `List items[${j}]${object ? `: ${object}` : ""}`;
+        docs.push(doc);
+      });
+      return;
     }
+    const doc: Doc = { index: i + 1, ast, data };
+    const object = objectName(data);
+    if (object) doc.object = object;
     docs.push(doc);
   });
 
@@ -669,6 +635,19 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
   return { ok: true, scenario: { spec, objects, sources, warnings: r.warnings } };
 }
 
+/** `Kind/name` of a document's object, or its kind; "" when it has no kind. */
+function objectName(data: unknown): string {
+  if (!isObj(data)) return "";
+  const kind = typeof data.kind === "string" ? data.kind : "";
+  const meta = isObj(data.metadata) ? data.metadata : {};
+  const name = typeof meta.name === "string" ? meta.name : "";
+  return kind && name ? `${kind}/${name}` : kind;
+}
+
+function asObj(hpa: HorizontalPodAutoscaler): Obj {
+  return hpa as unknown as Obj;
+}
+
 function isHorizonApi(apiVersion: unknown): boolean {
   return typeof apiVersion === "string" && apiVersion.startsWith("horizon.dev/");
 }
@@ -741,7 +720,25 @@ function readManifest(
     return undefined;
   }
   if (kind === "HorizontalPodAutoscaler") return readHpa(r, doc, data, gates, hpas, seen);
-
+  // Unknown fields refused, as kube-apiserver's strict decoding of what `kubectl create` sends
+  // (the JSON types of what the simulator reads are checked below, value by value).
+  const decode = strictDecodeProblems(kind, apiVersion, data, { typed: false });
+  const isWorkload = (WORKLOAD_KINDS as readonly string[]).includes(kind);
+  if (decode.length > 0) {
+    reportDecode(c, decode);
+    // Never validated; a workload stays known (invalid) to what refers to it.
+    const name = isObj(data.metadata) ? data.metadata.name : undefined;
+    if (isWorkload && typeof name === "string" && name) {
+      const namespace = (data.metadata as Obj).namespace;
+      const ref = {
+        namespace: typeof namespace === "string" && namespace ? namespace : "default",
+        kind: kind as WorkloadKind,
+        name,
+      };
+      registerWorkload(workloads, doc, ref, null);
+    }
+    return undefined;
+  }
   if (!isObj(data.metadata) || typeof data.metadata.name !== "string" || !data.metadata.name) {
     c.error(["metadata", "name"], `${MSG.required}: name or generateName is required`);
     return undefined;
@@ -763,13 +760,13 @@ function readManifest(
   const spec = isObj(data.spec) ? data.spec : {};
   let problems: { path: Path; message: string }[] = [];
   if (kind === "Pod") problems = podSpecProblems(data.spec, ["spec"]);
-  if ((WORKLOAD_KINDS as readonly string[]).includes(kind)) {
+  if (isWorkload) {
     const replicas = spec.replicas;
     if (replicas !== undefined && replicas !== null) {
       if (typeof replicas !== "number" || !Number.isInteger(replicas)) {
         problems.push({
           path: ["spec", "replicas"],
-          message: int32Problem(replicas, `${kind}Spec`, "spec.replicas") ?? "",
+          message: int32Problem(replicas, `${kind}Spec`, "spec.replicas"),
         });
       } else if (replicas < 0) {
         problems.push({
@@ -784,21 +781,32 @@ function readManifest(
     problems.push(...selectorProblems(kind as WorkloadKind, spec));
     const ref = { namespace, kind: kind as WorkloadKind, name: obj.metadata.name };
     const valid = problems.length === 0 && template !== undefined;
-    workloads.set(refKey(ref), {
-      ref,
-      doc,
-      valid,
-      ...(valid
-        ? podTemplateDefaults(template.spec as Obj)
-        : {
-            readinessDelayMs: SCENARIO_DEFAULTS.pod.readinessDelayMs,
-            terminationGracePeriodMs: SCENARIO_DEFAULTS.pod.terminationGracePeriodMs,
-            cpuLimitMilli: null,
-          }),
-    });
+    registerWorkload(workloads, doc, ref, valid ? (template.spec as Obj) : null);
   }
   for (const p of problems) c.error(p.path, p.message);
   return problems.length === 0 ? obj : undefined;
+}
+
+/** A workload manifest; `podSpec` null when the manifest has errors. */
+function registerWorkload(
+  workloads: Map<string, ManifestWorkload>,
+  doc: Doc,
+  ref: WorkloadRef,
+  podSpec: Obj | null,
+): void {
+  const valid = podSpec !== null;
+  workloads.set(refKey(ref), {
+    ref,
+    doc,
+    valid,
+    ...(podSpec !== null
+      ? podTemplateDefaults(podSpec)
+      : {
+          readinessDelayMs: SCENARIO_DEFAULTS.pod.readinessDelayMs,
+          terminationGracePeriodMs: SCENARIO_DEFAULTS.pod.terminationGracePeriodMs,
+          cpuLimitMilli: null,
+        }),
+  });
 }
 
 /** apps/v1 workloads need a selector that matches their template's labels (ValidateDeploymentSpec
@@ -840,6 +848,12 @@ function readHpa(
   seen: Map<string, Doc>,
 ): KubeObject | undefined {
   const c = new Ctx(r, doc);
+  // A served version is decoded as kube-apiserver decodes it (typed, unknown fields refused).
+  const served = strictDecodeProblems("HorizontalPodAutoscaler", data.apiVersion as string, data);
+  if (served.length > 0) {
+    reportDecode(c, served);
+    return undefined;
+  }
   const read = readHorizontalPodAutoscaler(data);
   if (!read.ok) {
     c.error([], read.error);
@@ -850,10 +864,13 @@ function readHpa(
   raw.apiVersion = "autoscaling/v2";
   raw.kind = "HorizontalPodAutoscaler";
   raw.metadata = { ...raw.metadata, namespace: raw.metadata?.namespace || "default" };
-  const decode = hpaDecodeProblems(raw);
-  if (decode.length > 0) {
-    for (const p of decode) c.error(p.path, p.message);
-    return undefined;
+  if (data.apiVersion !== "autoscaling/v1" && data.apiVersion !== "autoscaling/v2") {
+    // A legacy version, converted: checked in the autoscaling/v2 shape it now has.
+    const legacy = strictDecodeProblems("HorizontalPodAutoscaler", "autoscaling/v2", asObj(raw));
+    if (legacy.length > 0) {
+      reportDecode(c, legacy);
+      return undefined;
+    }
   }
   const v1 = data.apiVersion === "autoscaling/v1";
   const admitted = admitHpa(
@@ -971,7 +988,12 @@ function scenarioContext(
       // A copy of the patch: the HPA must not share (and later change) the event's values.
       const patched = mergePatch(target.raw, structuredClone(patch)) as HorizontalPodAutoscaler;
       const invalid = "the patched HPA is invalid";
-      const decode = hpaDecodeProblems(patched);
+      // As `kubectl patch` sends it: decoded strictly (typed, unknown fields refused).
+      const decode = strictDecodeProblems(
+        "HorizontalPodAutoscaler",
+        "autoscaling/v2",
+        asObj(patched),
+      );
       if (decode.length > 0) {
         return { problems: decode.map((p) => `${invalid}: ${formatPath(p.path)}: ${p.message}`) };
       }

@@ -245,6 +245,43 @@ const status = (res: ApiResponse): Status => {
   return res.body as Status;
 };
 
+describe("decodeTyped: where the failing value is (for locating it in a file)", () => {
+  const cases = [
+    {
+      name: "a list item's field",
+      object: withValue(HPA, "spec.metrics", [
+        HPA.spec.metrics[0],
+        { type: "Resource", resource: { name: "cpu", target: { averageUtilization: "60%" } } },
+      ]),
+      path: ["spec", "metrics", 1, "resource", "target", "averageUtilization"],
+    },
+    {
+      name: "a map value",
+      object: withValue(HPA, "metadata.labels", { app: 1 }),
+      path: ["metadata", "labels", "app"],
+    },
+    {
+      name: "a Quantity's own UnmarshalJSON (the decode stops)",
+      object: withValue(HPA, "spec.metrics", [
+        { type: "Resource", resource: { name: "cpu", target: { averageValue: "1x" } } },
+      ]),
+      path: ["spec", "metrics", 0, "resource", "target", "averageValue"],
+    },
+    {
+      name: "the first of two errors",
+      object: withValue(withValue(HPA, "spec.maxReplicas", "5"), "spec.minReplicas", true),
+      path: ["spec", "minReplicas"],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const decoded = decodeTyped("HorizontalPodAutoscaler", "v2", c.object);
+      assert.ok(!decoded.ok);
+      assert.deepEqual(decoded.path, c.path);
+    });
+  }
+});
+
 describe("a body of the wrong JSON types is refused before anything is stored", () => {
   const HPAS = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
   const MESSAGE =

@@ -160,6 +160,68 @@ ${extra}`;
     );
   });
 
+  it("fills in the namespace as kubectl does (no metadata.namespace is valid)", () => {
+    const out = capture();
+    const err = capture();
+    const file = write("nons.yaml", manifest("").replace(", namespace: default", ""));
+    assert.equal(validateCommand([file], {}, out.print, err.print), 0, err.lines.join("\n"));
+    assert.deepEqual(out.lines, [`${file} (document 1, web): valid`]);
+  });
+
+  it("reads a kind: List's items (kubectl get -o yaml), as kubectl create -f does", () => {
+    const item = (name: string, max: number) =>
+      `- ${manifest("").replace("name: web,", `name: ${name},`).replace("maxReplicas: 10", `maxReplicas: ${max}`).trimEnd().replaceAll("\n", "\n  ")}`;
+    const file = write(
+      "list.yaml",
+      `apiVersion: v1\nkind: List\nitems:\n${item("a", 10)}\n${item("b", 0)}\n`,
+    );
+    const out = capture();
+    assert.equal(
+      validateCommand([file], {}, out.print, () => {}),
+      1,
+    );
+    assert.equal(out.lines[0], `${file} (document 1, items[0], a): valid`);
+    assert.equal(out.lines[1], `${file} (document 1, items[1], b): invalid`);
+  });
+
+  const decodeCases = [
+    {
+      name: "a string target (kube-apiserver's typed decoding)",
+      extra:
+        '  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: "60%"}}}]\n',
+      error:
+        "spec.metrics[0].resource.target.averageUtilization: json: cannot unmarshal string into Go struct field MetricTarget.spec.metrics.resource.target.averageUtilization of type int32",
+    },
+    {
+      name: "a fractional target",
+      extra:
+        "  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60.5}}}]\n",
+      error:
+        "spec.metrics[0].resource.target.averageUtilization: json: cannot unmarshal number 60.5 into Go struct field MetricTarget.spec.metrics.resource.target.averageUtilization of type int32",
+    },
+    {
+      name: "an unknown field (kubectl's strict field validation)",
+      extra: "  minReplica: 2\n",
+      error: 'spec.minReplica: strict decoding error: unknown field "spec.minReplica"',
+    },
+    {
+      name: "an unknown behavior field",
+      extra: "  behavior: {scaleDown: {stabilisationWindowSeconds: 60}}\n",
+      error:
+        'spec.behavior.scaleDown.stabilisationWindowSeconds: strict decoding error: unknown field "spec.behavior.scaleDown.stabilisationWindowSeconds"',
+    },
+  ];
+  for (const c of decodeCases) {
+    it(`refuses ${c.name} before validation, exit 2`, () => {
+      const file = write("decode.yaml", manifest(c.extra));
+      const out = capture();
+      const err = capture();
+      assert.equal(validateCommand([file], {}, out.print, err.print), 2);
+      assert.deepEqual(err.lines, [`error: ${file} (document 1, web): ${c.error}`]);
+      assert.deepEqual(out.lines, []);
+    });
+  }
+
   it("warns about deprecated versions", () => {
     const old = manifest("").replace("autoscaling/v2", "autoscaling/v2beta2");
     const err = capture();

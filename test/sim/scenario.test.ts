@@ -730,6 +730,90 @@ describe("errors", () => {
       ],
     },
     {
+      name: "HPA target of the wrong type: a string, as kube-apiserver's decoder says",
+      text: file(DEPLOYMENT, HPA.replace("averageUtilization: 50", 'averageUtilization: "60%"')),
+      errors: [
+        "s.yaml:29:55: document 2 (HorizontalPodAutoscaler/web): spec.metrics[0].resource.target.averageUtilization: json: cannot unmarshal string into Go struct field MetricTarget.spec.metrics.resource.target.averageUtilization of type int32",
+      ],
+    },
+    {
+      name: "HPA target of the wrong type: a fraction",
+      text: file(DEPLOYMENT, HPA.replace("averageUtilization: 50", "averageUtilization: 60.5")),
+      errors: [
+        "s.yaml:29:55: document 2 (HorizontalPodAutoscaler/web): spec.metrics[0].resource.target.averageUtilization: json: cannot unmarshal number 60.5 into Go struct field MetricTarget.spec.metrics.resource.target.averageUtilization of type int32",
+      ],
+    },
+    {
+      name: "HPA target of the wrong type: a bool",
+      text: file(DEPLOYMENT, HPA.replace("averageUtilization: 50", "averageUtilization: true")),
+      errors: [
+        "s.yaml:29:55: document 2 (HorizontalPodAutoscaler/web): spec.metrics[0].resource.target.averageUtilization: json: cannot unmarshal bool into Go struct field MetricTarget.spec.metrics.resource.target.averageUtilization of type int32",
+      ],
+    },
+    {
+      name: "autoscaling/v1 field of the wrong type",
+      text: file(
+        DEPLOYMENT,
+        'apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n  targetCPUUtilizationPercentage: "60%"\n',
+      ),
+      errors: [
+        "s.yaml:24:35: document 2 (HorizontalPodAutoscaler/web): spec.targetCPUUtilizationPercentage: json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.targetCPUUtilizationPercentage of type int32",
+      ],
+    },
+    {
+      name: "unknown HPA field (kubectl's strict field validation)",
+      text: file(DEPLOYMENT, HPA.replace("maxReplicas: 10", "maxReplicas: 10\n  minReplica: 2")),
+      errors: [
+        's.yaml:25:3: document 2 (HorizontalPodAutoscaler/web): spec.minReplica: strict decoding error: unknown field "spec.minReplica"',
+      ],
+    },
+    {
+      name: "unknown HPA behavior field",
+      text: file(
+        DEPLOYMENT,
+        `${HPA}  behavior:\n    scaleDown: {stabilisationWindowSeconds: 60}\n`,
+      ),
+      errors: [
+        's.yaml:31:17: document 2 (HorizontalPodAutoscaler/web): spec.behavior.scaleDown.stabilisationWindowSeconds: strict decoding error: unknown field "spec.behavior.scaleDown.stabilisationWindowSeconds"',
+      ],
+    },
+    {
+      name: "unknown container field: the workload is known, but invalid",
+      text: file(
+        DEPLOYMENT.replace("        resources:", "        resource:"),
+        HPA,
+        `${SCENARIO_HEAD}  workloads:\n  - target: Deployment/web\n`,
+      ),
+      errors: [
+        's.yaml:15:9: document 1 (Deployment/web): spec.template.spec.containers[0].resource: strict decoding error: unknown field "spec.template.spec.containers[0].resource"',
+      ],
+    },
+    {
+      name: "unknown field in a patchHpa event's patch",
+      text: scenario(
+        "  events:\n  - {at: 1m, type: patchHpa, hpa: web, patch: {spec: {maxReplica: 6}}}\n",
+      ),
+      errors: [
+        's.yaml:37:40: document 3 (Scenario/t): spec.events[0].patch: the patched HPA is invalid: spec.maxReplica: strict decoding error: unknown field "spec.maxReplica"',
+      ],
+    },
+    {
+      name: "wrong type in a patchHpa event's patch",
+      text: scenario(
+        '  events:\n  - {at: 1m, type: patchHpa, hpa: web, patch: {spec: {maxReplicas: "6"}}}\n',
+      ),
+      errors: [
+        "s.yaml:37:40: document 3 (Scenario/t): spec.events[0].patch: the patched HPA is invalid: spec.maxReplicas: json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+      ],
+    },
+    {
+      name: "an error in an item of a List: located in the item",
+      text: `apiVersion: v1\nkind: List\nitems:\n- ${DEPLOYMENT.trimEnd().replaceAll("\n", "\n  ")}\n- ${HPA.replace("maxReplicas: 10", "minReplica: 2\n  maxReplicas: 10").trimEnd().replaceAll("\n", "\n  ")}\n`,
+      errors: [
+        's.yaml:26:5: document 1 (List items[1]: HorizontalPodAutoscaler/web): spec.minReplica: strict decoding error: unknown field "spec.minReplica"',
+      ],
+    },
+    {
       name: "manifest problems: bad quantity, selector mismatch, unserved apiVersion, no name",
       text: file(
         DEPLOYMENT.replace("cpu: 200m", "cpu: 200x").replace(
@@ -774,6 +858,19 @@ describe("errors", () => {
       assert.deepEqual(errorLines(c.text), c.errors);
     });
   }
+
+  test("a kind: List document (kubectl get -o yaml) is its items, as kubectl create reads it", () => {
+    const indent = (doc: string) => doc.trimEnd().replaceAll("\n", "\n  ");
+    const list = `apiVersion: v1\nkind: List\nitems:\n- ${indent(DEPLOYMENT)}\n- ${indent(HPA)}\n`;
+    const fromList = ok(list);
+    const plain = ok(file(DEPLOYMENT, HPA));
+    assert.deepEqual(
+      fromList.objects.map((o) => `${o.kind}/${o.metadata.name}`),
+      ["Deployment/web", "HorizontalPodAutoscaler/web"],
+    );
+    assert.deepEqual(fromList.objects, plain.objects);
+    assert.deepEqual(fromList.spec.workloads, plain.spec.workloads);
+  });
 
   test("ScenarioParseError holds one line per error", () => {
     const result = parse(scenario("  sed: 3\n  seed: x\n"));
