@@ -4,8 +4,9 @@ FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# npm ci's prepare also bundles the dashboard (dist/dashboard) with this script.
-COPY scripts/build-web.mjs ./scripts/
+# npm ci's prepare (and npm run build) also bundle tune's worker thread and the dashboard
+# (dist/dashboard) with these scripts; test/deploy/dockerfile.test.ts checks the list.
+COPY scripts/bundle-tune-worker.mjs scripts/build-web.mjs ./scripts/
 RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

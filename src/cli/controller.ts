@@ -33,7 +33,7 @@ import { type KubeConnection, type LoadConfigOptions, loadKubeConfig } from "../
 import { HPA_COMPONENT, KubeEventRecorder } from "../kube/events.js";
 import { HpaInformer } from "../kube/hpas.js";
 import { Informer } from "../kube/informer.js";
-import { defaultIdentity, LeaseLock } from "../kube/lease.js";
+import { defaultIdentity, LEADER_ELECTION_COMPONENT, LeaseLock } from "../kube/lease.js";
 import { KubeMetricsPort } from "../kube/metrics/index.js";
 import { PodInformer } from "../kube/pods.js";
 import { DiscoveryRestMapper } from "../kube/rest-mapper.js";
@@ -157,8 +157,14 @@ export async function startController(
     qps: config.kubeApiQps,
     burst: config.kubeApiBurst,
     userAgent: "horizon-controller/v0.1.0",
+    // The path has no query: a watch is told by the client's verb (watch=true on the wire).
     onRequest: (record) =>
-      metrics.recordApiRequest({ method: record.method, path: record.path, status: record.status }),
+      metrics.recordApiRequest({
+        method: record.method,
+        path: record.path,
+        ...(record.verb === "watch" ? { query: { watch: "true" } } : {}),
+        status: record.status,
+      }),
   });
   log.info("connected", {
     server: connection.server,
@@ -183,6 +189,9 @@ export async function startController(
   const pods = new PodInformer({ client, ...informerTuning });
   const mapper = new DiscoveryRestMapper({ client });
   const events = new KubeEventRecorder({ client });
+  // The Lease's LeaderElection events, from the controller as a whole (kube-controller-manager's
+  // recorder names its binary), not from its HPA controller.
+  const leaseEvents = new KubeEventRecorder({ client, component: LEADER_ELECTION_COMPONENT });
   const subresource = new KubeScaleTargetPort({ client, mapper });
   const sharedReads = config.sharedReadsMaxAgeMs > 0;
   const watchedScales = sharedReads
@@ -368,6 +377,7 @@ export async function startController(
       namespace,
       name: config.leaderElection.resourceName,
       identity: deps.identity ?? defaultIdentity(),
+      events: leaseEvents,
       ...(server.debugUrl
         ? {
             holderAnnotations: {
@@ -439,7 +449,7 @@ export async function startController(
         hpaEvents.stop(),
         watchedScales?.stop(),
       ]);
-      await events.flush();
+      await Promise.all([events.flush(), leaseEvents.flush()]);
       await server?.close();
       await dashboard?.close();
       history.close();

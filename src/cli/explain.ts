@@ -569,7 +569,7 @@ export function registerExplainCommand(program: Command): void {
       `
 Examples:
   horizon explain hpa/web                                # controller on ${EXPLAIN_DEFAULTS.address}
-  horizon explain hpa/web -n shop --address http://127.0.0.1:8086
+  horizon explain hpa/web -n shop --address http://127.0.0.1:8087  # deploy/, port-forwarded
   horizon explain hpa/web --kubeconfig ~/.horizon/kubeconfig  # the controller of \`horizon up\`
   horizon explain hpa/web --kubeconfig ~/.kube/config --lease-namespace horizon-system
   horizon simulate examples/cpu-step.yaml -o json > run.jsonl

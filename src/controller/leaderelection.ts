@@ -39,6 +39,8 @@ export interface ResourceLock {
   create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<LockResult>;
   /** Replaces the record on the last object read or written (409 when it changed since). */
   update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<LockResult>;
+  /** client-go's RecordEvent: "became leader", "stopped leading" (an Event on the lock). */
+  recordEvent?(what: string): void;
 }
 
 /** client-go's leaderelection.JitterFactor. */
@@ -357,6 +359,7 @@ export class LeaderElector {
       if (this.config.releaseOnCancel) await this.release();
       return;
     }
+    this.lock.recordEvent?.("became leader");
     this.log("info", `successfully acquired lease ${this.lock.describe()}`);
     this.leading = true;
     this.safely(() => this.callbacks.onStartedLeading());
@@ -367,18 +370,23 @@ export class LeaderElector {
       return end;
     });
     const first = await Promise.race([renewing, this.stopRequested.promise.then(() => "stop")]);
+    // client-go records "stopped leading" as renew returns (after its release), before
+    // OnStoppedLeading runs.
     if (first === "lost") {
       this.leading = false;
       this.log("info", `failed to renew lease ${this.lock.describe()}: timed out`);
+      this.lock.recordEvent?.("stopped leading");
       await this.safelyAsync(() => this.callbacks.onStoppedLeading("lost"));
+      if (this.config.releaseOnCancel) await this.release();
     } else {
       // Keep the lease while the guarded work finishes, then stop renewing.
       await this.safelyAsync(() => this.callbacks.onStoppedLeading("stopped"));
       renewAbort.abort();
       await renewing;
       this.leading = false;
+      if (this.config.releaseOnCancel) await this.release();
+      this.lock.recordEvent?.("stopped leading");
     }
-    if (this.config.releaseOnCancel) await this.release();
   }
 
   /** Tries at once, then every retry period with jitter, until it acquires or stop() is called. */

@@ -82,8 +82,14 @@ function send(
 
 const TEXT = "text/plain; charset=utf-8";
 
-/** Kubernetes' healthz format: "ok", or with ?verbose (or on failure) one line per check. */
-function healthBody(
+/** What upstream's healthz installs when no check is given: it passes while the server answers. */
+const PING: HealthChecks = { ping: () => true };
+
+/**
+ * Kubernetes' healthz format (k8s.io/apiserver/pkg/server/healthz): "ok", or with ?verbose (or
+ * on failure) one line per check, then the unmatched exclusions and the verdict.
+ */
+export function healthBody(
   kind: "healthz" | "readyz",
   checks: HealthChecks,
   verbose: boolean,
@@ -91,8 +97,11 @@ function healthBody(
 ): { status: number; body: string } {
   const lines: string[] = [];
   let failed = false;
-  for (const [name, check] of Object.entries(checks)) {
+  const unmatched = new Set(exclude);
+  const installed = Object.keys(checks).length === 0 ? PING : checks;
+  for (const [name, check] of Object.entries(installed)) {
     if (exclude.has(name)) {
+      unmatched.delete(name);
       lines.push(`[+]${name} excluded: ok`);
       continue;
     }
@@ -109,6 +118,10 @@ function healthBody(
       // Upstream withholds failure reasons from unauthenticated callers; these are local.
       lines.push(`[-]${name} failed: ${answer === false ? "reason withheld" : answer}`);
     }
+  }
+  if (unmatched.size > 0) {
+    const names = [...unmatched].sort().map((n) => `"${n}"`);
+    lines.push(`warn: some health checks cannot be excluded: no matches for ${names.join(",")}`);
   }
   if (failed) return { status: 500, body: `${lines.join("\n")}\n${kind} check failed\n` };
   if (!verbose) return { status: 200, body: "ok" };

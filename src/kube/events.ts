@@ -10,8 +10,10 @@
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import {
   type CoreEvent,
+  type Correlation,
   EventCorrelator,
   type EventPatch,
+  type InvolvedObject,
   type SpamFilterOptions,
 } from "../controller/events/correlator.js";
 import type { EventsPort } from "../controller/ports.js";
@@ -110,7 +112,15 @@ export class KubeEventRecorder implements EventsPort {
   }
 
   record(hpa: HorizontalPodAutoscaler, event: SyncEvent, now: number): void {
-    const correlation = this.#correlator.correlate(hpa, event, now);
+    this.#write(this.#correlator.correlate(hpa, event, now));
+  }
+
+  /** An event on another object (the leader-election Lease), correlated the same way. */
+  recordFor(ref: InvolvedObject, event: SyncEvent, now: number): void {
+    this.#write(this.#correlator.correlateFor(ref, event, now));
+  }
+
+  #write(correlation: Correlation): void {
     if (correlation.action === "skip") return;
     this.#enqueue(
       correlation.action === "patch"

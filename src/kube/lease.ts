@@ -5,12 +5,14 @@
 // refuses other forms: RFC3339Micro).
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import type { InvolvedObject } from "../controller/events/correlator.js";
 import type {
   LeaderElectionRecord,
   LockRead,
   LockResult,
   ResourceLock,
 } from "../controller/leaderelection.js";
+import type { SyncEvent } from "../core/sync.js";
 import { apiErrorOf, type KubeApiError, type KubeClient } from "./types.js";
 
 export interface LeaseSpec {
@@ -119,7 +121,21 @@ export interface LeaseLockOptions {
    * debug address, so `horizon explain` can find it through the Lease).
    */
   holderAnnotations?: Record<string, string>;
+  /**
+   * Where the lock's events go (client-go's ResourceLockConfig.EventRecorder): `Normal
+   * LeaderElection "<identity> became leader"` / `"... stopped leading"` on the Lease.
+   */
+  events?: LeaseEventRecorder;
+  /** The events' clock (default Date.now). */
+  now?: () => number;
 }
+
+export interface LeaseEventRecorder {
+  recordFor(ref: InvolvedObject, event: SyncEvent, now: number): void;
+}
+
+/** The source component of the Lease's events (kube-controller-manager's: its own name). */
+export const LEADER_ELECTION_COMPONENT = "horizon-controller";
 
 function transportError(error: unknown): KubeApiError {
   return { status: 0, message: error instanceof Error ? error.message : String(error) };
@@ -141,6 +157,29 @@ export class LeaseLock implements ResourceLock {
     this.identity = options.identity ?? defaultIdentity();
     this.labels = options.labels;
     this.holderAnnotations = options.holderAnnotations ?? {};
+    this.events = options.events ?? null;
+    this.now = options.now ?? Date.now;
+  }
+
+  private readonly events: LeaseEventRecorder | null;
+  private readonly now: () => number;
+
+  /** client-go's LeaseLock.RecordEvent: on the Lease as last read or written. */
+  recordEvent(what: string): void {
+    if (!this.events) return;
+    const metadata = this.lease?.metadata;
+    this.events.recordFor(
+      {
+        kind: "Lease",
+        apiVersion: "coordination.k8s.io/v1",
+        namespace: this.namespace,
+        name: this.name,
+        uid: typeof metadata?.uid === "string" ? metadata.uid : undefined,
+        resourceVersion: metadata?.resourceVersion,
+      },
+      { type: "Normal", reason: "LeaderElection", message: `${this.identity} ${what}` },
+      this.now(),
+    );
   }
 
   /** Annotations this candidate writes while it holds the lease (see LeaseLockOptions). */

@@ -3,7 +3,8 @@
 // (usage ratio × the pods or replicas it was computed over = the replicas that would have met
 // its target) and held fixed whatever replicas the replay reaches; in the replay each metric
 // becomes an External AverageValue metric of that demand against a target of 1, so the core's
-// tolerance, stabilization windows, behavior policies and min/max apply unchanged. Where the
+// tolerance, stabilization windows, behavior policies and min/max apply unchanged (the samples
+// name each metric as the HPA does, in its units). Where the
 // load and the target's response to it are known (`horizon up`'s cluster model), CPU
 // Utilization metrics are closed loop: computed at the replicas the replay reached. Pod
 // readiness and the response of other metrics (a queue draining faster) are not modelled: for
@@ -39,6 +40,28 @@ function replayMetric(index: number): MetricSpec {
       metric: { name: `horizon-replay-${index}` },
       target: { type: "AverageValue", averageValue: "1" },
     },
+  };
+}
+
+type SampleMetric = SyncSample["metrics"][number];
+
+/**
+ * A replayed metric as the HPA's own: its name and unit, and its value at the replay's replicas
+ * (the replay's usage ratio — current over its target of 1 — times the metric's target), not
+ * the stand-in External metric's.
+ */
+function asRecordedMetric(
+  replayed: SampleMetric,
+  recorded: SampleMetric | undefined,
+): SampleMetric {
+  if (!recorded) return replayed;
+  const ratio =
+    replayed.current !== null && replayed.target ? replayed.current / replayed.target : null;
+  return {
+    name: recorded.name,
+    current: ratio !== null && recorded.target !== null ? ratio * recorded.target : null,
+    target: recorded.target,
+    unit: recorded.unit,
   };
 }
 
@@ -155,14 +178,16 @@ export function replay(
       config,
     });
     history = result.history;
-    samples.push(
-      sampleOf(
-        { trace: result.trace, conditions: [], events: result.events, error: result.error },
-        at,
-        // The load is what it was: how it would change with other replicas is not known.
-        load,
-      ),
+    const sample = sampleOf(
+      { trace: result.trace, conditions: [], events: result.events, error: result.error },
+      at,
+      // The load is what it was: how it would change with other replicas is not known.
+      load,
     );
+    sample.metrics = sample.metrics.map((m, j) =>
+      asRecordedMetric(m, record.sample.metrics[valid[j]!.index]),
+    );
+    samples.push(sample);
     needed.push(Math.ceil(Math.max(0, ...valid.map((d) => d.needed)) - 1e-9));
     if (result.scaleUpdated) replicas = result.desiredReplicas;
   }

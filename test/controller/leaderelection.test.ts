@@ -336,6 +336,38 @@ describe("Lease mapping (src/kube/lease.ts)", () => {
     );
   });
 
+  it("recordEvent: client-go's LeaderElection event on the Lease as last written", async () => {
+    const { client } = inProcessClient();
+    const recorded: { ref: unknown; event: unknown; now: number }[] = [];
+    const lock = new LeaseLock({
+      client,
+      namespace: "kube-system",
+      name: "horizon",
+      identity: "host_1",
+      events: { recordFor: (ref, event, now) => recorded.push({ ref, event, now }) },
+      now: () => T,
+    });
+    const created = await lock.create(record({ holderIdentity: "host_1" }));
+    assert.ok(created.ok);
+    lock.recordEvent("became leader");
+    const lease = lock.current()!;
+    assert.deepEqual(recorded, [
+      {
+        ref: {
+          kind: "Lease",
+          apiVersion: "coordination.k8s.io/v1",
+          namespace: "kube-system",
+          name: "horizon",
+          uid: lease.metadata.uid,
+          resourceVersion: lease.metadata.resourceVersion,
+        },
+        event: { type: "Normal", reason: "LeaderElection", message: "host_1 became leader" },
+        now: T,
+      },
+    ]);
+    assert.match(String(lease.metadata.uid), /./);
+  });
+
   it("an update on a stale resourceVersion is a 409 Conflict", async () => {
     const { client } = inProcessClient();
     const a = new LeaseLock({ client, namespace: "kube-system", name: "l", identity: "a" });
@@ -366,6 +398,8 @@ class CrashableLock implements ResourceLock {
   crashed = false;
   failing = false;
   writes: { at: number; record: LeaderElectionRecord }[] = [];
+  /** recordEvent's calls, with the holder the last write left. */
+  recorded: { what: string; holder: string | undefined }[] = [];
   constructor(
     private readonly inner: LeaseLock,
     private readonly timers: FakeTimers,
@@ -384,6 +418,9 @@ class CrashableLock implements ResourceLock {
   }
   get(signal?: AbortSignal) {
     return this.guard(() => this.inner.get(signal));
+  }
+  recordEvent(what: string) {
+    this.recorded.push({ what, holder: this.writes.at(-1)?.record.holderIdentity });
   }
   create(rec: LeaderElectionRecord, signal?: AbortSignal) {
     return this.guard(async () => {
@@ -550,6 +587,11 @@ describe("LeaderElector over a Lease in the in-process API server", () => {
     // The next round starts a retry period after the last success and gives up renewDeadline later.
     assert.deepEqual(e.get("a").stopped, [{ at: lastSuccess + 2_000 + 10_000, reason: "lost" }]);
     assert.equal(e.get("a").elector.isLeading(), false);
+    // client-go's renew records "stopped leading" as it returns, lost or not.
+    assert.deepEqual(
+      e.get("a").lock.recorded.map((r) => r.what),
+      ["became leader", "stopped leading"],
+    );
     await e.stopAll();
   });
 
@@ -568,6 +610,13 @@ describe("LeaderElector over a Lease in the in-process API server", () => {
     );
     const released = await e.lease();
     assert.equal(released.spec?.holderIdentity, "");
+    // "became leader" once acquired; "stopped leading" after the release, as client-go's renew
+    // (ReleaseOnCancel) returns. The standby records nothing.
+    assert.deepEqual(e.get("a").lock.recorded, [
+      { what: "became leader", holder: "a" },
+      { what: "stopped leading", holder: "" },
+    ]);
+    assert.deepEqual(e.get("b").lock.recorded, []);
     assert.equal(released.spec?.leaseDurationSeconds, 1);
     const stoppedAt = e.timers.now();
     await e.run(5_000);

@@ -116,6 +116,23 @@ describe("one listener for metrics, health and debug", () => {
     );
   });
 
+  // Upstream's healthz installs `ping` when no check is given, and reports exclusions.
+  const healthzCases = [
+    { query: "?verbose", body: "[+]ping ok\nhealthz check passed\n" },
+    { query: "?verbose&exclude=ping", body: "[+]ping excluded: ok\nhealthz check passed\n" },
+    {
+      query: "?verbose&exclude=nope&exclude=etcd",
+      body: '[+]ping ok\nwarn: some health checks cannot be excluded: no matches for "etcd","nope"\nhealthz check passed\n',
+    },
+    { query: "?exclude=nope", body: "ok" },
+  ];
+  for (const c of healthzCases) {
+    it(`/healthz${c.query}: as upstream's healthz`, async () => {
+      const answer = await get(`${base}/healthz${c.query}`);
+      assert.deepEqual([answer.status, answer.body], [200, c.body]);
+    });
+  }
+
   it("/readyz follows the controller's state", async () => {
     const steps = [
       {

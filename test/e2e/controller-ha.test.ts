@@ -436,6 +436,32 @@ describe("horizon controller --leader-elect: two processes, one leader", () => {
     // ctrl-c may have found nothing to write (the status unchanged): it is not required here.
     const writers = assertWritesOnlyByValidHolder(front);
     assert.deepEqual(writers.slice(0, 2), [leader, standby]);
+
+    // client-go's LeaderElection events on the Lease: "became leader" at each acquisition,
+    // "stopped leading" as a leader's renewal ends (the SIGKILLed one never got there).
+    const ids = identities(front);
+    const got = await apiRequest(front, "GET", "/api/v1/namespaces/kube-system/events");
+    const events = (got.body.items as Record<string, unknown>[]).filter(
+      (e) => e.reason === "LeaderElection",
+    );
+    assert.deepEqual(
+      events.map((e) => e.message).sort(),
+      [
+        `${ids.get(leader)} became leader`,
+        `${ids.get(standby)} became leader`,
+        `${ids.get(standby)} stopped leading`,
+        `${ids.get("ctrl-c")} became leader`,
+        `${ids.get("ctrl-c")} stopped leading`,
+      ].sort(),
+    );
+    for (const event of events) {
+      const involved = event.involvedObject as Record<string, string>;
+      assert.deepEqual(
+        [event.type, involved.kind, involved.apiVersion, involved.namespace, involved.name],
+        ["Normal", "Lease", "coordination.k8s.io/v1", "kube-system", "horizon-controller"],
+      );
+      assert.deepEqual(event.source, { component: "horizon-controller" });
+    }
   });
 
   it("every request of the three controllers is allowed by deploy/rbac.yaml", () => {

@@ -503,7 +503,20 @@ describe("horizon controller: the full loop against the embedded API server", ()
       metrics,
       /^horizontal_pod_autoscaler_controller_reconciliation_duration_seconds_bucket/m,
     );
+    // Watches count as `watch` (the informers' GETs with watch=true), not as `list`.
+    assert.match(
+      metrics,
+      /^horizon_controller_api_requests_total\{verb="watch",resource="horizontalpodautoscalers\.autoscaling",code="200"\} [1-9]/m,
+    );
+    assert.match(
+      metrics,
+      /^horizon_controller_api_requests_total\{verb="list",resource="pods",code="200"\} [1-9]/m,
+    );
     assert.equal(await (await fetch(`${url}/healthz`)).text(), "ok");
+    assert.equal(
+      await (await fetch(`${url}/healthz?verbose`)).text(),
+      "[+]ping ok\nhealthz check passed\n",
+    );
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
 
     const debugUrl = harness.controller.server!.debugUrl!;

@@ -84,6 +84,33 @@ describe("replaying recorded syncs", () => {
     assert.ok(answer.value.whatIf.measures!.unmetDemandPodSeconds > 0);
   });
 
+  it("names each replayed metric as the HPA's, in its units, at the replay's replicas", async () => {
+    const parts = oscillatingHour();
+    const answer = await liveWhatIf(parts)("default", "web", { maxReplicas: 3 });
+    assert.ok(answer.ok);
+    const recorded = parts.history.get("default", "web");
+    const cpu = "cpu resource utilization (percentage of request)";
+    assert.deepEqual(recorded[0]!.sample.metrics, [
+      { name: cpu, current: 100, target: 50, unit: "% of request" },
+    ]);
+    // Replayed at the recorded replicas: the recorded metric, value and all.
+    assert.deepEqual(answer.value.original.samples[0]!.metrics, recorded[0]!.sample.metrics);
+    // Capped at 3 replicas, a demand of 8 replicas at target reads 8 / 3 × 50% on 3.
+    const capped = answer.value.whatIf.samples.filter((s) => s.metrics.length > 0);
+    assert.ok(capped.length > 0);
+    for (const s of capped) {
+      assert.deepEqual(
+        s.metrics.map((m) => [m.name, m.target, m.unit]),
+        [[cpu, 50, "% of request"]],
+      );
+    }
+    const currents = capped.map((s) => s.metrics[0]!.current!);
+    assert.ok(
+      currents.some((c) => Math.abs(c - (8 / 3) * 50) < 0.1),
+      JSON.stringify(currents),
+    );
+  });
+
   it("refuses an invalid edit naming the field, and an HPA without history", async () => {
     const run = liveWhatIf(oscillatingHour());
     const invalid = await run("default", "web", { minReplicas: 0 });
