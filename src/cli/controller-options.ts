@@ -108,15 +108,21 @@ export const CONTROLLER_DEFAULTS = {
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
-export function parseBindAddress(flag: string, text: string): Parsed<BindAddress | null> {
-  if (text === "0") return { ok: true, value: null };
+/**
+ * HOST:PORT; "0" is null (the listener is off) where `zeroDisables` (the default: the
+ * controller's and `up`'s flags), an error elsewhere (`simulate --serve`, which only serves).
+ */
+export function parseBindAddress(
+  flag: string,
+  text: string,
+  zeroDisables = true,
+): Parsed<BindAddress | null> {
+  if (text === "0" && zeroDisables) return { ok: true, value: null };
   const match = /^(\[[0-9a-fA-F:]+\]|[^:]*):(\d+)$/.exec(text);
   const port = Number(match?.[2]);
   if (!match || port > 65535) {
-    return {
-      ok: false,
-      errors: [`--${flag}: must be HOST:PORT (or 0 to disable), got "${text}"`],
-    };
+    const form = zeroDisables ? "HOST:PORT (or 0 to disable)" : "HOST:PORT";
+    return { ok: false, errors: [`--${flag}: must be ${form}, got "${text}"`] };
   }
   const host = match[1]!.replace(/^\[|\]$/g, "");
   return { ok: true, value: { host: host === "" ? "0.0.0.0" : host, port } };

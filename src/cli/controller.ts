@@ -23,6 +23,7 @@ import {
   controllerReadiness,
   DEBUG_ADDRESS_ANNOTATION,
   forgetHpa,
+  ListenError,
   type RunningObservabilityServer,
   startObservabilityServer,
   syncObserver,
@@ -329,7 +330,9 @@ export async function startController(
     ]);
     client.close();
     history.close();
-    return { ok: false, error: `--metrics-bind-address: ${errorText(error)}` };
+    // The flag of the listener that failed (the /debug one may be apart from /metrics).
+    const flag = error instanceof ListenError ? error.flag : "--metrics-bind-address";
+    return { ok: false, error: `${flag}: ${errorText(error)}` };
   }
   if (server.metricsUrl)
     log.info("serving /metrics, /healthz, /readyz", { url: server.metricsUrl });

@@ -3,10 +3,10 @@
 // publishes on its Lease), or from a simulation's JSON output — and words the latest one.
 // Exit codes: 0 explained, 1 no traces for that HPA (or the source could not be read), 2 bad
 // flags.
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream, fstatSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { CoordinationV1Api } from "@kubernetes/client-node";
-import { type Command, type CommanderError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { controllerDebugAddressOf } from "../apiserver/kubeconfig.js";
 import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.js";
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
@@ -15,6 +15,7 @@ import type { DecisionTrace } from "../core/trace.js";
 import { replicaChange } from "../explain/format.js";
 import { explain, explanationNote, explanationText, outcomeText } from "../explain/index.js";
 import { loadKubeConfig } from "../kube/config.js";
+import { ioErrorText } from "./files.js";
 
 export interface ExplainOptions {
   namespace?: string;
@@ -110,29 +111,34 @@ export async function readSimulation(
   let lineNumber = 0;
   let sawRecord = false;
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    lineNumber++;
-    if (line.trim() === "") continue;
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return {
-        ok: false,
-        error: `line ${lineNumber}: not JSON (expected \`horizon simulate --output json\` output)`,
+  try {
+    for await (const line of lines) {
+      lineNumber++;
+      if (line.trim() === "") continue;
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return {
+          ok: false,
+          error: `line ${lineNumber}: not JSON (expected \`horizon simulate --output json\` output)`,
+        };
+      }
+      sawRecord = true;
+      if (parsed.type === "start" && typeof parsed.startTime === "string") start = parsed.startTime;
+      if (parsed.type !== "sync" || parsed.hpa !== wanted) continue;
+      const record: DecisionRecord = {
+        trace: parsed.trace as DecisionTrace,
+        conditions: (parsed.conditions as DecisionRecord["conditions"]) ?? [],
+        events: (parsed.events as DecisionRecord["events"]) ?? [],
+        error: (parsed.error as string | null) ?? null,
       };
+      if (typeof parsed.t === "number") record.t = parsed.t;
+      records.push(record);
     }
-    sawRecord = true;
-    if (parsed.type === "start" && typeof parsed.startTime === "string") start = parsed.startTime;
-    if (parsed.type !== "sync" || parsed.hpa !== wanted) continue;
-    const record: DecisionRecord = {
-      trace: parsed.trace as DecisionTrace,
-      conditions: (parsed.conditions as DecisionRecord["conditions"]) ?? [],
-      events: (parsed.events as DecisionRecord["events"]) ?? [],
-      error: (parsed.error as string | null) ?? null,
-    };
-    if (typeof parsed.t === "number") record.t = parsed.t;
-    records.push(record);
+  } catch (error) {
+    // A read error of the input (a directory opens, then fails to read: EISDIR).
+    return { ok: false, error: `cannot read: ${ioErrorText(error)}` };
   }
   if (!sawRecord)
     return { ok: false, error: "no records (expected `horizon simulate --output json` output)" };
@@ -424,11 +430,17 @@ export async function explainCommand(
     else {
       const stream = createReadStream(file);
       const opened = await new Promise<Error | null>((resolve) => {
-        stream.once("open", () => resolve(null));
+        // A directory opens; its first read fails (EISDIR).
+        stream.once("open", (fd) =>
+          resolve(
+            fstatSync(fd).isDirectory() ? Object.assign(new Error(), { code: "EISDIR" }) : null,
+          ),
+        );
         stream.once("error", (error) => resolve(error));
       });
       if (opened) {
-        io.err(`error: --from-simulation: cannot read ${file}: ${opened.message}`);
+        stream.destroy();
+        io.err(`error: --from-simulation: cannot read ${file}: ${ioErrorText(opened)}`);
         return 1;
       }
       input = stream;
@@ -530,7 +542,7 @@ export async function explainCommand(
 }
 
 export function registerExplainCommand(program: Command): void {
-  const command = program
+  program
     .command("explain")
     .description(
       "Explain why an HPA did (or did not) scale, from the decision traces of its recent syncs",
@@ -584,8 +596,4 @@ Exit codes: 0 explained, 1 no decision traces for the HPA (or the source could n
         err: (line) => console.error(line),
       });
     });
-  // Flag errors exit 2, as the other checks of this command (commander's default is 1).
-  command.exitOverride((error: CommanderError) => {
-    process.exit(error.exitCode === 0 ? 0 : 2);
-  });
 }

@@ -1,21 +1,27 @@
 // `horizon simulate`: run a scenario in virtual time and print what the HPA did and why.
 // Exit codes: 0 done (every --assert held), 1 an --assert failed (or the report could not be
-// written: the dashboard bundle is not built), 2 bad input.
+// written: the dashboard bundle is not built, or the write failed), 2 bad input.
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
 import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
 import { RangeQueries } from "../sim/prometheus-traffic.js";
 import { ReportBuilder } from "../sim/report.js";
 import { type RunResult, runSimulation } from "../sim/runner.js";
-import { formatScenarioError, loadScenarioFile } from "../sim/scenario.js";
+import {
+  formatScenarioError,
+  loadScenarioFile,
+  resolveScenario,
+  type ScenarioResult,
+} from "../sim/scenario.js";
 import type { Scenario } from "../sim/scenario-types.js";
 import type { SimulationRecord } from "../sim/timeline.js";
 import { reportHtml } from "../web/report.js";
 import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import { type RecordedRun, RunRecorder, simulationData } from "../web/simulation.js";
 import { parseBindAddress } from "./controller-options.js";
+import { ioErrorText, outputFileProblem, writeOutputFile } from "./files.js";
 
 export interface SimulateOptions {
   duration?: string;
@@ -53,12 +59,35 @@ interface Shared {
   rangeQueries: RangeQueries;
 }
 
+/** Standard input, read once: `-` with --compare-set is loaded twice. */
+interface StandardInput {
+  text?: string;
+}
+
+function loadScenario(
+  file: string,
+  options: Parameters<typeof loadScenarioFile>[1] & object,
+  stdin: StandardInput,
+): Promise<ScenarioResult> {
+  if (file !== "-") return loadScenarioFile(file, options);
+  if (stdin.text === undefined) {
+    try {
+      stdin.text = readFileSync(0, "utf8");
+    } catch (error) {
+      const message = `cannot read the scenario: ${ioErrorText(error)}`;
+      return Promise.resolve({ ok: false, errors: [{ file, message }] });
+    }
+  }
+  return resolveScenario(stdin.text, { ...options, file, baseDir: process.cwd() });
+}
+
 async function load(
   file: string,
   sets: string[],
   options: SimulateOptions,
   io: SimulateIO,
   shared: Shared,
+  stdin: StandardInput,
 ): Promise<Scenario | null> {
   let durationMs: number | undefined;
   if (options.duration !== undefined) {
@@ -69,18 +98,22 @@ async function load(
     }
     durationMs = parsed.ms;
   }
-  const loaded = await loadScenarioFile(file, {
-    sets,
-    ...shared,
-    ...(options.fromPrometheus !== undefined
-      ? {
-          fromPrometheus: {
-            url: options.fromPrometheus,
-            ...(durationMs !== undefined ? { durationMs } : {}),
-          },
-        }
-      : {}),
-  });
+  const loaded = await loadScenario(
+    file,
+    {
+      sets,
+      ...shared,
+      ...(options.fromPrometheus !== undefined
+        ? {
+            fromPrometheus: {
+              url: options.fromPrometheus,
+              ...(durationMs !== undefined ? { durationMs } : {}),
+            },
+          }
+        : {}),
+    },
+    stdin,
+  );
   if (!loaded.ok) {
     for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
     return null;
@@ -155,35 +188,41 @@ export async function simulateCommand(
   let serveAddress: { host: string; port: number } | null = null;
   if (options.serve !== undefined && options.serve !== false) {
     const text = options.serve === true ? DEFAULT_SERVE_ADDRESS : options.serve;
-    const parsed = parseBindAddress("serve", text);
-    if (!parsed.ok) {
-      io.err(`error: ${parsed.errors.join("; ")}`);
-      return 2;
-    }
-    if (parsed.value === null) {
-      io.err('error: --serve: must be HOST:PORT, got "0"');
+    // Without a listener there is nothing to serve: "0" is not "off" here.
+    const parsed = parseBindAddress("serve", text, false);
+    if (!parsed.ok || parsed.value === null) {
+      io.err(`error: ${parsed.ok ? "--serve: must be HOST:PORT" : parsed.errors.join("; ")}`);
       return 2;
     }
     serveAddress = parsed.value;
   }
+  if (options.report !== undefined) {
+    const problem = outputFileProblem("--report", options.report);
+    if (problem) {
+      io.err(`error: ${problem}`);
+      return 2;
+    }
+  }
 
   const shared: Shared = { nowMs: Date.now(), rangeQueries: new RangeQueries() };
-  const scenario = await load(file, options.set, options, io, shared);
+  const stdin: StandardInput = {};
+  const scenario = await load(file, options.set, options, io, shared, stdin);
   if (!scenario) return 2;
   let other: Scenario | null = null;
   if (comparing) {
     other = options.compare
-      ? await load(options.compare, options.set, options, io, shared)
-      : await load(file, [...options.set, ...options.compareSet], options, io, shared);
+      ? await load(options.compare, options.set, options, io, shared, stdin)
+      : await load(file, [...options.set, ...options.compareSet], options, io, shared, stdin);
     if (!other) return 2;
   }
+  const quiet = options.quiet ?? false;
 
   const runOne = async (
     target: Scenario,
     label: string,
     stream: boolean,
   ): Promise<{ result: RunResult; report: ReportBuilder | null; recorded: RecordedRun | null }> => {
-    const progress = progressReporter(io, label, options.quiet ?? false);
+    const progress = progressReporter(io, label, quiet);
     const recorder = serveAddress ? new RunRecorder(target, label) : null;
     let report: ReportBuilder | null = null;
     let json: JsonLinesWriter | null = null;
@@ -235,19 +274,24 @@ export async function simulateCommand(
     if (second?.report) report.addComparison(second.report, second.result.summary, compareLabels);
     const page = reportHtml(report.document(first.result.summary));
     if (!page.ok) {
-      io.err(`--report: ${page.error}`);
+      io.err(`error: --report: ${page.error}`);
       return 1;
     }
-    writeFileSync(options.report, page.html);
-    io.err(`Report written to ${options.report}`);
+    const failed = writeOutputFile("--report", options.report, page.html);
+    if (failed) {
+      io.err(`error: ${failed}`);
+      return 1;
+    }
+    if (!quiet) io.err(`Report written to ${options.report}`);
   }
   let code = 0;
   if (assertions.length > 0) {
     const checked = checkAssertions(assertions, first.result.summary);
+    // What the --assert flags asked: printed with --quiet too.
     for (const line of checked.lines) io.err(line);
     if (!checked.passed) code = 1;
   }
-  if (options.output === "table") {
+  if (options.output === "table" && !quiet) {
     io.err(
       `Simulated ${formatDuration(scenario.spec.durationMs)} of virtual time (seed ${scenario.spec.seed}).`,
     );

@@ -1,7 +1,7 @@
 // `horizon tune`: which HPA settings meet the constraints at the best objective on this scenario's
-// traffic. Exit codes: 0 a candidate meets every constraint, 1 none does, 2 bad input (reported
-// before anything runs).
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// traffic. Exit codes: 0 a candidate meets every constraint, 1 none does (or --patch/--report
+// could not be written), 2 bad input (reported before anything runs, output paths included).
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
@@ -27,6 +27,7 @@ import {
   tune,
   UPSTREAM_DEFAULT_BEHAVIOR,
 } from "../sim/tune/tuner.js";
+import { outputFileProblem, writeOutputFile } from "./files.js";
 
 export interface TuneCommandOptions {
   search: string[];
@@ -298,13 +299,23 @@ export async function tuneCommand(
   options: TuneCommandOptions,
   io: TuneIO,
 ): Promise<number> {
+  // Where the results go is checked with the rest of the input, before anything runs.
+  const outputs: string[] = [];
+  for (const [flag, path] of [
+    ["--patch", options.patch],
+    ["--report", options.report],
+  ] as const) {
+    const problem = path === undefined ? null : outputFileProblem(flag, path);
+    if (problem) outputs.push(problem);
+  }
   const prepared = prepare(file, options);
-  if (!prepared.ok) {
-    for (const e of prepared.errors) io.err(`error: ${e}`);
+  if (!prepared.ok || outputs.length > 0) {
+    for (const e of [...outputs, ...(prepared.ok ? [] : prepared.errors)]) io.err(`error: ${e}`);
     return 2;
   }
   const p = prepared.value;
-  const progress = progressLine(io, options.quiet ?? false, p.jobs);
+  const quiet = options.quiet ?? false;
+  const progress = progressLine(io, quiet, p.jobs);
   const result = await tune({ ...p, progress: (done, total) => progress.update(done, total) });
   progress.done();
   const best = result.rows.find((r) => r.ok && r.feasible) ?? null;
@@ -344,19 +355,26 @@ export async function tuneCommand(
       if (patch.controllerFlags.length > 0)
         io.out(`\nkube-controller-manager flags: ${patch.controllerFlags.join(" ")}\n`);
     } else io.out("\nNo candidate meets every constraint.\n");
-    io.err(
-      `Ran ${result.runs} simulations (${result.strategy} search over ${result.spaceSize} combinations, ${p.jobs} job${p.jobs === 1 ? "" : "s"}).`,
-    );
+    if (!quiet) {
+      io.err(
+        `Ran ${result.runs} simulations (${result.strategy} search over ${result.spaceSize} combinations, ${p.jobs} job${p.jobs === 1 ? "" : "s"}).`,
+      );
+    }
   }
-  if (options.patch && patch) {
-    writeFileSync(options.patch, patchYaml(patch));
-    io.err(`Patch written to ${options.patch}`);
-  }
+  let written = true;
+  const write = (flag: string, path: string, text: string, what: string) => {
+    const error = writeOutputFile(flag, path, text);
+    if (error) io.err(`error: ${error}`);
+    else if (!quiet) io.err(`${what} written to ${path}`);
+    written &&= error === null;
+  };
+  if (options.patch && patch) write("--patch", options.patch, patchYaml(patch), "Patch");
   if (options.report) {
-    writeFileSync(options.report, tuneReportHtml(result, p.entries, p.objective, file));
-    io.err(`Report written to ${options.report}`);
+    const html = tuneReportHtml(result, p.entries, p.objective, file);
+    write("--report", options.report, html, "Report");
   }
-  return best ? 0 : 1;
+  // A write can still fail after the checks (a disk that filled): as simulate's report, exit 1.
+  return best && written ? 0 : 1;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -393,7 +411,7 @@ export function registerTuneCommand(program: Command): void {
     .option("--top <n>", "candidates to print in the table", "10")
     .option("--patch <file.yaml>", "write the best setting as a merge patch for kubectl patch")
     .option("--report <file.html>", "write an HTML report with the Pareto front")
-    .option("-q, --quiet", "no progress on stderr")
+    .option("-q, --quiet", "only errors and warnings on stderr (no progress, no status lines)")
     .action(async (file: string, options: TuneCommandOptions) => {
       process.exitCode = await tuneCommand(file, options, {
         out: (text) => process.stdout.write(text),

@@ -604,7 +604,9 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     );
     if (!started.ok) {
       await close();
-      return { ok: false, error: `controller: ${started.error}` };
+      // An error naming the flag at fault stands alone; any other says where it came from.
+      const error = started.error.startsWith("--") ? started.error : `controller: ${started.error}`;
+      return { ok: false, error };
     }
     controller = started.value;
     // `horizon explain --kubeconfig` finds this controller in the kubeconfig: `up` elects no
@@ -1024,11 +1026,9 @@ export function registerUpCommand(program: Command): void {
       "--max-mutating-requests-inflight <n>",
       `mutating requests served at once; more get 429 (0: no limit; default ${IN_FLIGHT_LIMITS.maxMutatingRequestsInflight})`,
     )
-    .action(async (scenario: string | undefined, options: UpCommandOptions) => {
+    .action(async (scenario: string | undefined, options: UpCommandOptions, command: Command) => {
       if (options.dataDir !== undefined && options.inMemory) {
-        program.error("error: --data-dir and --in-memory cannot be used together", {
-          exitCode: 2,
-        });
+        command.error("error: --data-dir and --in-memory cannot be used together");
       }
       process.exitCode = await upCommand(scenario, options, {
         out: (line) => console.log(line),

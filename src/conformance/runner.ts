@@ -68,11 +68,46 @@ export function runVectorFile(file: string): FileResult {
     try {
       outcome = runner(vector);
     } catch (error) {
-      outcome = fail(`threw ${(error as Error).stack ?? error}`);
+      outcome = fail(malformedVector(runner, vector, error));
     }
     return { file, suite, id, outcome };
   });
   return { file, results };
+}
+
+/**
+ * Why a vector made its suite throw, naming the field at fault rather than printing a stack:
+ * the vector runs again read through a proxy, and the last field it read before the same error
+ * is the one missing or of the wrong shape. Only vectors that threw run twice.
+ */
+function malformedVector(runner: SuiteRunner, vector: unknown, error: unknown): string {
+  const text = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  let last: { path: string; value: unknown } | null = null;
+  const wrap = (value: unknown, path: string): unknown => {
+    if (typeof value !== "object" || value === null) return value;
+    return new Proxy(value, {
+      get(target, key, receiver) {
+        const read = Reflect.get(target, key, receiver);
+        const index = typeof key === "string" && /^\d+$/.test(key);
+        // Array methods and length are not fields of the vector.
+        if (typeof key === "symbol" || (Array.isArray(target) && !index)) return read;
+        const field = index ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`;
+        last = { path: field, value: read };
+        return wrap(read, field);
+      },
+    });
+  };
+  let again: unknown = null;
+  try {
+    runner(wrap(vector, ""));
+  } catch (thrown) {
+    again = thrown;
+  }
+  const found = last as { path: string; value: unknown } | null;
+  if (found === null || text(again) !== text(error)) return `malformed vector (${text(error)})`;
+  const value =
+    found.value === undefined ? "missing" : `got ${JSON.stringify(found.value)?.slice(0, 80)}`;
+  return `malformed vector: field ${found.path}: ${value} (${text(error)})`;
 }
 
 /** Runs the files and prints the report; returns the process exit code. */

@@ -246,13 +246,28 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Starts one listener, or two when the debug address differs from the metrics address. */
+/** A listener that could not start, with the flag of its address. */
+export class ListenError extends Error {
+  constructor(
+    readonly flag: "--metrics-bind-address" | "--debug-bind-address",
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "ListenError";
+  }
+}
+
+/**
+ * Starts one listener, or two when the debug address differs from the metrics address. A
+ * failure is a ListenError naming the flag of the address at fault.
+ */
 export async function startObservabilityServer(
   options: ObservabilityServerOptions,
 ): Promise<RunningObservabilityServer> {
   const { metricsAddress, debugAddress } = options;
   if (debugAddress && !isLoopbackHost(debugAddress.host) && !options.allowNonLoopbackDebug) {
-    throw new Error(
+    throw new ListenError(
+      "--debug-bind-address",
       `refusing to serve /debug on ${debugAddress.host}:${debugAddress.port}: not a loopback address (set --debug-bind-address explicitly to allow it)`,
     );
   }
@@ -270,11 +285,15 @@ export async function startObservabilityServer(
   try {
     if (metricsAddress) {
       const handler = handlerFor({ metrics: true, health: true, debug: shared });
-      const server = await listen(handler, metricsAddress).catch((error: unknown) => {
-        const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
-        if (!inUse || !options.metricsAddressFallback || metricsAddress.port === 0) throw error;
-        return listen(handler, { host: metricsAddress.host, port: 0 });
-      });
+      const server = await listen(handler, metricsAddress)
+        .catch((error: unknown) => {
+          const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+          if (!inUse || !options.metricsAddressFallback || metricsAddress.port === 0) throw error;
+          return listen(handler, { host: metricsAddress.host, port: 0 });
+        })
+        .catch((error: unknown) => {
+          throw new ListenError("--metrics-bind-address", error);
+        });
       servers.push(server);
       metricsUrl = urlOf(server, metricsAddress.host);
       if (shared) debugUrl = metricsUrl;
@@ -283,7 +302,9 @@ export async function startObservabilityServer(
       const server = await listen(
         handlerFor({ metrics: false, health: false, debug: true }),
         debugAddress,
-      );
+      ).catch((error: unknown) => {
+        throw new ListenError("--debug-bind-address", error);
+      });
       servers.push(server);
       debugUrl = urlOf(server, debugAddress.host);
     }

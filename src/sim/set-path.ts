@@ -224,11 +224,12 @@ export function applySet(documents: Document[], expr: string): SetResult {
       `${candidates.length} ${kind} documents match (${names.join(", ")}); name one, e.g. ${kind.toLowerCase()}/${documentIdentity(documents[candidates[0]!]!)!.name}:…`,
     );
   } else if (kind === "Scenario" && !documents.some((d) => documentIdentity(d)?.kind === kind)) {
-    // A plain manifest file gets its Scenario document from --set.
+    // A plain manifest file gets its Scenario document from --set. Unnamed unless the
+    // expression names it: the run keeps the file's name, as without --set.
     const doc = new Document({
       apiVersion: "horizon.dev/v1alpha1",
       kind: "Scenario",
-      metadata: { name: name ?? "scenario" },
+      ...(name === null ? {} : { metadata: { name } }),
       spec: {},
     });
     ORIGIN.set(doc.contents as object, expr);

@@ -77,6 +77,41 @@ describe("horizon conformance", () => {
     ]);
   });
 
+  it("names the field of a malformed vector, not a stack trace", () => {
+    const file = join(scratch, "malformed.json");
+    const vector = {
+      method: "x",
+      currentReplicas: 2,
+      tolerances: { scaleDown: 0.1, scaleUp: 0.1 },
+      cpuInitializationPeriodSeconds: 300,
+      delayOfInitialReadinessStatusSeconds: 30,
+      metric: {
+        source: "Resource",
+        name: "cpu",
+        target: { type: "Utilization", averageUtilization: 50 },
+      },
+      expect: { replicas: 2, rawValue: "1" },
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        suite: "replicaCalculation",
+        schemaVersion: 1,
+        vectors: [
+          { id: "no-pods", ...vector },
+          { id: "pod-without-containers", ...vector, pods: [{ name: "a" }] },
+        ],
+      }),
+    );
+    const out = capture();
+    assert.equal(runConformance([file], out.print), 1);
+    assert.deepEqual(out.lines, [
+      "FAIL replicaCalculation/no-pods: malformed vector: field pods: missing (TypeError: Cannot read properties of undefined (reading 'map'))",
+      "FAIL replicaCalculation/pod-without-containers: malformed vector: field pods[0].containers: missing (TypeError: Cannot read properties of undefined (reading 'map'))",
+      "0 passed, 2 failed",
+    ]);
+  });
+
   it("exits non-zero on an unreadable file", () => {
     const out = capture();
     assert.equal(runConformance([join(scratch, "missing.json")], out.print), 1);

@@ -169,10 +169,17 @@ describe("from a simulation's JSON", () => {
     });
   }
 
-  it("exit 1: a missing file, or not simulation JSON", async () => {
+  it("exit 1: a missing file, a directory, or not simulation JSON", async () => {
     const missing = await explain("hpa/web", { fromSimulation: join(dir, "nope.jsonl") });
     assert.equal(missing.code, 1);
-    assert.match(missing.err, /cannot read .*nope\.jsonl/);
+    assert.match(missing.err, /cannot read .*nope\.jsonl: no such file or directory$/);
+    const directory = await explain("hpa/web", { fromSimulation: dir });
+    assert.equal(directory.code, 1);
+    assert.equal(
+      directory.err,
+      `error: --from-simulation: cannot read ${dir}: is a directory`,
+      "an error naming the flag and the file, not a stack trace",
+    );
     const yaml = join(dir, "not.json");
     writeFileSync(yaml, "kind: Scenario\n");
     const wrong = await explain("hpa/web", { fromSimulation: yaml });

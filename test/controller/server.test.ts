@@ -10,6 +10,7 @@ import {
   advertisedDebugUrl,
   controllerReadiness,
   forgetHpa,
+  ListenError,
   type RunningObservabilityServer,
   startObservabilityServer,
   syncObserver,
@@ -331,7 +332,23 @@ describe("listeners", () => {
           metrics,
           decisions,
         }),
-        /EADDRINUSE/,
+        (error: unknown) =>
+          error instanceof ListenError &&
+          error.flag === "--metrics-bind-address" &&
+          /EADDRINUSE/.test(error.message),
+      );
+      // The /debug listener apart from /metrics: its own flag names the address in use.
+      await assert.rejects(
+        startObservabilityServer({
+          metricsAddress: loopback,
+          debugAddress: { host: "127.0.0.1", port },
+          metrics,
+          decisions,
+        }),
+        (error: unknown) =>
+          error instanceof ListenError &&
+          error.flag === "--debug-bind-address" &&
+          /EADDRINUSE/.test(error.message),
       );
     } finally {
       await first.close();

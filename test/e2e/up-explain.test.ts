@@ -118,7 +118,7 @@ describe("horizon explain against horizon up (processes)", () => {
   });
 });
 
-describe("horizon up's --metrics-bind-address in use", () => {
+describe("horizon up's bind addresses in use", () => {
   it("given by the user: exit 1, naming the flag", async () => {
     const held = await holdPort();
     try {
@@ -136,7 +136,31 @@ describe("horizon up's --metrics-bind-address in use", () => {
       assert.equal(await up.exited, 1, up.stdout());
       assert.match(
         up.stderr(),
-        new RegExp(`^error: controller: --metrics-bind-address: .*EADDRINUSE.*:${held.port}$`, "m"),
+        new RegExp(`^error: --metrics-bind-address: .*EADDRINUSE.*:${held.port}$`, "m"),
+      );
+    } finally {
+      held.server.close();
+    }
+  });
+
+  it("--dashboard-bind-address in use: exit 1, the error names that flag alone", async () => {
+    const held = await holdPort();
+    try {
+      const up = horizon([
+        "up",
+        "--port",
+        "0",
+        "--kubeconfig-out",
+        join(dir, "busy-dashboard-kubeconfig"),
+        "--dashboard-bind-address",
+        `127.0.0.1:${held.port}`,
+        "--metrics-bind-address",
+        "0",
+      ]);
+      assert.equal(await up.exited, 1, up.stdout());
+      assert.match(
+        up.stderr(),
+        new RegExp(`^error: --dashboard-bind-address: .*EADDRINUSE.*:${held.port}$`, "m"),
       );
     } finally {
       held.server.close();

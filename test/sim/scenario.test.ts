@@ -950,7 +950,7 @@ describe("--set", () => {
 
   test("a field of a Scenario document created by --set has no line", () => {
     assert.deepEqual(errorLines(text, { sets: ["scenario:spec.duration=abc"] }), [
-      's.yaml: document 3 (Scenario/scenario): spec.duration: time: invalid duration "abc" (expected e.g. 15s, 5m0s, 1h30m, 300ms) (set by --set scenario:spec.duration=abc)',
+      's.yaml: document 3 (Scenario): spec.duration: time: invalid duration "abc" (expected e.g. 15s, 5m0s, 1h30m, 300ms) (set by --set scenario:spec.duration=abc)',
     ]);
   });
 

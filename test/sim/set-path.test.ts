@@ -223,10 +223,19 @@ describe("applySet", () => {
   test("creates the Scenario document when there is none", () => {
     const d = docs();
     assert.deepEqual(applySet(d, "scenario:spec.seed=7"), { ok: true, document: 3 });
+    // Unnamed: the run keeps the file's name (as without --set).
     assert.deepEqual(d[3]!.toJS(), {
       apiVersion: "horizon.dev/v1alpha1",
       kind: "Scenario",
-      metadata: { name: "scenario" },
+      spec: { seed: 7 },
+    });
+    assert.deepEqual(applySet(d, "scenario:spec.duration=5m"), { ok: true, document: 3 });
+    const named = docs();
+    assert.deepEqual(applySet(named, "scenario/night:spec.seed=7"), { ok: true, document: 3 });
+    assert.deepEqual(named[3]!.toJS(), {
+      apiVersion: "horizon.dev/v1alpha1",
+      kind: "Scenario",
+      metadata: { name: "night" },
       spec: { seed: 7 },
     });
   });
