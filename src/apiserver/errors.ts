@@ -171,6 +171,16 @@ export function methodNotAllowed(r?: ResourceNames, name?: string): ApiError {
   );
 }
 
+/**
+ * What Horizon does not do by design (a pod's exec, attach, port-forward): 501 Not Implemented,
+ * as a virtual kubelet without the streaming calls answers. kubectl prints
+ * `Error from server (NotImplemented): MESSAGE` (exec, attach) and `error upgrading
+ * connection: MESSAGE` (port-forward).
+ */
+export function notSupported(message: string, details?: StatusDetails): ApiError {
+  return failure(501, "NotImplemented", message, details);
+}
+
 /** The watch cache's answer to a resourceVersion older than what it keeps (410 Gone). */
 export function expired(message: string): ApiError {
   return failure(410, "Expired", message);

@@ -26,6 +26,7 @@ import { list } from "./endpoints/list.js";
 import { podLog } from "./endpoints/log.js";
 import { patch } from "./endpoints/patch.js";
 import { scale } from "./endpoints/scale.js";
+import { podStream, STREAMING_SUBRESOURCES } from "./endpoints/stream.js";
 import { update } from "./endpoints/update.js";
 import { watch } from "./endpoints/watch.js";
 import { badRequest, errorResponse, methodNotAllowed, pathNotFound } from "./errors.js";
@@ -167,7 +168,12 @@ async function handleResource(
   }
   if (
     target.subresource !== undefined &&
-    !info.subresources.includes(target.subresource as "status")
+    !info.subresources.includes(target.subresource as "status") &&
+    !(
+      info.kind === "Pod" &&
+      target.name !== undefined &&
+      STREAMING_SUBRESOURCES.has(target.subresource)
+    )
   ) {
     return errorResponse(pathNotFound());
   }
@@ -226,6 +232,7 @@ async function dispatch(ctx: Ctx): Promise<ApiResponse> {
   }
   if (target.subresource === "scale") return scale(ctx, method);
   if (target.subresource === "log") return podLog(ctx, method);
+  if (STREAMING_SUBRESOURCES.has(target.subresource ?? "")) return podStream(ctx);
   switch (method) {
     case "GET":
       return get(ctx);

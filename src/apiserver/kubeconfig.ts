@@ -2,7 +2,8 @@
 // Over plain HTTP it carries `insecure-skip-tls-verify: true`, because @kubernetes/client-node
 // 1.x refuses http:// servers without it (kubectl accepts it either way).
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import { parse, stringify } from "yaml";
 
 export interface KubeconfigOptions {
@@ -21,6 +22,11 @@ export interface KubeconfigOptions {
    * controller), kept in a cluster extension for `horizon explain --kubeconfig`.
    */
   controllerDebugAddress?: string;
+}
+
+/** Where `horizon up` writes its kubeconfig by default (--kubeconfig-out). */
+export function defaultKubeconfigPath(home: string = homedir()): string {
+  return join(home, ".horizon", "kubeconfig");
 }
 
 /**

@@ -4,10 +4,12 @@
 // Exit codes: 0 explained, 1 no traces for that HPA (or the source could not be read), 2 bad
 // flags.
 import { createReadStream, fstatSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
 import { CoordinationV1Api } from "@kubernetes/client-node";
 import { type Command, Option } from "commander";
-import { controllerDebugAddressOf } from "../apiserver/kubeconfig.js";
+import { controllerDebugAddressOf, defaultKubeconfigPath } from "../apiserver/kubeconfig.js";
 import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.js";
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
@@ -36,6 +38,9 @@ export interface ExplainIO {
   now?: () => number;
   /** Standard input, for `--from-simulation -`. */
   stdin?: NodeJS.ReadableStream;
+  /** KUBECONFIG's source (default process.env) and the home directory (tests fix them). */
+  env?: Record<string, string | undefined>;
+  homeDir?: string;
 }
 
 export const EXPLAIN_DEFAULTS = {
@@ -225,6 +230,27 @@ export async function findLeaderAddress(options: {
     };
   }
   return { ok: true, value: { address, holder } };
+}
+
+/**
+ * Without --address or --kubeconfig: the kubeconfig the other commands read (KUBECONFIG's
+ * files, else ~/.kube/config), then the one `horizon up` writes (~/.horizon/kubeconfig); the
+ * first that names a controller (`export KUBECONFIG=…` as `horizon up` suggests finds it).
+ */
+function implicitUpController(
+  env: Record<string, string | undefined>,
+  home: string,
+): { file: string; address: string } | null {
+  const variable = env.KUBECONFIG;
+  const files =
+    variable !== undefined && variable !== ""
+      ? variable.split(delimiter).filter((file) => file !== "")
+      : [join(home, ".kube", "config")];
+  for (const file of [...files, defaultKubeconfigPath(home)]) {
+    const address = upControllerAddress(file);
+    if (address !== null) return { file, address };
+  }
+  return null;
 }
 
 /** The controller address `horizon up` wrote into a kubeconfig file (null: none, or unreadable). */
@@ -458,20 +484,22 @@ export async function explainCommand(
   } else {
     let address = options.address;
     let description = "";
+    const noLease = options.leaseName === undefined && options.leaseNamespace === undefined;
     // `horizon up` names its controller's address in the kubeconfig it writes (no Lease).
-    const upAddress =
-      options.kubeconfig !== undefined &&
-      options.leaseName === undefined &&
-      options.leaseNamespace === undefined
-        ? upControllerAddress(options.kubeconfig)
-        : null;
-    if (upAddress !== null) {
-      address = upAddress;
+    let up: { file: string; address: string } | null = null;
+    if (options.kubeconfig !== undefined && noLease) {
+      const found = upControllerAddress(options.kubeconfig);
+      if (found !== null) up = { file: options.kubeconfig, address: found };
+    } else if (options.kubeconfig === undefined && address === undefined && noLease) {
+      up = implicitUpController(io.env ?? process.env, io.homeDir ?? homedir());
+    }
+    if (up !== null) {
+      address = up.address;
       const fetched = await fetchDecisions(address, namespace, name);
       if (!fetched.ok) {
         io.err(`error: ${fetched.error}`);
         io.err(
-          `hint: ${options.kubeconfig} names the controller of \`horizon up\` at ${address}: is it still running?`,
+          `hint: ${up.file} names the controller of \`horizon up\` at ${address}: is it still running?`,
         );
         return 1;
       }
@@ -551,7 +579,7 @@ export function registerExplainCommand(program: Command): void {
     .option("-n, --namespace <namespace>", "the HPA's namespace", "default")
     .option(
       "--address <url>",
-      `a running controller's /debug address (default ${EXPLAIN_DEFAULTS.address}, the default --metrics-bind-address)`,
+      `a running controller's /debug address (default: the controller of \`horizon up\` named in $KUBECONFIG, ~/.kube/config or ~/.horizon/kubeconfig, else ${EXPLAIN_DEFAULTS.address}, the default --metrics-bind-address)`,
     )
     .option(
       "--kubeconfig <file>",

@@ -21,18 +21,25 @@ import {
 } from "../prometheus/adapter-config.js";
 import { type PrometheusProcess, startPrometheus } from "../prometheus/process.js";
 import { prometheusConfig } from "../prometheus/servicemonitor.js";
+import { type BindAddress, parseBindAddress } from "./controller-options.js";
 
 export interface PrometheusFlags {
   prometheus?: boolean;
   prometheusScrapeInterval?: string;
+  prometheusBindAddress?: string;
   adapterConfig?: string;
 }
+
+/** Prometheus' address by default: a free loopback port each run (the banner prints it). */
+export const DEFAULT_PROMETHEUS_BIND_ADDRESS = "127.0.0.1:0";
 
 export interface PrometheusStackOptions {
   /** Start Prometheus as a child process. */
   prometheus: boolean;
   /** Prometheus' global scrape interval, e.g. "15s". */
   scrapeInterval: string;
+  /** Its --web.listen-address (port 0: a free one). */
+  bindAddress: BindAddress;
   /** The adapter's rules (null: no adapter) and where they came from. */
   adapter: { config: AdapterConfig; source: string } | null;
   /** Discovery interval of the adapter (and of Prometheus' HTTP SD). */
@@ -46,11 +53,12 @@ export function parsePrometheusFlags(
   flags: PrometheusFlags,
 ): Parsed<PrometheusStackOptions | undefined> {
   if (!flags.prometheus && flags.adapterConfig === undefined) {
-    if (flags.prometheusScrapeInterval !== undefined) {
-      return {
-        ok: false,
-        error: "--prometheus-scrape-interval: has no effect without --prometheus",
-      };
+    for (const [flag, given] of [
+      ["--prometheus-scrape-interval", flags.prometheusScrapeInterval],
+      ["--prometheus-bind-address", flags.prometheusBindAddress],
+    ] as const) {
+      if (given !== undefined)
+        return { ok: false, error: `${flag}: has no effect without --prometheus` };
     }
     return { ok: true, value: undefined };
   }
@@ -70,6 +78,16 @@ export function parsePrometheusFlags(
     return {
       ok: false,
       error: `--prometheus-scrape-interval: expected a positive duration such as 15s or 1m, got "${interval}"`,
+    };
+  }
+  const bind = parseBindAddress(
+    "prometheus-bind-address",
+    flags.prometheusBindAddress ?? DEFAULT_PROMETHEUS_BIND_ADDRESS,
+  );
+  if (!bind.ok || bind.value === null) {
+    return {
+      ok: false,
+      error: `--prometheus-bind-address: must be HOST:PORT (port 0: a free one), got "${flags.prometheusBindAddress}"`,
     };
   }
   let adapter: PrometheusStackOptions["adapter"];
@@ -99,7 +117,13 @@ export function parsePrometheusFlags(
   }
   return {
     ok: true,
-    value: { prometheus: true, scrapeInterval: interval, adapter, relistIntervalMs: 5_000 },
+    value: {
+      prometheus: true,
+      scrapeInterval: interval,
+      bindAddress: bind.value,
+      adapter,
+      relistIntervalMs: 5_000,
+    },
   };
 }
 
@@ -170,7 +194,12 @@ export async function startPrometheusStack(
       scrapeInterval: options.scrapeInterval,
     });
   let config = render();
-  const started = await startPrometheus({ dataDir: dir, config });
+  const started = await startPrometheus({
+    dataDir: dir,
+    config,
+    listenAddress: options.bindAddress,
+    listenFlag: "--prometheus-bind-address",
+  });
   if (!started.ok) {
     if (!context.dataDir) rmSync(dir, { recursive: true, force: true });
     return started;

@@ -3,9 +3,9 @@
 // and @kubernetes/client-node work against it unchanged (k3s-style: one command, one file).
 // Exit codes: 0 stopped cleanly (Ctrl-C / SIGTERM), 1 startup failed, 2 bad input.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isIPv4 } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
@@ -14,7 +14,11 @@ import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserv
 import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
-import { renderKubeconfig, writeKubeconfig } from "../apiserver/kubeconfig.js";
+import {
+  defaultKubeconfigPath,
+  renderKubeconfig,
+  writeKubeconfig,
+} from "../apiserver/kubeconfig.js";
 import { KubernetesServiceController } from "../apiserver/kubernetes-service.js";
 import { scaleManagedFields as scaleOwnership } from "../apiserver/registry/store.js";
 import {
@@ -62,6 +66,7 @@ import { EXPLAIN_DEFAULTS } from "./explain.js";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "./gc.js";
 import {
   AdapterHook,
+  DEFAULT_PROMETHEUS_BIND_ADDRESS,
   type PrometheusFlags,
   type PrometheusStackOptions,
   parsePrometheusFlags,
@@ -75,9 +80,7 @@ export const DEFAULT_ADDRESS = "127.0.0.1";
 /** A free loopback port each run (the banner prints it): several `horizon up` may run at once. */
 export const DEFAULT_DASHBOARD_ADDRESS = "127.0.0.1:0";
 
-export function defaultKubeconfigPath(): string {
-  return join(homedir(), ".horizon", "kubeconfig");
-}
+export { defaultKubeconfigPath };
 
 /** An empty cluster: no objects, no workload models, every Scenario default (SCENARIO_DEFAULTS). */
 export function emptyScenario(): Scenario {
@@ -195,6 +198,8 @@ export interface RunningUp {
    * loops wrote (the kubelet's node status and lease at start, the kubernetes Service).
    */
   startResourceVersion: number;
+  /** How many objects the store held then. */
+  startObjectCount: number;
   /** The dashboard's base URL and a one-time login link (null: not served). */
   dashboard: { url: string; loginUrl: string } | null;
   /** Prometheus and the adapter, with --prometheus. */
@@ -205,7 +210,10 @@ export interface RunningUp {
   close(): Promise<void>;
 }
 
-export type StartUpResult = { ok: true; value: RunningUp } | { ok: false; error: string };
+/** `usage`: the flags do not fit the data directory (the command exits 2, as for bad input). */
+export type StartUpResult =
+  | { ok: true; value: RunningUp }
+  | { ok: false; error: string; usage?: true };
 
 /** The names kube-apiserver's serving certificate carries for the kubernetes Service. */
 const KUBERNETES_SERVICE_HOSTS = [
@@ -240,9 +248,18 @@ function buildCluster(
   startTime: number,
   dir: string | undefined,
   network: NetworkOptions,
-): Parsed<{ cluster: EmbeddedCluster; dataDir: DataDir | null; seed: readonly KubeObject[] }> {
+):
+  | {
+      ok: true;
+      value: { cluster: EmbeddedCluster; dataDir: DataDir | null; seed: readonly KubeObject[] };
+    }
+  | { ok: false; error: string; usage?: true } {
   // The in-process controller writes spec.replicas through scale, as kube-controller-manager.
   const scaleManagedFields = scaleOwnership("kube-controller-manager");
+  // Generated names (pods, EndpointSlices) are random, as upstream's: never those of another
+  // run, nor those of the objects a delete and re-apply replaced. The scenario's seed still
+  // drives its models' noise.
+  const nameSeed = () => randomBytes(4).readUInt32LE(0);
   if (dir === undefined) {
     const cluster = new EmbeddedCluster({
       model: clusterModelOf(scenario.spec),
@@ -250,12 +267,18 @@ function buildCluster(
       scaleManagedFields,
       network,
       componentEvents: true,
+      nameSeed,
     });
     return { ok: true, value: { cluster, dataDir: null, seed: scenario.objects } };
   }
   const opened = openDataDir(dir);
   if (!opened.ok) return opened;
   const dataDir = opened.value;
+  const stored = keepNetworkRanges(dataDir, network);
+  if (!stored.ok) {
+    dataDir.close();
+    return stored;
+  }
   try {
     // The store runs on the cluster's clock, which exists only once the cluster does.
     let cluster: EmbeddedCluster | undefined;
@@ -271,6 +294,7 @@ function buildCluster(
       scaleManagedFields,
       network,
       componentEvents: true,
+      nameSeed,
     });
     const seed = dataDir.fresh ? scenario.objects : [];
     return { ok: true, value: { cluster, dataDir, seed } };
@@ -278,6 +302,63 @@ function buildCluster(
     dataDir.close();
     return { ok: false, error: `--data-dir ${dir}: ${(error as Error).message}` };
   }
+}
+
+/** Where a data directory keeps the address ranges its pods and Services were given. */
+export const NETWORK_FILE = "network.json";
+
+/**
+ * The ranges are the data directory's: its pods and Services keep their addresses across a
+ * restart, so a restart with other ranges would leave pods Running on addresses nothing
+ * listens on and the kubernetes Service outside the serving certificate. A directory without
+ * them (fresh, or from an older Horizon) records this run's.
+ */
+function keepNetworkRanges(
+  dataDir: DataDir,
+  network: NetworkOptions,
+): { ok: true } | { ok: false; error: string; usage: true } | { ok: false; error: string } {
+  const file = join(dataDir.dir, NETWORK_FILE);
+  const given = { podCidr: network.podCidr.text, serviceCidr: network.serviceCidr.text };
+  let text: string | null = null;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      return { ok: false, error: `--data-dir ${dataDir.dir}: ${(error as Error).message}` };
+    }
+  }
+  if (text !== null) {
+    let stored: { podCidr?: unknown; serviceCidr?: unknown };
+    try {
+      stored = JSON.parse(text);
+    } catch {
+      return { ok: false, error: `--data-dir ${dataDir.dir}: ${NETWORK_FILE} is not JSON` };
+    }
+    for (const [flag, key, what] of [
+      ["--pod-cidr", "podCidr", "pods"],
+      ["--service-cidr", "serviceCidr", "Services"],
+    ] as const) {
+      const kept = stored[key];
+      if (typeof kept === "string" && kept !== given[key]) {
+        return {
+          ok: false,
+          usage: true,
+          error: `${flag} ${given[key]}: the cluster in --data-dir ${dataDir.dir} gave its ${what} addresses in ${kept}, and they keep them; start with ${flag} ${kept}, or with a new --data-dir for a cluster in ${given[key]}`,
+        };
+      }
+    }
+    if (typeof stored.podCidr === "string" && typeof stored.serviceCidr === "string") {
+      return { ok: true };
+    }
+  }
+  try {
+    const temporary = `${file}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(given)}\n`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch (error) {
+    return { ok: false, error: `--data-dir ${dataDir.dir}: ${(error as Error).message}` };
+  }
+  return { ok: true };
 }
 
 /**
@@ -443,6 +524,8 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   }
   driver.start();
   const startResourceVersion = Number(cluster.store.resourceVersion());
+  let startObjectCount = 0;
+  for (const _ of cluster.store.objects()) startObjectCount++;
   const kubernetesService = new KubernetesServiceController({
     cluster,
     publicIP: advertiseAddress(address),
@@ -637,6 +720,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       controller,
       dataDir,
       startResourceVersion,
+      startObjectCount,
       dashboard: controller?.dashboard
         ? { url: controller.dashboard.url, loginUrl: controller.dashboard.loginUrl() }
         : null,
@@ -706,6 +790,7 @@ export interface UpCommandOptions {
   metricsBindAddress?: string;
   prometheus?: boolean;
   prometheusScrapeInterval?: string;
+  prometheusBindAddress?: string;
   adapterConfig?: string;
   podCidr?: string;
   serviceCidr?: string;
@@ -801,6 +886,9 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
     ...(options.prometheusScrapeInterval !== undefined
       ? { prometheusScrapeInterval: options.prometheusScrapeInterval }
       : {}),
+    ...(options.prometheusBindAddress !== undefined
+      ? { prometheusBindAddress: options.prometheusBindAddress }
+      : {}),
     ...(options.adapterConfig !== undefined ? { adapterConfig: options.adapterConfig } : {}),
   };
   const prometheus = parsePrometheusFlags(flags);
@@ -827,10 +915,17 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
 
 /** How to point kubectl at the server. */
 export function usageBanner(running: RunningUp, options: StartUpOptions, source: string): string[] {
+  const { dataDir } = running;
+  // A restarted data directory holds what its clients left there, not the scenario's objects.
+  const cluster =
+    dataDir && !dataDir.fresh
+      ? `restored${source === "empty" ? "" : ` (${source.replace(/ \(.*\)$/, "")} not applied: it seeds a fresh --data-dir only)`}`
+      : source;
+  const objects = `${running.startObjectCount} object${running.startObjectCount === 1 ? "" : "s"}`;
   const lines = [
     `Horizon API server (Kubernetes v1.34 API) listening on ${running.url}`,
-    running.dataDir
-      ? `  cluster: ${source}; store: ${running.dataDir.dir} (durable; resourceVersion ${running.startResourceVersion} at start)`
+    dataDir
+      ? `  cluster: ${cluster}; store: ${dataDir.dir} (durable; ${objects}, resourceVersion ${running.startResourceVersion} at start)`
       : `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
     running.controllerConfig
       ? `  controller: Horizon's HPA controller ${running.controller ? "over this API server (client-node)" : "in-process"}, sync period ${formatDuration(running.controllerConfig.syncPeriodMs)}`
@@ -935,7 +1030,7 @@ export async function upCommand(
   const started = await startUp(startOptions);
   if (!started.ok) {
     io.err(`error: ${started.error}`);
-    return 1;
+    return started.usage ? 2 : 1;
   }
   const running = started.value;
   for (const line of usageBanner(running, startOptions, source)) io.out(line);
@@ -1004,6 +1099,10 @@ export function registerUpCommand(program: Command): void {
       "start Prometheus (Debian's prometheus package) as a child process scraping what ServiceMonitors select, and serve the custom/external metrics APIs from it",
     )
     .option("--prometheus-scrape-interval <duration>", "Prometheus' scrape interval (default 15s)")
+    .option(
+      "--prometheus-bind-address <host:port>",
+      `Prometheus' --web.listen-address (default ${DEFAULT_PROMETHEUS_BIND_ADDRESS}: a free port, printed)`,
+    )
     .option(
       "--adapter-config <file>",
       "prometheus-adapter's configuration for the metrics APIs (default with --prometheus: the book's rules)",

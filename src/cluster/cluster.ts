@@ -106,6 +106,12 @@ export interface ClusterOptions {
   componentEvents?: boolean;
   /** Recent changes the new store keeps for resumed watches (StoreOptions.history). */
   watchHistory?: number;
+  /**
+   * The seed of each generated-name stream (a ReplicaSet's pods, a Service's EndpointSlice),
+   * by the stream's identity. Default: from the model's seed, so equal histories give equal
+   * names (the simulator); `horizon up` draws them at random, as upstream's suffixes are.
+   */
+  nameSeed?: (identity: string) => number;
 }
 
 /** What the timeline samples record for one workload at the current time. */
@@ -145,6 +151,8 @@ const WORKLOAD_KINDS = new Set([
 export class EmbeddedCluster {
   readonly store: ObjectStore;
   readonly model: ClusterModel;
+  /** The seed of a generated-name stream by its identity (ClusterOptions.nameSeed). */
+  readonly nameSeed: (identity: string) => number;
   readonly startTime: number;
   /** The virtual time everything has run up to (epoch ms). */
   now: number;
@@ -193,6 +201,8 @@ export class EmbeddedCluster {
 
   constructor(options: ClusterOptions) {
     this.model = options.model;
+    const seed = options.model.seed;
+    this.nameSeed = options.nameSeed ?? ((identity) => streamSeed(seed, identity));
     this.startTime = options.startTime;
     this.now = options.startTime;
     this.#scaleManagedFields = options.scaleManagedFields;
@@ -209,7 +219,7 @@ export class EmbeddedCluster {
     this.network = options.network
       ? new ClusterNetwork(options.network, {
           store: this.store,
-          seed: this.model.seed,
+          nameSeed: this.nameSeed,
           now: () => this.now,
           write: (action) => this.#write(action),
         })
@@ -259,7 +269,7 @@ export class EmbeddedCluster {
       workload,
       parseTemplate(spec.template),
       hash,
-      streamSeed(this.model.seed, `names/${namespace}/ReplicaSet/${object.metadata.name}`),
+      this.nameSeed(`names/${namespace}/ReplicaSet/${object.metadata.name}`),
       Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(this.now),
     );
     workload.owners.push(owner);
@@ -672,7 +682,7 @@ export class EmbeddedCluster {
           workload,
           parseTemplate(spec.template),
           templateHash(spec.template),
-          streamSeed(this.model.seed, `names/${key}`),
+          this.nameSeed(`names/${key}`),
           Date.parse(object.metadata.creationTimestamp ?? "") || this.now,
         );
         workload.owners.push(owner);
@@ -833,7 +843,7 @@ export class EmbeddedCluster {
       get now() {
         return cluster.now;
       },
-      seed: this.model.seed,
+      nameSeed: this.nameSeed,
       get advance() {
         return cluster.#advances;
       },

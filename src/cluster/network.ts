@@ -72,7 +72,7 @@ export class ClusterNetwork {
     options: NetworkOptions,
     cluster: {
       store: ObjectStore;
-      seed: number;
+      nameSeed(identity: string): number;
       now: () => number;
       write: <T>(action: () => T) => T;
     },
@@ -90,7 +90,7 @@ export class ClusterNetwork {
     this.endpoints = new EndpointsController({
       store: cluster.store,
       write: cluster.write,
-      seed: cluster.seed,
+      nameSeed: cluster.nameSeed,
       onRouting: (key, routing) => this.#pods?.serviceRouting(key, routing),
     });
   }

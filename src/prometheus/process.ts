@@ -1,5 +1,5 @@
 // Prometheus as a child process of `horizon up --prometheus`: the binary found on PATH (Debian's
-// package: /usr/bin/prometheus), a loopback port, its TSDB in the data directory (or a temp
+// package: /usr/bin/prometheus), a free loopback port or the address given, its TSDB in the data directory (or a temp
 // directory), the lifecycle API on for reloads (POST /-/reload after the configuration file
 // changes), stopped with SIGTERM, and with `horizon up` however it ends (WATCHDOG).
 import { type ChildProcess, spawn } from "node:child_process";
@@ -39,16 +39,43 @@ const WATCHDOG = [
   'exec "$@" </dev/null 3<&-',
 ].join("\n");
 
-async function freeLoopbackPort(): Promise<number> {
+/**
+ * Listens on host:port and lets go at once: whether Prometheus can (a clear error before it
+ * starts, not its log), and which port 0 picks.
+ */
+async function probeListen(
+  host: string,
+  port: number,
+): Promise<{ ok: true; port: number } | { ok: false; error: string }> {
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, resolve);
+    });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why =
+      code === "EADDRINUSE"
+        ? "address already in use"
+        : code === "EADDRNOTAVAIL"
+          ? "address not available on this machine"
+          : code === "EACCES"
+            ? "permission denied"
+            : message;
+    return { ok: false, error: why };
+  }
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== "object" || address === null) throw new Error("no free port");
-  return address.port;
+  if (typeof address !== "object" || address === null) return { ok: false, error: "no port" };
+  return { ok: true, port: address.port };
+}
+
+/** Host part of a URL: IPv6 in brackets, a wildcard dialled on loopback. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
 }
 
 export interface PrometheusProcess {
@@ -65,8 +92,10 @@ export interface StartOptions {
   /** Where the TSDB and configuration go; a temp directory (removed on stop) when absent. */
   dataDir?: string;
   config: string;
-  /** Loopback port; 0 or absent picks a free one. */
-  port?: number;
+  /** Prometheus' --web.listen-address; default 127.0.0.1 and a free port (port 0: a free one). */
+  listenAddress?: { host: string; port: number };
+  /** The flag that set listenAddress, named when it cannot be listened on. */
+  listenFlag?: string;
   binary?: string | null;
   readyTimeoutMs?: number;
   log?: (line: string) => void;
@@ -81,8 +110,17 @@ export async function startPrometheus(options: StartOptions): Promise<StartResul
   mkdirSync(dir, { recursive: true });
   const configFile = join(dir, "prometheus.yml");
   writeFileSync(configFile, options.config);
-  const port = options.port || (await freeLoopbackPort());
-  const url = `http://127.0.0.1:${port}`;
+  const host = options.listenAddress?.host ?? "127.0.0.1";
+  const probed = await probeListen(host, options.listenAddress?.port ?? 0);
+  if (!probed.ok) {
+    if (temporary) rmSync(dir, { recursive: true, force: true });
+    const flag = options.listenFlag ?? "--prometheus";
+    const wanted = `${host.includes(":") ? `[${host}]` : host}:${options.listenAddress?.port ?? 0}`;
+    return { ok: false, error: `${flag} ${wanted}: cannot listen there: ${probed.error}` };
+  }
+  const { port } = probed;
+  const listen = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const url = `http://${urlHost(host)}:${port}`;
   const child: ChildProcess = spawn(
     "/bin/sh",
     [
@@ -92,7 +130,7 @@ export async function startPrometheus(options: StartOptions): Promise<StartResul
       binary,
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${join(dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${port}`,
+      `--web.listen-address=${listen}`,
       "--web.enable-lifecycle",
     ],
     { stdio: ["pipe", "ignore", "pipe"] },

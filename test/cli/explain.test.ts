@@ -3,7 +3,7 @@
 // Lease on Horizon's embedded API server; the wording of each branch; exit codes.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -32,7 +32,15 @@ import { cpuUtilization, t } from "../core/builders.js";
 
 const dir = mkdtempSync(join(tmpdir(), "horizon-explain-"));
 
-async function explain(target: string, options: ExplainOptions, stdin?: NodeJS.ReadableStream) {
+/** No KUBECONFIG and an empty home directory unless a test gives them: this machine's are not read. */
+const emptyHome = mkdtempSync(join(tmpdir(), "horizon-explain-home-"));
+
+async function explain(
+  target: string,
+  options: ExplainOptions,
+  stdin?: NodeJS.ReadableStream,
+  where: { env?: Record<string, string | undefined>; homeDir?: string } = {},
+) {
   let out = "";
   const err: string[] = [];
   const code = await explainCommand(target, options, {
@@ -42,6 +50,8 @@ async function explain(target: string, options: ExplainOptions, stdin?: NodeJS.R
     err: (line) => err.push(line),
     now: () => t(75),
     ...(stdin ? { stdin } : {}),
+    env: where.env ?? {},
+    homeDir: where.homeDir ?? emptyHome,
   });
   return { code, out, err: err.join("\n") };
 }
@@ -369,6 +379,67 @@ describe("through the kubeconfig `horizon up` wrote", () => {
       answer.out,
     );
     assert.ok(answer.out.includes("Scaled from 2 to 4 replicas"));
+  });
+
+  it("without --address or --kubeconfig: the controller KUBECONFIG names (as `horizon up` says to export)", async () => {
+    const other = renderKubeconfig({ server: "https://127.0.0.1:1" });
+    const plain = join(dir, "plain-kubeconfig");
+    writeFileSync(plain, other);
+    // A list, as clientcmd reads it: the first file naming a controller.
+    const env = { KUBECONFIG: `${join(dir, "missing")}:${plain}:${written(server.debugUrl!)}` };
+    const answer = await explain("hpa/web", {}, undefined, { env });
+    assert.equal(answer.code, 0, answer.err);
+    assert.ok(
+      answer.out.startsWith(
+        `HPA default/web — from the controller of \`horizon up\` at ${server.debugUrl}\n`,
+      ),
+      answer.out,
+    );
+  });
+
+  it("then ~/.kube/config, then ~/.horizon/kubeconfig (where `horizon up` writes it)", async () => {
+    for (const path of [
+      [".kube", "config"],
+      [".horizon", "kubeconfig"],
+    ]) {
+      const home = mkdtempSync(join(tmpdir(), "horizon-explain-home-"));
+      mkdirSync(join(home, path[0]!));
+      writeFileSync(join(home, ...path), readFileSync(written(server.debugUrl!)));
+      const answer = await explain("hpa/web", {}, undefined, { homeDir: home });
+      assert.equal(answer.code, 0, answer.err);
+      assert.ok(answer.out.includes(`from the controller of \`horizon up\` at ${server.debugUrl}`));
+    }
+    // KUBECONFIG naming no controller: ~/.horizon/kubeconfig still does.
+    const home = mkdtempSync(join(tmpdir(), "horizon-explain-home-"));
+    mkdirSync(join(home, ".horizon"));
+    writeFileSync(join(home, ".horizon", "kubeconfig"), readFileSync(written(server.debugUrl!)));
+    const plain = join(dir, "plain-kubeconfig-2");
+    writeFileSync(plain, renderKubeconfig({ server: "https://127.0.0.1:1" }));
+    const answer = await explain("hpa/web", {}, undefined, {
+      env: { KUBECONFIG: plain },
+      homeDir: home,
+    });
+    assert.equal(answer.code, 0, answer.err);
+  });
+
+  it("a controller the implicit kubeconfig names but that is gone: the hint names the file", async () => {
+    const closed = await startObservabilityServer({
+      metricsAddress: null,
+      debugAddress: { host: "127.0.0.1", port: 0 },
+      metrics: new ControllerMetrics({ processMetrics: false }),
+      decisions: new DecisionStore(),
+    });
+    const url = closed.debugUrl!;
+    await closed.close();
+    const file = written(url);
+    const answer = await explain("hpa/web", {}, undefined, { env: { KUBECONFIG: file } });
+    assert.equal(answer.code, 1);
+    assert.ok(
+      answer.err.includes(
+        `hint: ${file} names the controller of \`horizon up\` at ${url}: is it still running?`,
+      ),
+      answer.err,
+    );
   });
 
   it("--lease-* flags still look for the Lease", async () => {

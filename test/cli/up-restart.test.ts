@@ -2,11 +2,11 @@
 // ReplicaSet and pods) keeps its resourceVersion, as across a restart of kube-apiserver; pods
 // keep their IPs and Services their ClusterIPs, and new objects never get an address in use.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { startUp } from "../../src/cli/up.js";
+import { NETWORK_FILE, type StartUpOptions, startUp, usageBanner } from "../../src/cli/up.js";
 import { deployment } from "../cluster/builders.js";
 import { pollUntil } from "../e2e/helpers.js";
 
@@ -24,13 +24,14 @@ const svc = (name: string) => ({
   spec: { selector: { app: "web" }, ports: [{ port: 80 }] },
 });
 
-async function up(dataDir: string) {
+async function up(dataDir: string | undefined, options: StartUpOptions = {}) {
   const started = await startUp({
     port: 0,
     insecureHttp: true,
     controller: false,
     kubeconfigOut: null,
-    dataDir,
+    ...(dataDir !== undefined ? { dataDir } : {}),
+    ...options,
   });
   if (!started.ok) throw new Error(started.error);
   const running = started.value;
@@ -145,5 +146,117 @@ describe("horizon up --data-dir restart", () => {
     } finally {
       await second.running.close();
     }
+  });
+
+  it("says what the restored store holds", async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "horizon-up-restart-")), "data");
+    const first = await up(dataDir);
+    try {
+      const banner = usageBanner(first.running, {}, "empty").join("\n");
+      assert.match(
+        banner,
+        /cluster: empty; store: .* \(durable; \d+ objects?, resourceVersion \d+ at start\)/,
+      );
+      await first.call("POST", SERVICES, svc("a"));
+    } finally {
+      await first.running.close();
+    }
+    const second = await up(dataDir);
+    try {
+      let count = 0;
+      for (const _ of second.running.cluster.store.objects()) count++;
+      assert.ok(second.running.startObjectCount > 1);
+      assert.ok(second.running.startObjectCount <= count);
+      const banner = usageBanner(second.running, {}, "scenario x.yaml (3 objects)").join("\n");
+      assert.match(
+        banner,
+        new RegExp(
+          `cluster: restored \\(scenario x\\.yaml not applied: it seeds a fresh --data-dir only\\); store: .* \\(durable; ${second.running.startObjectCount} objects, resourceVersion`,
+        ),
+      );
+    } finally {
+      await second.running.close();
+    }
+  });
+
+  it("refuses other --pod-cidr or --service-cidr than the data directory's", async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "horizon-up-restart-")), "data");
+    const first = await up(dataDir, { podCidr: "127.70.0.0/16", serviceCidr: "127.71.0.0/16" });
+    await first.running.close();
+    assert.deepEqual(JSON.parse(readFileSync(join(dataDir, NETWORK_FILE), "utf8")), {
+      podCidr: "127.70.0.0/16",
+      serviceCidr: "127.71.0.0/16",
+    });
+    for (const [options, flag, kept] of [
+      [{ serviceCidr: "127.71.0.0/16" }, "--pod-cidr", "127.70.0.0/16"],
+      [
+        { podCidr: "127.70.0.0/16", serviceCidr: "127.72.0.0/16" },
+        "--service-cidr",
+        "127.71.0.0/16",
+      ],
+    ] as const) {
+      const refused = await startUp({
+        port: 0,
+        insecureHttp: true,
+        controller: false,
+        kubeconfigOut: null,
+        dataDir,
+        ...options,
+      });
+      assert.equal(refused.ok, false);
+      if (refused.ok) continue;
+      assert.equal(refused.usage, true);
+      assert.ok(refused.error.startsWith(`${flag} `), refused.error);
+      assert.ok(refused.error.includes(`start with ${flag} ${kept}`), refused.error);
+      assert.ok(refused.error.includes("a new --data-dir"), refused.error);
+    }
+    // The refusals left the directory unlocked: the stored ranges start.
+    const again = await up(dataDir, { podCidr: "127.70.0.0/16", serviceCidr: "127.71.0.0/16" });
+    await again.running.close();
+    // A directory from before the ranges were kept takes this run's, and keeps them.
+    rmSync(join(dataDir, NETWORK_FILE));
+    const older = await up(dataDir);
+    await older.running.close();
+    assert.ok(existsSync(join(dataDir, NETWORK_FILE)));
+    assert.deepEqual(JSON.parse(readFileSync(join(dataDir, NETWORK_FILE), "utf8")), {
+      podCidr: "127.64.0.0/16",
+      serviceCidr: "127.65.0.0/16",
+    });
+  });
+});
+
+describe("horizon up generated names", () => {
+  const podNames = async (call: Awaited<ReturnType<typeof up>>["call"], n: number) =>
+    pollUntil(`${n} pods`, async () => {
+      const items = (await call("GET", PODS)).items as Json[];
+      const live = items.filter((p) => !p.metadata.deletionTimestamp);
+      return live.length === n && items.length === n
+        ? live.map((p) => p.metadata.name as string).sort()
+        : undefined;
+    });
+
+  it("are new in every run and after a delete and re-create", async () => {
+    const runs: string[][] = [];
+    for (let run = 0; run < 2; run++) {
+      const server = await up(undefined);
+      try {
+        await server.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }));
+        runs.push(await podNames(server.call, 3));
+        await server.call("DELETE", `${DEPLOYMENTS}/web?propagationPolicy=Foreground`);
+        await server.call("DELETE", `${PODS}?gracePeriodSeconds=0`);
+        await pollUntil("no pods", async () =>
+          (await server.call("GET", PODS)).items.length === 0 ? true : undefined,
+        );
+        await pollUntil("no Deployment", async () =>
+          (await server.call("GET", `${DEPLOYMENTS}/web`)).kind === "Status" ? true : undefined,
+        );
+        await server.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }));
+        runs.push(await podNames(server.call, 3));
+      } finally {
+        await server.running.close();
+      }
+    }
+    const all = runs.flat();
+    assert.equal(new Set(all).size, all.length, JSON.stringify(runs));
   });
 });

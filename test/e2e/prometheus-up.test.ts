@@ -418,11 +418,68 @@ describe("--prometheus without the binary, and bad flags", () => {
     });
   });
 
+  test("an address Prometheus cannot listen on is an error naming the flag", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const options = parsePrometheusFlags({
+        prometheus: true,
+        prometheusBindAddress: `127.0.0.1:${port}`,
+      });
+      assert.ok(options.ok && options.value);
+      assert.deepEqual(options.value.bindAddress, { host: "127.0.0.1", port });
+      // The address is checked before Prometheus is started (the binary here never runs).
+      const started = await startPrometheus({
+        config: "global: {}\n",
+        binary: "/bin/false",
+        listenAddress: options.value.bindAddress,
+        listenFlag: "--prometheus-bind-address",
+      });
+      assert.deepEqual(started, {
+        ok: false,
+        error: `--prometheus-bind-address 127.0.0.1:${port}: cannot listen there: address already in use`,
+      });
+    } finally {
+      taken.close();
+    }
+  });
+
+  test("Prometheus listens where --prometheus-bind-address says", {
+    skip: prometheusSkip("prometheus-bind-address"),
+  }, async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const { port } = free.address() as AddressInfo;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const started = await startPrometheus({
+      config: "global: {}\n",
+      listenAddress: { host: "127.0.0.1", port },
+    });
+    assert.ok(started.ok, started.ok ? "" : started.error);
+    try {
+      assert.equal(started.value.url, `http://127.0.0.1:${port}`);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/-/ready`)).status, 200);
+    } finally {
+      await started.value.stop();
+    }
+  });
+
   const cases: {
     name: string;
     flags: Parameters<typeof parsePrometheusFlags>[0];
     error: RegExp;
   }[] = [
+    {
+      name: "a bind address that is not HOST:PORT",
+      flags: { prometheus: true, prometheusBindAddress: "9090" },
+      error: /^--prometheus-bind-address: must be HOST:PORT \(port 0: a free one\), got "9090"$/,
+    },
+    {
+      name: "a bind address without --prometheus",
+      flags: { prometheusBindAddress: "127.0.0.1:9090" },
+      error: /^--prometheus-bind-address: has no effect without --prometheus$/,
+    },
     {
       name: "an adapter config without --prometheus",
       flags: { adapterConfig: "x.yaml" },

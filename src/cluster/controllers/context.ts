@@ -10,8 +10,8 @@ export interface ControllerContext {
   readonly store: ObjectStore;
   /** The virtual time everything has run up to (epoch ms). */
   readonly now: number;
-  /** The model's seed (ReplicaSet name streams). */
-  readonly seed: number;
+  /** The seed of a generated-name stream (a ReplicaSet's pods): ClusterOptions.nameSeed. */
+  nameSeed(identity: string): number;
   /** Counts the cluster's advances of time: a controller's per-sync budgets renew with it. */
   readonly advance: number;
   /** A write by the cluster's own controllers: its store listener does not react to it. */

@@ -7,7 +7,7 @@ import { rfc3339, truncateToSecond } from "../../api/time.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
 import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
 import { PodOwner, parseTemplate, type Workload } from "../model.js";
-import { hashString, safeEncode, stableStringify, streamSeed } from "../random.js";
+import { hashString, safeEncode, stableStringify } from "../random.js";
 import {
   byCreation,
   newReplicaSetReplicas,
@@ -359,7 +359,7 @@ function createReplicaSet(
     workload,
     parseTemplate(rsTemplate),
     hash,
-    streamSeed(ctx.seed, `names/${workload.namespace}/ReplicaSet/${name}`),
+    ctx.nameSeed(`names/${workload.namespace}/ReplicaSet/${name}`),
     Date.parse(object.metadata.creationTimestamp ?? "") || truncateToSecond(ctx.now),
   );
   workload.owners.push(owner);

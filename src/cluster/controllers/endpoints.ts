@@ -12,7 +12,7 @@ import { jsonEqual } from "../../core/json.js";
 import { ipToNumber } from "../ipam.js";
 import { NODE_NAME } from "../kubelet.js";
 import { serviceSelects } from "../load.js";
-import { Random, randomSuffix, streamSeed } from "../random.js";
+import { Random, randomSuffix } from "../random.js";
 import type { ObjectStore, WatchEvent } from "../store.js";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -276,7 +276,8 @@ export interface EndpointsControllerOptions {
   store: ObjectStore;
   /** A write by the cluster itself (its store listener does not react to it). */
   write<T>(action: () => T): T;
-  seed: number;
+  /** The seed of a generated-name stream (ClusterOptions.nameSeed). */
+  nameSeed(identity: string): number;
   /** A Service's routing changed (null: the Service is gone or proxies nothing). */
   onRouting?: (key: string, routing: ServiceRouting | null) => void;
 }
@@ -490,8 +491,8 @@ export class EndpointsController {
       );
       return;
     }
-    // generateName `<service>-`: a seeded suffix, so equal histories give equal names.
-    const random = new Random(streamSeed(this.#options.seed, `endpointslice/${namespace}/${name}`));
+    // generateName `<service>-`: a suffix from the cluster's name streams.
+    const random = new Random(this.#options.nameSeed(`endpointslice/${namespace}/${name}`));
     let sliceName: string;
     do sliceName = `${name}-${randomSuffix(random)}`;
     while (store.get("EndpointSlice", namespace, sliceName));
