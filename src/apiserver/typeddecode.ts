@@ -92,7 +92,9 @@ class Decoder {
 
   /** The value as decoded, or ZERO for a null Go ignores (the field stays at its zero value). */
   decode(node: SchemaNode, value: unknown, where: Where): unknown {
-    if (node.kind === "deduced") return node.shape ? this.decode(node.shape, value, where) : value;
+    if (node.kind === "deduced") {
+      return node.shape && !node.unstructured ? this.decode(node.shape, value, where) : value;
+    }
     if (value === null) {
       // metav1.Time: its own null handling (../microtime.ts).
       if (node.kind === "scalar" && (node.type === "Time" || node.type === "MicroTime"))

@@ -134,6 +134,51 @@ function describeExplain(binary: KubectlBinary): void {
       }
     });
 
+    it("a ServiceMonitor has the operator CRD's fields: a typo is kubectl's strict error, explain lists them", async () => {
+      const manifest = (name: string) =>
+        `apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: ${name}, namespace: default}
+spec:
+  foo: bar
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http, intervall: 5s}]
+`;
+      const strict = await kubectl(ctx, ["apply", "-f", "-"], { stdin: manifest("typo") });
+      assert.equal(strict.code, 1, strict.stdout);
+      assert.match(
+        strict.stderr,
+        /strict decoding error: unknown field "spec\.endpoints\[0\]\.intervall", unknown field "spec\.foo"/,
+      );
+      assert.equal((await run(["get", "servicemonitor", "typo"])).code, 1, "nothing stored");
+      // --validate=warn: warned, and the unknown fields are dropped as a CRD's pruning drops them.
+      const warned = await kubectl(ctx, ["apply", "--validate=warn", "-f", "-"], {
+        stdin: manifest("warned"),
+      });
+      kubectlOk(warned, "apply --validate=warn");
+      assert.match(warned.stderr, /unknown field "spec\.foo"/);
+      const spec = JSON.parse(
+        kubectlOk(await run(["get", "smon", "warned", "-o", "jsonpath={.spec}"]), "get"),
+      );
+      assert.deepEqual(spec, {
+        endpoints: [{ port: "http" }],
+        selector: { matchLabels: { app: "web" } },
+      });
+      const names = fields(
+        kubectlOk(await run(["explain", "servicemonitor.spec.endpoints"]), "explain"),
+      ).map((l) => l.split(" ")[0]);
+      for (const f of [
+        "interval",
+        "port",
+        "targetPort",
+        "scrapeTimeout",
+        "honorLabels",
+        "tlsConfig",
+      ]) {
+        assert.ok(names.includes(f), `no ${f} among ${names.join(", ")}`);
+      }
+    });
+
     it("explain a field that does not exist: kubectl's error", async () => {
       const result = await run(["explain", "hpa.spec.nosuchfield"]);
       assert.equal(result.code, 1);

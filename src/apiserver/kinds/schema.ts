@@ -42,6 +42,12 @@ export interface FieldTags {
    * (deduced, its path owned as a member), as before the field was written down.
    */
   applyUnlisted?: boolean;
+  /**
+   * A deduced part of a kind that is a custom resource upstream (ServiceMonitor): its shape gives
+   * its fields (unknown-field detection, OpenAPI) but the body is not decoded into Go types; the
+   * kind checks types as its CRD's schema does.
+   */
+  unstructured?: boolean;
 }
 
 export type SchemaNode = FieldTags &

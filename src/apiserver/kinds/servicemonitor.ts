@@ -4,10 +4,84 @@
 // no strategic merge keys: its lists are atomic.
 import type { KubeObject } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
-import { root } from "./meta.js";
+import { LABEL_SELECTOR, root } from "./meta.js";
 import { AGE, NAME, since } from "./printing.js";
-import { DEDUCED } from "./schema.js";
+import {
+  atomicList,
+  atomicOf,
+  bool,
+  DEDUCED,
+  deduced,
+  i64,
+  intstr,
+  str,
+  strs,
+  struct,
+} from "./schema.js";
 import { type KindDefinition, type Prepared, READ_WRITE } from "./types.js";
+
+// The fields of the operator's CRD (v0.93), so that an unknown one (a typo: `intervall`) is an
+// unknown field as kube-apiserver reports it for a custom resource. Inline (a CRD's schema has no
+// named definitions) and deduced: a custom resource's body is not decoded into Go types (the
+// type errors below are the CRD schema's), its objects merge granularly and its lists are
+// atomic. The parts Horizon does not read (TLS, authentication, relabelings) keep any field.
+const ENDPOINT = struct({
+  authorization: DEDUCED,
+  basicAuth: DEDUCED,
+  bearerTokenFile: str(),
+  bearerTokenSecret: DEDUCED,
+  enableHttp2: bool(),
+  filterRunning: bool(),
+  followRedirects: bool(),
+  honorLabels: bool(),
+  honorTimestamps: bool(),
+  interval: str(),
+  metricRelabelings: atomicList,
+  noProxy: str(),
+  oauth2: DEDUCED,
+  params: DEDUCED,
+  path: str(),
+  port: str(),
+  proxyConnectHeader: DEDUCED,
+  proxyFromEnvironment: bool(),
+  proxyUrl: str(),
+  relabelings: atomicList,
+  scheme: str(),
+  scrapeTimeout: str(),
+  targetPort: intstr(),
+  tlsConfig: DEDUCED,
+  trackTimestampsStaleness: bool(),
+});
+const SPEC = deduced(
+  struct({
+    attachMetadata: DEDUCED,
+    bodySizeLimit: str(),
+    convertClassicHistogramsToNHCB: bool(),
+    endpoints: atomicOf(ENDPOINT),
+    fallbackScrapeProtocol: str(),
+    jobLabel: str(),
+    keepDroppedTargets: i64(),
+    labelLimit: i64(),
+    labelNameLengthLimit: i64(),
+    labelValueLengthLimit: i64(),
+    namespaceSelector: struct({ any: bool(), matchNames: strs() }),
+    nativeHistogramBucketLimit: i64(),
+    nativeHistogramMinBucketFactor: intstr(),
+    podTargetLabels: strs(),
+    sampleLimit: i64(),
+    scrapeClass: str(),
+    scrapeClassicHistograms: bool(),
+    scrapeNativeHistograms: bool(),
+    scrapeProtocols: strs(),
+    selector: LABEL_SELECTOR,
+    selectorMechanism: str(),
+    serviceDiscoveryRole: str(),
+    targetLabels: strs(),
+    targetLimit: i64(),
+  }),
+  undefined,
+  { unstructured: true },
+);
 
 const isObj = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -117,7 +191,7 @@ export const serviceMonitor: KindDefinition<"ServiceMonitor"> = {
   description:
     "A ServiceMonitor (prometheus-operator) tells Prometheus which Services' endpoints to scrape for metrics, and how.",
   group: "monitoring.coreos.com",
-  versions: [{ version: "v1", schema: root("v1.ServiceMonitor", DEDUCED, DEDUCED) }],
+  versions: [{ version: "v1", schema: root("v1.ServiceMonitor", SPEC, DEDUCED) }],
   namespaced: true,
   verbs: READ_WRITE,
   subresources: [],
