@@ -7,8 +7,9 @@ import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import { formatNumber } from "../explain/format.js";
-import { type Assertion, parseAssertion } from "../sim/assertions.js";
+import { type Assertion, matches as matchesHpa, parseAssertion } from "../sim/assertions.js";
 import { formatScenarioError, parseScenario } from "../sim/scenario.js";
+import { formatPath } from "../sim/set-path.js";
 import type { TuneBase } from "../sim/tune/evaluate.js";
 import {
   type Objective,
@@ -18,7 +19,12 @@ import {
 } from "../sim/tune/objective.js";
 import { patchYaml, winningPatch } from "../sim/tune/patch.js";
 import { tuneReportHtml } from "../sim/tune/report.js";
-import { parseSearchSpace, type SearchEntry, setExpression } from "../sim/tune/space.js";
+import {
+  duplicateEntries,
+  parseSearchSpace,
+  type SearchEntry,
+  setExpression,
+} from "../sim/tune/space.js";
 import {
   type Row,
   type Strategy,
@@ -58,16 +64,22 @@ export interface TuneIO {
 
 const STRATEGIES = ["auto", "grid", "random", "halving"] as const;
 
+/** A warning that the API server drops a field (scenario.ts: "… is dropped: feature gate …"). */
+const GATED = /(\S+) is dropped: feature gate (.*)$/;
+
 function positiveInt(flag: string, text: string): number | string {
   if (!/^\d+$/.test(text) || Number(text) < 1)
     return `${flag}: expected a positive integer, got "${text}"`;
   return Number(text);
 }
 
-/** Reads a --search value: a file when one exists at that path, else the YAML text itself. */
-function readSpace(spec: string): { text: string; source: string } {
+/** Reads a --search value: a file when one exists at that path, else the YAML text itself
+ * (which has a `:`; without one it can only be meant as a file). */
+function readSpace(spec: string): { text: string; source: string } | { error: string } {
   if (existsSync(spec) && statSync(spec).isFile())
     return { text: readFileSync(spec, "utf8"), source: spec };
+  if (!spec.includes(":"))
+    return { error: `--search ${spec}: no such file (nor inline YAML of FIELD: VALUES)` };
   return { text: spec, source: "--search" };
 }
 
@@ -121,11 +133,19 @@ function prepare(
     errors.push("--search: give the search space, e.g. --search 'spec.minReplicas: 1..4'");
   const entries: SearchEntry[] = [];
   for (const spec of options.search) {
-    const { text, source } = readSpace(spec);
-    const space = parseSearchSpace(text, source);
+    const read = readSpace(spec);
+    if ("error" in read) {
+      errors.push(read.error);
+      continue;
+    }
+    const space = parseSearchSpace(read.text, read.source);
     if (space.ok) entries.push(...space.entries);
     else errors.push(...space.errors);
   }
+  if (options.patch !== undefined && !entries.some((e) => e.kind === "HorizontalPodAutoscaler"))
+    errors.push(
+      `--patch ${options.patch}: no searched field is an HPA field, so there is no HPA patch to write (the winner's controller flags are printed)`,
+    );
   let text: string;
   try {
     text = readFileSync(file === "-" ? 0 : file, "utf8");
@@ -153,14 +173,33 @@ function prepare(
     const problem = objectiveProblem(objectiveParsed.objective, hpas);
     if (problem) errors.push(problem);
   }
+  for (const c of constraints) {
+    if (c.hpa !== null && !hpas.some((h) => matchesHpa(c.hpa!, h)))
+      errors.push(`--constraint ${c.text}: no HPA hpa/${c.hpa} in the scenario`);
+  }
+  errors.push(...duplicateEntries(text, options.set, entries));
   // Each value alone, validated as the same edit of the file would be.
   for (const entry of entries) {
+    let dropped = false;
     for (const value of entry.values) {
       const one = parseScenario(text, {
         file,
         baseDir: base.baseDir,
         sets: [...options.set, setExpression(entry, value)],
       });
+      if (one.ok && !dropped) {
+        // A field the API server drops (its feature gate is off) would make every row the same.
+        const searched = formatPath(entry.path);
+        const gated = one.scenario.warnings
+          .map((w) => GATED.exec(w))
+          .find((m) => m && (m[1] === searched || m[1]!.startsWith(`${searched}.`)));
+        if (gated) {
+          dropped = true;
+          errors.push(
+            `search entry "${entry.key}": ${gated[1]} is dropped by the API server: feature gate ${gated[2]}, so every candidate would run the same`,
+          );
+        }
+      }
       if (!one.ok) {
         const why = one.errors
           .map((e) => e.message.replace(/ \(set by --set [^)]*\)$/, ""))
@@ -368,7 +407,16 @@ export async function tuneCommand(
     else if (!quiet) io.err(`${what} written to ${path}`);
     written &&= error === null;
   };
-  if (options.patch && patch) write("--patch", options.patch, patchYaml(patch), "Patch");
+  if (options.patch && patch) {
+    if (patch.hpaPatches.length > 0) write("--patch", options.patch, patchYaml(patch), "Patch");
+    else {
+      // The winner changes no HPA field: no file rather than an empty one.
+      const flags = patch.controllerFlags.join(" ");
+      io.err(
+        `No HPA patch: the winner changes no HPA field${flags ? ` (its setting: kube-controller-manager ${flags})` : ""}; ${options.patch} not written`,
+      );
+    }
+  }
   if (options.report) {
     const html = tuneReportHtml(result, p.entries, p.objective, file);
     write("--report", options.report, html, "Report");

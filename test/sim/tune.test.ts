@@ -304,6 +304,41 @@ describe("bad input is reported before anything runs", () => {
       options: { search: ["spec.foo: [1]"] },
       error: /search entry "spec\.foo"/,
     },
+    {
+      name: "a field the API server drops (its feature gate is off): every row would be the same",
+      options: { search: ["spec.behavior.scaleDown.tolerance: [0.05, 0.2]"] },
+      error:
+        /search entry "spec\.behavior\.scaleDown\.tolerance": spec\.behavior\.scaleDown\.tolerance is dropped by the API server: feature gate HPAConfigurableTolerance is off/,
+    },
+    {
+      name: "the same field searched twice",
+      options: { search: ["spec.maxReplicas: [3]", "spec.maxReplicas: [4]"] },
+      error: /search entry "spec\.maxReplicas": the same field as search entry "spec\.maxReplicas"/,
+    },
+    {
+      name: "the same field, once by the only HPA and once by its name",
+      options: { search: ["spec.maxReplicas: [3]", "hpa/web:spec.maxReplicas: [4]"] },
+      error:
+        /search entry "hpa\/web:spec\.maxReplicas": the same field as search entry "spec\.maxReplicas"/,
+    },
+    {
+      name: "--patch when no searched field is an HPA field",
+      options: {
+        search: ["scenario:spec.controller.horizontal-pod-autoscaler-tolerance: [0.05, 0.1]"],
+        patch: join(scratch, "never-written.yaml"),
+      },
+      error: /--patch .*: no searched field is an HPA field/,
+    },
+    {
+      name: "a --search file that does not exist",
+      options: { search: ["my/serch.yaml"] },
+      error: /--search my\/serch\.yaml: no such file/,
+    },
+    {
+      name: "a constraint on an HPA the scenario does not have",
+      options: { search: ["spec.maxReplicas: [3, 4]"], constraint: ["hpa/nope:flaps==0"] },
+      error: /--constraint hpa\/nope:flaps==0: no HPA hpa\/nope in the scenario/,
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {

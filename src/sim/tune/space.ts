@@ -3,9 +3,9 @@
 // values to try: a list, an integer range `1..10`, or a stepped range `0..600/60`. Each value
 // becomes one `--set` expression, so it is validated exactly as the same edit of the file is.
 // Syntax in docs/tune.md.
-import { parseDocument } from "yaml";
+import { type Document, parseAllDocuments, parseDocument } from "yaml";
 import { unknownFields } from "../../apiserver/unknownfields.js";
-import { formatPath, type PathSegment, parseSetExpression } from "../set-path.js";
+import { applySet, formatPath, type PathSegment, parseSetExpression } from "../set-path.js";
 
 export interface SearchEntry {
   /** The key as written (`spec.minReplicas`, `hpa/web:spec.minReplicas`). */
@@ -133,6 +133,35 @@ export function parseSearchSpace(text: string, source: string): SpaceResult {
   if (errors.length === 0 && spaceSize(entries) > MAX_SPACE)
     errors.push(`${source}: ${spaceSize(entries)} combinations; at most ${MAX_SPACE}`);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, entries };
+}
+
+/**
+ * Entries that search a field another entry searches already (`spec.maxReplicas` twice, or
+ * with `hpa/web:spec.maxReplicas` when web is the only HPA): one field, one list of values.
+ * `text` is the scenario, `sets` its --set edits.
+ */
+export function duplicateEntries(
+  text: string,
+  sets: readonly string[],
+  entries: readonly SearchEntry[],
+): string[] {
+  const documents: Document[] = parseAllDocuments(text) as Document[];
+  for (const expr of sets) applySet(documents, expr);
+  const searched = new Map<string, string>();
+  const errors: string[] = [];
+  for (const entry of entries) {
+    // Where the entry's --set lands (the value checks report one that lands nowhere).
+    const applied = applySet(documents, setExpression(entry, entry.values[0]));
+    if (!applied.ok) continue;
+    const field = `${applied.document}:${formatPath(entry.path)}`;
+    const first = searched.get(field);
+    if (first === undefined) searched.set(field, entry.key);
+    else
+      errors.push(
+        `search entry "${entry.key}": the same field as search entry "${first}" (give its values once)`,
+      );
+  }
+  return errors;
 }
 
 /** The number of combinations (the grid's size). */
