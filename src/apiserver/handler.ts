@@ -15,6 +15,7 @@ import { startApiServiceRegistration } from "./apiservices.js";
 import { authApis } from "./auth/apis.js";
 import { impersonation } from "./auth/impersonation.js";
 import { ServiceAccountTokens } from "./auth/tokens.js";
+import { type AuthenticationTrust, startAuthenticationTrust } from "./authentication-trust.js";
 import { startCrdNaming } from "./crdnaming.js";
 import { handleDiscovery } from "./discovery.js";
 import { ObjectEncodings } from "./encoding.js";
@@ -78,6 +79,11 @@ export interface ApiHandlerOptions {
    * (none over plain HTTP: nothing to publish).
    */
   rootCaCertificate?: string;
+  /**
+   * Whom extension API servers should trust, published as
+   * kube-system/extension-apiserver-authentication (none: no ConfigMap).
+   */
+  authenticationTrust?: AuthenticationTrust;
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
@@ -106,6 +112,9 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
   options.cluster.admission.serviceAccounts = true;
   if (options.rootCaCertificate !== undefined) {
     startRootCaPublisher(store, options.rootCaCertificate);
+  }
+  if (options.authenticationTrust !== undefined) {
+    startAuthenticationTrust(store, options.authenticationTrust);
   }
   startClusterRoleAggregation(store);
   const tokens = options.serviceAccountTokens ?? ServiceAccountTokens.generate();

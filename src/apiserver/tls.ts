@@ -44,6 +44,13 @@ export function certificateHosts(address: string): string[] {
   return [...new Set(hosts)];
 }
 
+export interface AuthorityOptions {
+  /** Validity in days (default 365). */
+  days?: number;
+  /** Its subject's CN (default horizon-ca). */
+  commonName?: string;
+}
+
 /** A CA that can sign serving certificates (its key is a secret: keep it 0600). */
 export interface CertificateAuthority {
   caCert: string;
@@ -113,14 +120,14 @@ function failure(what: string, error: unknown): { ok: false; error: string } {
 
 /** Generates a self-signed CA (P-256). Failures are data. */
 export async function generateCertificateAuthority(
-  options: Omit<CertificateOptions, "hosts"> = {},
+  options: AuthorityOptions = {},
 ): Promise<AuthorityResult> {
   try {
     const x509 = await loadX509();
     const keys = await generateKeys();
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: randomSerial(),
-      name: "CN=horizon-ca",
+      name: `CN=${options.commonName ?? "horizon-ca"}`,
       ...validity(options.days ?? 365),
       signingAlgorithm: EC_P256,
       keys,
@@ -200,6 +207,9 @@ export async function generateServingCertificate(
 /** Where a data directory keeps its serving CA and token (k3s: server/tls, server/token). */
 export const CA_CERT_FILE = join("tls", "server-ca.crt");
 export const CA_KEY_FILE = join("tls", "server-ca.key");
+/** The front proxy's client CA (k3s: server/tls/request-header-ca.*). */
+export const REQUEST_HEADER_CA_CERT_FILE = join("tls", "request-header-ca.crt");
+export const REQUEST_HEADER_CA_KEY_FILE = join("tls", "request-header-ca.key");
 export const TOKEN_FILE = "token";
 
 /** Writes a secret file with mode 0600 through a temp file and a rename (never half-written). */
@@ -226,20 +236,21 @@ export async function readIfExists(path: string): Promise<string | null> {
  */
 export async function persistentCertificateAuthority(
   dir: string,
-  options: Omit<CertificateOptions, "hosts"> = {},
+  options: AuthorityOptions = {},
+  files: { cert: string; key: string } = { cert: CA_CERT_FILE, key: CA_KEY_FILE },
 ): Promise<AuthorityResult> {
   try {
     const [caCert, caKey] = await Promise.all([
-      readIfExists(join(dir, CA_CERT_FILE)),
-      readIfExists(join(dir, CA_KEY_FILE)),
+      readIfExists(join(dir, files.cert)),
+      readIfExists(join(dir, files.key)),
     ]);
     if (caCert !== null && caKey !== null) return { ok: true, value: { caCert, caKey } };
     const made = await generateCertificateAuthority({ days: 3650, ...options });
     if (!made.ok) return made;
     await mkdir(join(dir, "tls"), { recursive: true, mode: 0o700 });
     // The key first: a certificate on disk always has its key.
-    await writeSecret(join(dir, CA_KEY_FILE), made.value.caKey);
-    await writeSecret(join(dir, CA_CERT_FILE), made.value.caCert);
+    await writeSecret(join(dir, files.key), made.value.caKey);
+    await writeSecret(join(dir, files.cert), made.value.caCert);
     return made;
   } catch (error) {
     return { ok: false, error: `--data-dir ${dir}: ${(error as Error).message}` };

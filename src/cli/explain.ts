@@ -608,7 +608,7 @@ export function registerExplainCommand(program: Command): void {
       "after",
       `
 Examples:
-  horizon explain hpa/web                                # controller on ${EXPLAIN_DEFAULTS.address}
+  horizon explain hpa/web                                # horizon up's controller ($KUBECONFIG), else ${EXPLAIN_DEFAULTS.address}
   horizon explain hpa/web -n shop --address http://127.0.0.1:8087  # deploy/, port-forwarded
   horizon explain hpa/web --kubeconfig ~/.horizon/kubeconfig  # the controller of \`horizon up\`
   horizon explain hpa/web --kubeconfig ~/.kube/config --lease-namespace horizon-system

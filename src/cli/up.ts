@@ -11,6 +11,10 @@ import { type Command, Option } from "commander";
 import { FeatureGates } from "../api/featuregates.js";
 import type { KubeObject } from "../api/types.js";
 import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
+import {
+  type AuthenticationTrust,
+  REQUEST_HEADER_DEFAULTS,
+} from "../apiserver/authentication-trust.js";
 import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
 import { serveHttp } from "../apiserver/http.js";
@@ -23,9 +27,12 @@ import { KubernetesServiceController } from "../apiserver/kubernetes-service.js"
 import { scaleManagedFields as scaleOwnership } from "../apiserver/registry/store.js";
 import {
   certificateHosts,
+  generateCertificateAuthority,
   generateServingCertificate,
   persistentCertificateAuthority,
   persistentToken,
+  REQUEST_HEADER_CA_CERT_FILE,
+  REQUEST_HEADER_CA_KEY_FILE,
   signServingCertificate,
 } from "../apiserver/tls.js";
 import type { ApiRequest } from "../apiserver/types.js";
@@ -375,14 +382,31 @@ async function servingCredentials(
   dir: string | undefined,
   givenToken: string | undefined,
   serviceIP: string,
-): Promise<Parsed<{ token: string; caCert: string; cert: string; key: string }>> {
+): Promise<
+  Parsed<{ token: string; caCert: string; cert: string; key: string; requestHeaderCa: string }>
+> {
   // As kube-apiserver's own certificate: also the kubernetes Service's address and names.
   const hosts = [...certificateHosts(address), serviceIP, ...KUBERNETES_SERVICE_HOSTS];
   const makeToken = () => randomBytes(32).toString("base64url");
+  // The front proxy's client CA, published for extension API servers (`horizon adapter`); kept
+  // in the data directory as the serving CA is, so they keep trusting it across restarts.
+  const requestHeaderOptions = { days: 3650, commonName: "horizon-request-header-ca" };
+  const requestHeader =
+    dir === undefined
+      ? await generateCertificateAuthority(requestHeaderOptions)
+      : await persistentCertificateAuthority(dir, requestHeaderOptions, {
+          cert: REQUEST_HEADER_CA_CERT_FILE,
+          key: REQUEST_HEADER_CA_KEY_FILE,
+        });
+  if (!requestHeader.ok) return requestHeader;
+  const requestHeaderCa = requestHeader.value.caCert;
   if (dir === undefined) {
     const generated = await generateServingCertificate({ hosts });
     if (!generated.ok) return generated;
-    return { ok: true, value: { token: givenToken ?? makeToken(), ...generated.value } };
+    return {
+      ok: true,
+      value: { token: givenToken ?? makeToken(), ...generated.value, requestHeaderCa },
+    };
   }
   const ca = await persistentCertificateAuthority(dir);
   if (!ca.ok) return ca;
@@ -394,7 +418,7 @@ async function servingCredentials(
       ? { ok: true as const, value: givenToken }
       : await persistentToken(dir, makeToken);
   if (!token.ok) return token;
-  return { ok: true, value: { token: token.value, ...signed.value } };
+  return { ok: true, value: { token: token.value, ...signed.value, requestHeaderCa } };
 }
 
 /** Starts everything `horizon up` runs; failures to start (port in use, a bad data directory) are data. */
@@ -446,6 +470,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   let token: string | null = null;
   let tls: { key: string; cert: string } | undefined;
   let caCert: string | null = null;
+  let authenticationTrust: AuthenticationTrust | undefined;
   if (!options.insecureHttp) {
     const serving = await servingCredentials(
       address,
@@ -459,6 +484,10 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       return serving;
     }
     ({ token, caCert } = serving.value);
+    // Clients authenticate with tokens (no --client-ca-file): the front proxy's trust only.
+    authenticationTrust = {
+      requestHeader: { clientCa: serving.value.requestHeaderCa, ...REQUEST_HEADER_DEFAULTS },
+    };
     tls = { key: serving.value.key, cert: serving.value.cert };
   }
 
@@ -502,6 +531,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
     ...(options.inFlight ? { inFlight: options.inFlight } : {}),
     ...(caCert !== null ? { rootCaCertificate: caCert } : {}),
+    ...(authenticationTrust ? { authenticationTrust } : {}),
   });
   for (const object of seed) cluster.create(object);
   // What a request reads or writes is as of now, not as of the loop's last tick.
