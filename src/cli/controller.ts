@@ -42,7 +42,7 @@ import { KubeScaleTargetPort } from "../kube/scale.js";
 import { InformerScaleTargetPort } from "../kube/scale-informer.js";
 import { KubeHpaStatusPort } from "../kube/status.js";
 import { DashboardData } from "../web/data.js";
-import { HpaHistory } from "../web/history.js";
+import { type HistoryRecord, HpaHistory } from "../web/history.js";
 import { liveWhatIf, type TargetResponse } from "../web/replay.js";
 import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import {
@@ -103,6 +103,25 @@ export interface RunningController {
 
 type Started = { ok: true; value: RunningController } | { ok: false; error: string };
 
+/**
+ * The syncs the dashboard's history read back from --data-dir go to /debug/decisions too, as
+ * they would have been stored (each HPA's newest, in the order they were recorded), so `horizon
+ * explain` after a restart reads what the dashboard shows. The records are the history's own.
+ */
+export function restoreDecisions(decisions: DecisionStore, history: HpaHistory): void {
+  const restored: { namespace: string; name: string; record: HistoryRecord }[] = [];
+  for (const key of history.keys()) {
+    const slash = key.indexOf("/");
+    const namespace = key.slice(0, slash);
+    const name = key.slice(slash + 1);
+    for (const record of history.get(namespace, name).slice(-decisions.perHpa)) {
+      restored.push({ namespace, name, record });
+    }
+  }
+  restored.sort((a, b) => a.record.seq - b.record.seq);
+  for (const { namespace, name, record } of restored) decisions.restore(namespace, name, record);
+}
+
 /** The namespace of the leader-election Lease: the flag, else the pod's, else kube-system. */
 function leaseNamespace(config: ControllerCommandConfig, connection: KubeConnection): string {
   if (config.leaderElection.resourceNamespace) return config.leaderElection.resourceNamespace;
@@ -154,6 +173,7 @@ export async function startController(
     leaseName: config.leaderElection.resourceName,
   });
   const decisions = new DecisionStore();
+  restoreDecisions(decisions, history);
   const client = createKubeClient(connection, {
     qps: config.kubeApiQps,
     burst: config.kubeApiBurst,
@@ -307,6 +327,21 @@ export async function startController(
       metricsAddressFallback: deps.metricsAddressFallback ?? false,
       metrics,
       decisions,
+      ...(config.leaderElection.enabled
+        ? {
+            leader: () => {
+              const holderIdentity = elector?.getLeader() ?? "";
+              const annotations = lock?.current()?.metadata.annotations;
+              return {
+                lease: `${leaseNamespace(config, connection)}/${config.leaderElection.resourceName}`,
+                leading: elector?.isLeading() ?? false,
+                holderIdentity,
+                debugAddress:
+                  holderIdentity === "" ? null : (annotations?.[DEBUG_ADDRESS_ANNOTATION] ?? null),
+              };
+            },
+          }
+        : {}),
       readiness: controllerReadiness({
         informersSynced,
         ...(config.leaderElection.enabled

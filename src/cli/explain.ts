@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { CoordinationV1Api } from "@kubernetes/client-node";
 import { type Command, Option } from "commander";
 import { controllerDebugAddressOf, defaultKubeconfigPath } from "../apiserver/kubeconfig.js";
-import type { DecisionRecord, DecisionsDocument } from "../controller/decisions.js";
+import type { DecisionRecord, DecisionsDocument, LeaderInfo } from "../controller/decisions.js";
 import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
 import { formatDuration, parseDuration } from "../core/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
@@ -97,6 +97,8 @@ interface Source {
   /** How the records were found, for the header. */
   description: string;
   records: DecisionRecord[];
+  /** Said under the header (a standby's traces are from when it led). */
+  note?: string;
   /** Simulation: its start (RFC 3339) for offsets. */
   simulationStart?: string;
 }
@@ -156,6 +158,16 @@ export async function fetchDecisions(
   namespace: string,
   name: string,
 ): Promise<Parsed<DecisionRecord[]>> {
+  const fetched = await fetchDecisionsDocument(address, namespace, name);
+  return fetched.ok ? { ok: true, value: fetched.value.records } : fetched;
+}
+
+/** One HPA's records, and whether the controller that serves them leads (leader election). */
+export async function fetchDecisionsDocument(
+  address: string,
+  namespace: string,
+  name: string,
+): Promise<Parsed<{ records: DecisionRecord[]; leader: LeaderInfo | null }>> {
   const base = address.replace(/\/+$/, "");
   const url = `${base}/debug/decisions?namespace=${encodeURIComponent(namespace)}&name=${encodeURIComponent(name)}`;
   let response: Response;
@@ -182,7 +194,21 @@ export async function fetchDecisions(
     return { ok: false, error: `${url} did not answer JSON` };
   }
   const hpa = (document.hpas ?? []).find((h) => h.namespace === namespace && h.name === name);
-  return { ok: true, value: hpa?.decisions ?? [] };
+  return { ok: true, value: { records: hpa?.decisions ?? [], leader: document.leader ?? null } };
+}
+
+/**
+ * Where to ask instead of a standby: the leader's debug address from its Lease; on its pod's
+ * loopback, with the port-forward that reaches it. Null when the Lease names none.
+ */
+function askTheLeader(leader: LeaderInfo, target: string, namespace: string): string | null {
+  if (leader.holderIdentity === "" || leader.debugAddress === null) return null;
+  const run = `horizon explain ${target} -n ${namespace} --address ${leader.debugAddress}`;
+  if (!isLoopbackUrl(leader.debugAddress)) return `hint: ask the leader: ${run}`;
+  const pod = podOfIdentity(leader.holderIdentity);
+  const port = new URL(leader.debugAddress).port || "80";
+  const leaseNamespace = leader.lease.slice(0, leader.lease.indexOf("/"));
+  return `hint: the leader ${leader.holderIdentity} serves /debug on its own loopback (${leader.debugAddress}); forward it first:\n  kubectl port-forward -n ${leaseNamespace} pod/${pod} ${port}:${port}\nthen run: ${run}`;
 }
 
 /** client-go's default identity is `hostname_uuid`; in a pod the hostname is the pod name. */
@@ -321,6 +347,7 @@ export function formatExplanation(
   const explanation = explain(latest.trace);
   const out: string[] = [
     `HPA ${namespace}/${name} — ${source.description}`,
+    ...(source.note ? [`Note: ${source.note}.`] : []),
     `Latest sync: ${when(latest, source, now)}`,
     "",
     outcomeText(explanation),
@@ -449,6 +476,8 @@ export async function explainCommand(
   }
 
   let source: Source;
+  /** Whether the controller read leads (null: no leader election, or a simulation). */
+  let leaderOf: LeaderInfo | null = null;
   if (options.fromSimulation !== undefined) {
     const file = options.fromSimulation;
     let input: NodeJS.ReadableStream;
@@ -495,7 +524,7 @@ export async function explainCommand(
     }
     if (up !== null) {
       address = up.address;
-      const fetched = await fetchDecisions(address, namespace, name);
+      const fetched = await fetchDecisionsDocument(address, namespace, name);
       if (!fetched.ok) {
         io.err(`error: ${fetched.error}`);
         io.err(
@@ -505,8 +534,9 @@ export async function explainCommand(
       }
       source = {
         description: `from the controller of \`horizon up\` at ${address}`,
-        records: fetched.value,
+        records: fetched.value.records,
       };
+      leaderOf = fetched.value.leader;
     } else if (
       address === undefined &&
       (options.kubeconfig !== undefined ||
@@ -524,7 +554,7 @@ export async function explainCommand(
       }
       address = leader.value.address;
       description = `from the leader ${leader.value.holder} at ${address}`;
-      const fetched = await fetchDecisions(address, namespace, name);
+      const fetched = await fetchDecisionsDocument(address, namespace, name);
       if (!fetched.ok) {
         io.err(`error: ${fetched.error}`);
         if (isLoopbackUrl(address)) {
@@ -536,11 +566,12 @@ export async function explainCommand(
         }
         return 1;
       }
-      source = { description, records: fetched.value };
+      source = { description, records: fetched.value.records };
+      leaderOf = fetched.value.leader;
     } else {
       const defaulted = address === undefined;
       address ??= EXPLAIN_DEFAULTS.address;
-      const fetched = await fetchDecisions(address, namespace, name);
+      const fetched = await fetchDecisionsDocument(address, namespace, name);
       if (!fetched.ok) {
         io.err(`error: ${fetched.error}`);
         if (defaulted) {
@@ -550,16 +581,32 @@ export async function explainCommand(
         }
         return 1;
       }
-      source = { description: `from the controller at ${address}`, records: fetched.value };
+      source = { description: `from the controller at ${address}`, records: fetched.value.records };
+      leaderOf = fetched.value.leader;
     }
   }
 
+  // A standby syncs no HPA: what it has is from when it led (or restored from --data-dir).
+  const standby = leaderOf !== null && !leaderOf.leading ? leaderOf : null;
+  const leads = standby
+    ? standby.holderIdentity === ""
+      ? "no replica leads now"
+      : `${standby.holderIdentity} leads`
+    : "";
   source.records = selectAt(source.records, at);
   if (source.records.length === 0) {
     io.err(
-      `error: no decision traces for hpa/${name} in namespace ${namespace} ${source.description}${at ? ` up to --at ${options.at}` : ""} (has it been synced yet? is the name or namespace right?)`,
+      `error: no decision traces for hpa/${name} in namespace ${namespace} ${source.description}${at ? ` up to --at ${options.at}` : ""} ${standby ? `(it is a standby, not the leader: a standby syncs no HPAs; ${leads})` : "(has it been synced yet? is the name or namespace right?)"}`,
     );
+    const hint = standby ? askTheLeader(standby, target, namespace) : null;
+    if (hint) io.err(hint);
     return 1;
+  }
+  if (standby) {
+    source.note = `this controller is a standby, not the leader (${leads}): its syncs are from when it led`;
+    const hint = askTheLeader(standby, target, namespace);
+    if (output === "json" || hint) io.err(`warning: ${source.note}`);
+    if (hint) io.err(hint);
   }
   if (output === "json") {
     io.out(`${JSON.stringify({ namespace, name, decisions: source.records }, null, 2)}\n`);

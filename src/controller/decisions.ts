@@ -33,11 +33,27 @@ export interface HpaDecisions {
   decisions: DecisionRecord[];
 }
 
+/**
+ * Whether the controller that serves the document leads (with leader election only): a standby
+ * syncs nothing, so `horizon explain` names the leader to ask instead.
+ */
+export interface LeaderInfo {
+  /** The leader-election Lease, `namespace/name`. */
+  lease: string;
+  leading: boolean;
+  /** The Lease's holder as last seen ("" when none). */
+  holderIdentity: string;
+  /** The leader's /debug base URL from its Lease annotation, when it publishes one. */
+  debugAddress: string | null;
+}
+
 /** The body of /debug/decisions. */
 export interface DecisionsDocument {
   schema: typeof DECISIONS_SCHEMA;
   perHpa: number;
   maxRecords: number;
+  /** Absent without leader election. */
+  leader?: LeaderInfo;
   hpas: HpaDecisions[];
 }
 
@@ -121,13 +137,21 @@ export class DecisionStore {
    * that keeps that text (then read from it).
    */
   record(record: DecisionRecord, json: string | DecisionJsonHolder = JSON.stringify(record)): void {
-    const key = keyOf(record.trace.hpa.namespace, record.trace.hpa.name);
+    const stored = typeof json === "string" ? new DecisionText(json) : json;
+    this.restore(record.trace.hpa.namespace, record.trace.hpa.name, stored);
+  }
+
+  /**
+   * Stores a sync recorded before (the dashboard history a restarted controller read back from
+   * --data-dir): give them oldest first, as they were recorded.
+   */
+  restore(namespace: string, name: string, stored: DecisionJsonHolder): void {
+    const key = keyOf(namespace, name);
     let list = this.byHpa.get(key);
     if (!list) {
       list = [];
       this.byHpa.set(key, list);
     }
-    const stored = typeof json === "string" ? new DecisionText(json) : json;
     list.push(stored);
     this.fifo.push({ key, stored });
     this.live++;
@@ -164,7 +188,7 @@ export class DecisionStore {
   }
 
   /** The /debug/decisions document as JSON text, made from the stored texts. */
-  documentJson(filter: DecisionFilter = {}): string {
+  documentJson(filter: DecisionFilter = {}, leader?: LeaderInfo): string {
     const selected = this.#select(filter);
     // Read in the order the syncs were recorded, not HPA by HPA: a holder (the history) keeps
     // neighbouring syncs together, deflated, so each batch is opened once, not once per record.
@@ -179,7 +203,8 @@ export class DecisionStore {
       ({ namespace, name, decisions }) =>
         `{"namespace":${JSON.stringify(namespace)},"name":${JSON.stringify(name)},"decisions":[${decisions.map((s) => texts.get(s) ?? s.decisionJson()).join(",")}]}`,
     );
-    return `{"schema":${JSON.stringify(DECISIONS_SCHEMA)},"perHpa":${this.perHpa},"maxRecords":${this.maxRecords},"hpas":[${hpas.join(",")}]}`;
+    const leading = leader ? `"leader":${JSON.stringify(leader)},` : "";
+    return `{"schema":${JSON.stringify(DECISIONS_SCHEMA)},"perHpa":${this.perHpa},"maxRecords":${this.maxRecords},${leading}"hpas":[${hpas.join(",")}]}`;
   }
 
   #select(

@@ -11,6 +11,7 @@ import {
   type DecisionRecord,
   type DecisionStore,
   decisionRecordOf,
+  type LeaderInfo,
 } from "./decisions.js";
 import { type Logger, logSync, silentLogger } from "./log.js";
 import type { ControllerMetrics, SyncObservation } from "./metrics.js";
@@ -57,6 +58,8 @@ export interface ObservabilityHandlerOptions {
   readiness?: HealthChecks;
   /** Checks of /healthz (default none: alive as long as it answers). */
   liveness?: HealthChecks;
+  /** Whether this replica leads, for /debug/decisions (absent without leader election). */
+  leader?: () => LeaderInfo;
   log?: Logger;
 }
 
@@ -175,7 +178,7 @@ export function createObservabilityHandler(options: ObservabilityHandlerOptions)
     else if (name !== null && name !== "") filter.namespace = "default";
     if (name !== null && name !== "") filter.name = name;
     if (limit !== undefined) filter.limit = limit;
-    const body = `${options.decisions.documentJson(filter)}\n`;
+    const body = `${options.decisions.documentJson(filter, options.leader?.())}\n`;
     send(res, 200, body, "application/json", head);
   };
 }
