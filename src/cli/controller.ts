@@ -296,6 +296,7 @@ export async function startController(
   const informersSynced = () => hpas.informer.hasSynced() && pods.informer.hasSynced();
 
   let elector: LeaderElector | null = null;
+  let lostLease = false;
   let lock: LeaseLock | null = null;
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => {
@@ -449,6 +450,7 @@ export async function startController(
             // As kube-controller-manager: a controller that lost its lease exits, and its
             // Deployment restarts it as a standby.
             log.error("leaderelection lost", undefined, { lease: lock!.describe() });
+            lostLease = true;
             await current?.stop({ drain: false });
             resolveDone(1);
             return;
@@ -487,7 +489,9 @@ export async function startController(
         hpaEvents.stop(),
         watchedScales?.stop(),
       ]);
-      await Promise.all([events.flush(), leaseEvents.flush()]);
+      // After a lost lease the API server is often out of reach: "stopped leading" is written
+      // if it can be while the rest flushes, as kube-controller-manager exits without waiting.
+      await Promise.all([events.flush(), lostLease ? undefined : leaseEvents.flush()]);
       await server?.close();
       await dashboard?.close();
       history.close();

@@ -147,6 +147,29 @@ describe("DecisionStore", () => {
     assert.equal(store.size, 4);
   });
 
+  it("restores held records (a restarted controller's history) and says who leads", () => {
+    const store = new DecisionStore({ perHpa: 2, maxRecords: 3 });
+    const held = [record("shop", "web"), record("shop", "api"), record("shop", "web")];
+    for (const r of held) {
+      const json = JSON.stringify(r);
+      store.restore(r.trace.hpa.namespace, r.trace.hpa.name, { decisionJson: () => json });
+    }
+    store.record(record("shop", "web"));
+    // The caps apply as to recorded syncs: web keeps 2, 3 overall (api's is the oldest left).
+    assert.deepEqual(times(store.get("shop", "web")), times([held[2]!]).concat(serial));
+    assert.deepEqual(times(store.get("shop", "api")), times([held[1]!]));
+    const leader = {
+      lease: "kube-system/horizon-controller",
+      leading: false,
+      holderIdentity: "pod-a_1",
+      debugAddress: "http://127.0.0.1:8087",
+    };
+    const document = JSON.parse(store.documentJson({ name: "api", namespace: "shop" }, leader));
+    assert.deepEqual(Object.keys(document), ["schema", "perHpa", "maxRecords", "leader", "hpas"]);
+    assert.deepEqual(document.leader, leader);
+    assert.equal("leader" in JSON.parse(store.documentJson()), false);
+  });
+
   it("records a controller sync: trace, conditions, events, errors, duration", () => {
     const report = syncReport({ replicas: 2, cpuPerPodMilli: 100, statusError: "conflict" });
     const stored = decisionRecordOf(report.result!, {
