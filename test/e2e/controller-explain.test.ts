@@ -15,43 +15,8 @@ import {
 import { explainCommand } from "../../src/cli/explain.js";
 import type { DecisionsDocument } from "../../src/controller/decisions.js";
 import { silentLogger } from "../../src/controller/log.js";
-import { type ApiFront, removeDir, scenarioFromYaml, startApiFront } from "./controller-helpers.js";
+import { type ApiFront, removeDir, startApiFront, webScenario } from "./controller-helpers.js";
 import { pollUntil } from "./helpers.js";
-
-const SCENARIO = `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: registry.k8s.io/hpa-example, resources: {requests: {cpu: 200m}}}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 1
-  maxReplicas: 3
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
----
-apiVersion: horizon.dev/v1alpha1
-kind: Scenario
-metadata: {name: controller-explain}
-spec:
-  cluster: {metricsResolution: 1s}
-  workloads:
-  - target: Deployment/web
-    pod: {schedulingDelay: 0s, containerStartDelay: 0s, readinessDelay: 0s}
-    usage: {cpu: {base: 30m, perRps: 0m}}
-`;
 
 const running: RunningController[] = [];
 
@@ -100,7 +65,9 @@ describe("horizon explain against horizon controller", () => {
   let dataDir: string;
 
   before(async () => {
-    front = await startApiFront({ scenario: scenarioFromYaml(SCENARIO) });
+    front = await startApiFront({
+      scenario: webScenario({ name: "controller-explain", maxReplicas: 3, cpu: "30m" }),
+    });
     dataDir = mkdtempSync(join(tmpdir(), "horizon-explain-"));
   });
   after(async () => {

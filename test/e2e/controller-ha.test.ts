@@ -31,54 +31,14 @@ import {
   type RecordedRequest,
   ROOT,
   resourceVersionOf,
-  scenarioFromYaml,
   spawnController,
   startApiFront,
+  webScenario,
 } from "./controller-helpers.js";
 import { pollUntil } from "./helpers.js";
 
 const LEASE_DURATION_MS = 2000;
 const LEASE_PATH = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/horizon-controller";
-
-const SCENARIO = `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: registry.k8s.io/hpa-example, resources: {requests: {cpu: 200m}}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web}
-spec: {selector: {app: web}, ports: [{port: 80}]}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 1
-  maxReplicas: 5
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
----
-apiVersion: horizon.dev/v1alpha1
-kind: Scenario
-metadata: {name: controller-ha}
-spec:
-  cluster: {metricsResolution: 1s}
-  workloads:
-  - target: Deployment/web
-    pod: {schedulingDelay: 0s, containerStartDelay: 0s, readinessDelay: 0s}
-    usage: {cpu: {base: 10m, perRps: 1m}}
-`;
 
 function controllerArgs(front: ApiFront, name: string): string[] {
   return [
@@ -278,7 +238,15 @@ describe("horizon controller --leader-elect: two processes, one leader", () => {
       .join("\n");
 
   before(async () => {
-    front = await startApiFront({ scenario: scenarioFromYaml(SCENARIO) });
+    front = await startApiFront({
+      scenario: webScenario({
+        name: "controller-ha",
+        maxReplicas: 5,
+        cpu: "10m",
+        perRps: "1m",
+        service: true,
+      }),
+    });
     await pollUntil("ready pods and a metrics scrape", () => {
       front.up.driver.catchUp();
       return front.up.cluster.metrics.scrapeIndex >= 2 ? true : undefined;

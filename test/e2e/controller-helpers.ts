@@ -66,6 +66,61 @@ export interface ApiFront {
   close(): Promise<void>;
 }
 
+/**
+ * The controller tests' app: Deployment `web` (1 replica, each pod requesting 200m of CPU and
+ * using `cpu`, ready at once), optionally its Service, and an HPA on 50% CPU, 1 to maxReplicas.
+ */
+export function webScenario(options: {
+  name: string;
+  maxReplicas: number;
+  cpu: string;
+  perRps?: string;
+  service?: boolean;
+}): Scenario {
+  const service = options.service
+    ? `
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+---`
+    : "";
+  return scenarioFromYaml(`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: registry.k8s.io/hpa-example, resources: {requests: {cpu: 200m}}}
+---${service}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: ${options.maxReplicas}
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+---
+apiVersion: horizon.dev/v1alpha1
+kind: Scenario
+metadata: {name: ${options.name}}
+spec:
+  cluster: {metricsResolution: 1s}
+  workloads:
+  - target: Deployment/web
+    pod: {schedulingDelay: 0s, containerStartDelay: 0s, readinessDelay: 0s}
+    usage: {cpu: {base: ${options.cpu}, perRps: ${options.perRps ?? "0m"}}}
+`);
+}
+
 export function scenarioFromYaml(text: string): Scenario {
   const parsed = parseScenario(text, { file: "test.yaml", baseDir: ROOT });
   if (!parsed.ok) throw new Error(`bad test scenario: ${JSON.stringify(parsed.errors)}`);

@@ -13,8 +13,8 @@ import {
   type ControllerProcess,
   killAll,
   ROOT,
-  scenarioFromYaml,
   spawnController,
+  webScenario,
 } from "./controller-helpers.js";
 import {
   type KubectlBinary,
@@ -26,42 +26,6 @@ import {
   startTestServer,
   type TestServer,
 } from "./helpers.js";
-
-// Pods use 300m of a 200m request: 150% against a 50% target, so the HPA scales up to its max.
-const SCENARIO = `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: registry.k8s.io/hpa-example, resources: {requests: {cpu: 200m}}}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 1
-  maxReplicas: 3
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
----
-apiVersion: horizon.dev/v1alpha1
-kind: Scenario
-metadata: {name: deploy-rbac}
-spec:
-  cluster: {metricsResolution: 1s}
-  workloads:
-  - target: Deployment/web
-    pod: {schedulingDelay: 0s, containerStartDelay: 0s, readinessDelay: 0s}
-    usage: {cpu: {base: 300m, perRps: 0m}}
-`;
 
 const ACCOUNT = "system:serviceaccount:horizon-system:horizon-controller";
 const RBAC_KINDS = new Set([
@@ -92,7 +56,9 @@ function describeDeployRbac(binary: KubectlBinary): void {
     const processes: ControllerProcess[] = [];
 
     before(async () => {
-      server = await startTestServer({ scenario: scenarioFromYaml(SCENARIO), controller: false });
+      // Pods use 300m of a 200m request: 150% against a 50% target, so the HPA scales to its max.
+      const scenario = webScenario({ name: "deploy-rbac", maxReplicas: 3, cpu: "300m" });
+      server = await startTestServer({ scenario, controller: false });
       admin = server.context(binary);
       const rendered = kubectlOk(
         await kubectl(admin, ["kustomize", join(ROOT, "deploy")]),
