@@ -2,7 +2,7 @@
 // server, with Horizon's HPA controller running in-process, and a kubeconfig so that kubectl
 // and @kubernetes/client-node work against it unchanged (k3s-style: one command, one file).
 // Exit codes: 0 stopped cleanly (Ctrl-C / SIGTERM), 1 startup failed, 2 bad input.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isIPv4 } from "node:net";
 import { tmpdir } from "node:os";
@@ -263,14 +263,18 @@ function buildCluster(
   | { ok: false; error: string; usage?: true } {
   // The in-process controller writes spec.replicas through scale, as kube-controller-manager.
   const scaleManagedFields = scaleOwnership("kube-controller-manager");
-  // Generated names (pods, EndpointSlices) are random, as upstream's: never those of another
-  // run, nor those of the objects a delete and re-apply replaced. The scenario's seed still
-  // drives its models' noise.
+  // Generated names (pods, EndpointSlices) and uids are random, as upstream's: never those of
+  // another run, nor those of the objects a delete and re-apply replaced. The scenario's seed
+  // still drives its models' noise.
   const nameSeed = () => randomBytes(4).readUInt32LE(0);
   if (dir === undefined) {
-    const cluster = new EmbeddedCluster({
+    // The store runs on the cluster's clock, which exists only once the cluster does.
+    let cluster: EmbeddedCluster | undefined;
+    const store = new ObjectStore({ now: () => cluster?.now ?? startTime, newUid: randomUUID });
+    cluster = new EmbeddedCluster({
       model: clusterModelOf(scenario.spec),
       startTime,
+      store,
       scaleManagedFields,
       network,
       componentEvents: true,
@@ -287,12 +291,12 @@ function buildCluster(
     return stored;
   }
   try {
-    // The store runs on the cluster's clock, which exists only once the cluster does.
     let cluster: EmbeddedCluster | undefined;
     const store = new ObjectStore({
       now: () => cluster?.now ?? startTime,
       journal: dataDir.journal,
       initial: dataDir.state(),
+      newUid: randomUUID,
     });
     cluster = new EmbeddedCluster({
       model: clusterModelOf(scenario.spec),

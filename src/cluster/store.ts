@@ -54,6 +54,11 @@ export interface StoreOptions {
   history?: number;
   /** How many bytes of JSON the kept changes may take (default 64 MiB; then fewer are kept). */
   historyBytes?: number;
+  /**
+   * A new object's uid (`horizon up`: random, as kube-apiserver's); by default one derived from
+   * the object's identity and incarnation, so that a simulation is the same in every run.
+   */
+  newUid?: () => string;
 }
 
 export type StoreErrorReason = "AlreadyExists" | "Conflict" | "NotFound";
@@ -135,11 +140,13 @@ export class ObjectStore {
   #nameCounter = 0;
 
   readonly #journal: ((change: StoreChange) => void) | undefined;
+  readonly #newUid: (() => string) | undefined;
 
   constructor(options: StoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     const changes = options.history ?? HISTORY;
     this.#journal = options.journal;
+    this.#newUid = options.newUid;
     const initial = options.initial;
     if (initial) {
       // CRDs first: a custom kind's scope decides where its objects are kept.
@@ -248,7 +255,7 @@ export class ObjectStore {
     const rv = this.#rv + 1;
     const metadata: KubeObject["metadata"] = copyOf(object.metadata);
     metadata.name = name;
-    metadata.uid = object.metadata.uid ?? uidFor(`${identity}#${incarnation}`);
+    metadata.uid = object.metadata.uid ?? this.#newUid?.() ?? uidFor(`${identity}#${incarnation}`);
     metadata.resourceVersion = String(rv);
     // Kinds without a rule keep what they were created with (0 is JSON's absent).
     const rule = generationRuleOf(kind);

@@ -235,12 +235,15 @@ describe("horizon up generated names", () => {
         : undefined;
     });
 
-  it("are new in every run and after a delete and re-create", async () => {
+  it("are new in every run and after a delete and re-create, and so are uids", async () => {
     const runs: string[][] = [];
+    const uids: string[] = [];
     for (let run = 0; run < 2; run++) {
       const server = await up(undefined);
       try {
-        await server.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }));
+        uids.push(
+          (await server.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }))).metadata.uid,
+        );
         runs.push(await podNames(server.call, 3));
         await server.call("DELETE", `${DEPLOYMENTS}/web?propagationPolicy=Foreground`);
         await server.call("DELETE", `${PODS}?gracePeriodSeconds=0`);
@@ -250,7 +253,9 @@ describe("horizon up generated names", () => {
         await pollUntil("no Deployment", async () =>
           (await server.call("GET", `${DEPLOYMENTS}/web`)).kind === "Status" ? true : undefined,
         );
-        await server.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }));
+        uids.push(
+          (await server.call("POST", DEPLOYMENTS, deployment({ replicas: 3 }))).metadata.uid,
+        );
         runs.push(await podNames(server.call, 3));
       } finally {
         await server.running.close();
@@ -258,5 +263,7 @@ describe("horizon up generated names", () => {
     }
     const all = runs.flat();
     assert.equal(new Set(all).size, all.length, JSON.stringify(runs));
+    // The Deployment web of each run and each re-create: four uids, none another's.
+    assert.equal(new Set(uids).size, 4, JSON.stringify(uids));
   });
 });
