@@ -76,8 +76,10 @@ function positiveInt(flag: string, text: string): number | string {
 /** Reads a --search value: a file when one exists at that path, else the YAML text itself
  * (which has a `:`; without one it can only be meant as a file). */
 function readSpace(spec: string): { text: string; source: string } | { error: string } {
-  if (existsSync(spec) && statSync(spec).isFile())
+  if (existsSync(spec)) {
+    if (!statSync(spec).isFile()) return { error: `--search ${spec}: is a directory, not a file` };
     return { text: readFileSync(spec, "utf8"), source: spec };
+  }
   if (!spec.includes(":"))
     return { error: `--search ${spec}: no such file (nor inline YAML of FIELD: VALUES)` };
   return { text: spec, source: "--search" };

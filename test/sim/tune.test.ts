@@ -335,6 +335,11 @@ describe("bad input is reported before anything runs", () => {
       error: /--search my\/serch\.yaml: no such file/,
     },
     {
+      name: "a --search path that is a directory",
+      options: { search: [scratch] },
+      error: /--search .*: is a directory, not a file/,
+    },
+    {
       name: "a constraint on an HPA the scenario does not have",
       options: { search: ["spec.maxReplicas: [3, 4]"], constraint: ["hpa/nope:flaps==0"] },
       error: /--constraint hpa\/nope:flaps==0: no HPA hpa\/nope in the scenario/,
