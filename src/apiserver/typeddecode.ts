@@ -46,7 +46,7 @@ function goType(node: SchemaNode): string {
 }
 
 /** How encoding/json names a JSON value in an UnmarshalTypeError. */
-function jsonKind(value: unknown): string {
+export function jsonKind(value: unknown): string {
   if (typeof value === "string") return "string";
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "bool";
@@ -255,7 +255,8 @@ function fitsInt(n: number, type: "int32" | "int64"): boolean {
 }
 
 /** A JSON number's text as the client likely wrote it (the original literal is gone). */
-function goNumber(n: number): string {
+/** A number as encoding/json quotes it in an UnmarshalTypeError (`number 1.5`). */
+export function goNumber(n: number): string {
   return String(n).replace("e+", "e");
 }
 

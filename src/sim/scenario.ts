@@ -23,6 +23,7 @@ import {
 import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
 import { kindDefinition } from "../apiserver/kinds/registry.js";
 import { type DecodeProblem, strictDecodeProblems } from "../apiserver/strictdecode.js";
+import { goNumber, jsonKind } from "../apiserver/typeddecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
 import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { applyFromPrometheus, RangeQueries } from "./prometheus-traffic.js";
@@ -471,7 +472,7 @@ function podTemplateDefaults(podSpec: Obj): {
 
 /** What kube-apiserver answers when a value does not decode into its Go int32 field. */
 function int32Problem(value: unknown, goStruct: string, field: string): string {
-  const got = typeof value === "number" ? "number" : Array.isArray(value) ? "array" : typeof value;
+  const got = typeof value === "number" ? `number ${goNumber(value)}` : jsonKind(value);
   return `json: cannot unmarshal ${got} into Go struct field ${goStruct}.${field} of type int32`;
 }
 

@@ -751,6 +751,20 @@ describe("errors", () => {
       ],
     },
     {
+      name: "workload replicas of the wrong type: a bool, as encoding/json names it",
+      text: file(DEPLOYMENT.replace("replicas: 2", "replicas: true"), HPA),
+      errors: [
+        "s.yaml:6:13: document 1 (Deployment/web): spec.replicas: json: cannot unmarshal bool into Go struct field DeploymentSpec.spec.replicas of type int32",
+      ],
+    },
+    {
+      name: "workload replicas of the wrong type: a fraction, quoted as encoding/json quotes it",
+      text: file(DEPLOYMENT.replace("replicas: 2", "replicas: 2.5"), HPA),
+      errors: [
+        "s.yaml:6:13: document 1 (Deployment/web): spec.replicas: json: cannot unmarshal number 2.5 into Go struct field DeploymentSpec.spec.replicas of type int32",
+      ],
+    },
+    {
       name: "autoscaling/v1 field of the wrong type",
       text: file(
         DEPLOYMENT,
