@@ -4,7 +4,6 @@
 // again when deleted; so `horizon adapter` starts against `up` over HTTPS without flags.
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -12,6 +11,7 @@ import { AUTHENTICATION_CONFIGMAP } from "../../src/apiserver/authentication-tru
 import { adapterCommand } from "../../src/cli/adapter.js";
 import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { BOOK_ADAPTER_CONFIG } from "../../src/prometheus/adapter-config.js";
+import { requestUp } from "../e2e/helpers.js";
 
 const PATH = `/api/v1/namespaces/kube-system/configmaps/${AUTHENTICATION_CONFIGMAP}`;
 
@@ -27,37 +27,11 @@ async function up(options: { dataDir?: string; insecureHttp?: boolean } = {}): P
   return started.value;
 }
 
-function call(
-  running: RunningUp,
-  method: string,
-  path: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${running.url}${path}`,
-      {
-        method,
-        ca: running.caCert ?? undefined,
-        headers: { authorization: `Bearer ${running.token}` },
-      },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8").on("data", (chunk: string) => {
-          body += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
-
 describe("extension-apiserver-authentication", () => {
   it("holds the front proxy's client CA and headers, as kube-apiserver publishes them", async () => {
     const running = await up();
     try {
-      const got = await call(running, "GET", PATH);
+      const got = await requestUp(running, "GET", PATH);
       assert.equal(got.status, 200, got.body);
       const data = JSON.parse(got.body).data as Record<string, string>;
       assert.deepEqual(Object.keys(data).sort(), [
@@ -74,9 +48,9 @@ describe("extension-apiserver-authentication", () => {
       assert.equal(data["requestheader-group-headers"], '["X-Remote-Group"]');
       assert.equal(data["requestheader-extra-headers-prefix"], '["X-Remote-Extra-"]');
       // Deleted: made again, with the same data.
-      assert.equal((await call(running, "DELETE", PATH)).status, 200);
+      assert.equal((await requestUp(running, "DELETE", PATH)).status, 200);
       await new Promise((resolve) => setImmediate(resolve));
-      const again = await call(running, "GET", PATH);
+      const again = await requestUp(running, "GET", PATH);
       assert.equal(again.status, 200, again.body);
       assert.deepEqual(JSON.parse(again.body).data, data);
     } finally {
@@ -89,7 +63,7 @@ describe("extension-apiserver-authentication", () => {
     const ca = async () => {
       const running = await up({ dataDir });
       try {
-        const got = await call(running, "GET", PATH);
+        const got = await requestUp(running, "GET", PATH);
         return JSON.parse(got.body).data["requestheader-client-ca-file"] as string;
       } finally {
         await running.close();

@@ -35,6 +35,19 @@ const dir = mkdtempSync(join(tmpdir(), "horizon-explain-"));
 /** No KUBECONFIG and an empty home directory unless a test gives them: this machine's are not read. */
 const emptyHome = mkdtempSync(join(tmpdir(), "horizon-explain-home-"));
 
+/** The debug address of a controller that was serving and has stopped. */
+async function goneControllerUrl(): Promise<string> {
+  const closed = await startObservabilityServer({
+    metricsAddress: null,
+    debugAddress: { host: "127.0.0.1", port: 0 },
+    metrics: new ControllerMetrics({ processMetrics: false }),
+    decisions: new DecisionStore(),
+  });
+  const url = closed.debugUrl!;
+  await closed.close();
+  return url;
+}
+
 async function explain(
   target: string,
   options: ExplainOptions,
@@ -245,14 +258,7 @@ describe("from a running controller", () => {
     const none = await explain("hpa/api", { address: server.debugUrl! });
     assert.equal(none.code, 1);
     assert.match(none.err, /no decision traces for hpa\/api/);
-    const closed = await startObservabilityServer({
-      metricsAddress: null,
-      debugAddress: { host: "127.0.0.1", port: 0 },
-      metrics: new ControllerMetrics({ processMetrics: false }),
-      decisions,
-    });
-    const url = closed.debugUrl!;
-    await closed.close();
+    const url = await goneControllerUrl();
     const unreachable = await explain("hpa/web", { address: url });
     assert.equal(unreachable.code, 1);
     assert.match(
@@ -423,14 +429,7 @@ describe("through the kubeconfig `horizon up` wrote", () => {
   });
 
   it("a controller the implicit kubeconfig names but that is gone: the hint names the file", async () => {
-    const closed = await startObservabilityServer({
-      metricsAddress: null,
-      debugAddress: { host: "127.0.0.1", port: 0 },
-      metrics: new ControllerMetrics({ processMetrics: false }),
-      decisions: new DecisionStore(),
-    });
-    const url = closed.debugUrl!;
-    await closed.close();
+    const url = await goneControllerUrl();
     const file = written(url);
     const answer = await explain("hpa/web", {}, undefined, { env: { KUBECONFIG: file } });
     assert.equal(answer.code, 1);
@@ -452,14 +451,7 @@ describe("through the kubeconfig `horizon up` wrote", () => {
   });
 
   it("exit 1 with a hint when that controller is gone", async () => {
-    const closed = await startObservabilityServer({
-      metricsAddress: null,
-      debugAddress: { host: "127.0.0.1", port: 0 },
-      metrics: new ControllerMetrics({ processMetrics: false }),
-      decisions: new DecisionStore(),
-    });
-    const url = closed.debugUrl!;
-    await closed.close();
+    const url = await goneControllerUrl();
     const answer = await explain("hpa/web", { kubeconfig: written(url) });
     assert.equal(answer.code, 1);
     assert.ok(

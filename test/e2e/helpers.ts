@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, statSync } from "node:fs";
+import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { describe, it } from "node:test";
@@ -353,4 +354,31 @@ export function spawnHorizon(args: readonly string[]): HorizonProcess {
   });
   const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** One request to `horizon up` over HTTPS with its CA and admin token: the status and body. */
+export function requestUp(
+  up: RunningUp,
+  method: string,
+  path: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${up.url}${path}`,
+      {
+        method,
+        ca: up.caCert ?? undefined,
+        headers: { authorization: `Bearer ${up.token}` },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
 }

@@ -3,7 +3,6 @@
 // request) are answered with a Status that says so, and kubectl prints that message instead of
 // "the server could not find the requested resource".
 import assert from "node:assert/strict";
-import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import {
   type KubectlBinary,
@@ -12,6 +11,7 @@ import {
   kubectlOk,
   kubectlsUnderTest,
   pollUntil,
+  requestUp,
   startTestServer,
   type TestServer,
 } from "./helpers.js";
@@ -77,7 +77,11 @@ function describeStreams(binary: KubectlBinary): void {
 
     it("any method without an upgrade gets the Status too (501)", async () => {
       for (const method of ["GET", "POST", "PUT"]) {
-        const res = await call(server, method, "/api/v1/namespaces/default/pods/p/exec?command=ls");
+        const res = await requestUp(
+          server.up,
+          method,
+          "/api/v1/namespaces/default/pods/p/exec?command=ls",
+        );
         assert.equal(res.status, 501, method);
         assert.deepEqual(JSON.parse(res.body), {
           kind: "Status",
@@ -91,32 +95,5 @@ function describeStreams(binary: KubectlBinary): void {
         });
       }
     });
-  });
-}
-
-/** One request to the server over HTTPS with its CA and token. */
-function call(
-  server: TestServer,
-  method: string,
-  path: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.up.url}${path}`,
-      {
-        method,
-        ca: server.up.caCert ?? undefined,
-        headers: { authorization: `Bearer ${server.up.token}` },
-      },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8").on("data", (chunk: string) => {
-          body += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on("error", reject);
-    req.end();
   });
 }
