@@ -1,14 +1,28 @@
 // The module graph's rules (docs/design.md): no import cycles under src/ (type imports
-// included), and neither src/cluster nor src/apiserver imports from src/sim. Prints each
-// cycle or forbidden import and exits 1; ends with one summary line.
+// included), and each room imports only the rooms below it: `api` nothing of Horizon's, the
+// pure core only `api`, the kinds and the registry neither the cluster nor the API server, the
+// cluster not the API server, the controller none of its adapters (client-node's `kube`, the
+// cluster), nothing but `cli` the command line. Prints each cycle or forbidden import (the
+// importing file, the imported file and the rule) and exits 1; ends with one summary line.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const root = resolve(process.argv[2] ?? "src");
-const FORBIDDEN = [
-  { from: "cluster", to: "sim" },
-  { from: "apiserver", to: "sim" },
-];
+// The rooms each room may import (its own files always); a room not listed may import any
+// room but `cli`.
+const ALLOWED = {
+  api: [],
+  core: ["api"],
+  kinds: ["api", "core"],
+  registry: ["api", "core", "kinds"],
+  controller: ["api", "core"],
+  explain: ["api", "core", "controller"],
+  conformance: ["api", "core", "controller"],
+  kube: ["api", "core", "controller"],
+  prometheus: ["api", "core", "kube"],
+  cluster: ["api", "core", "kinds", "registry", "controller"],
+  apiserver: ["api", "core", "kinds", "registry", "cluster", "controller", "kube", "prometheus"],
+};
 
 function sourceFiles(dir) {
   const out = [];
@@ -20,9 +34,9 @@ function sourceFiles(dir) {
   return out;
 }
 
-// `import … from "./x.js"`, `import type …`, `export … from`, `import("./x.js")`.
+// `import … from "./x.js"`, `import type …`, `export … from`, `import "./x.js"`, `import("./x.js")`.
 const SPECIFIER =
-  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|(?:^|\n)\s*import\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;
 
 const files = sourceFiles(root);
 const known = new Set(files);
@@ -30,7 +44,7 @@ const graph = new Map();
 for (const file of files) {
   const deps = new Set();
   for (const match of readFileSync(file, "utf8").matchAll(SPECIFIER)) {
-    const spec = (match[1] ?? match[2]).replace(/\.js$/, ".ts");
+    const spec = (match[1] ?? match[2] ?? match[3]).replace(/\.js$/, ".ts");
     const target = resolve(dirname(file), spec);
     if (known.has(target)) deps.add(target);
   }
@@ -40,11 +54,17 @@ for (const file of files) {
 const problems = [];
 const topFolder = (file) => relative(root, file).split(sep)[0];
 for (const [file, deps] of graph) {
+  const from = topFolder(file);
   for (const dep of deps) {
-    for (const rule of FORBIDDEN) {
-      if (topFolder(file) === rule.from && topFolder(dep) === rule.to) {
-        problems.push(`forbidden import: ${relative(root, file)} → ${relative(root, dep)}`);
-      }
+    const to = topFolder(dep);
+    if (to === from) continue;
+    const allowed = ALLOWED[from];
+    const refused = allowed ? !allowed.includes(to) : to === "cli";
+    if (refused) {
+      const rule = allowed
+        ? `${from}/ imports only ${allowed.length ? allowed.map((r) => `${r}/`).join(", ") : "its own files"}`
+        : "only the command line imports cli/";
+      problems.push(`forbidden import: ${relative(root, file)} → ${relative(root, dep)} (${rule})`);
     }
   }
 }

@@ -4,7 +4,7 @@
 // schedule gets robfig's error text, as kube-apiserver's validation prints it. The times a
 // schedule fires are croner's (time zones and DST), after this check.
 import { Cron } from "croner";
-import { parseDuration } from "../core/duration.js";
+import { parseDuration } from "./duration.js";
 
 export type CronSchedule =
   | { kind: "cron"; expression: string }

@@ -2,7 +2,7 @@
 // annotations (Horizon's own: a real cluster runs the container's command instead):
 // `horizon.dev/run-duration` (a Go duration, 5s when absent) and `horizon.dev/exit-code` (0-255,
 // 0 when absent; any other code fails the pod, as a container exiting with it does).
-import { parseDuration } from "../core/duration.js";
+import { parseDuration } from "./duration.js";
 
 export const RUN_DURATION_ANNOTATION = "horizon.dev/run-duration";
 export const EXIT_CODE_ANNOTATION = "horizon.dev/exit-code";

@@ -2,7 +2,7 @@
 // registries derive it from Deployments, ReplicaSets, StatefulSets and ReplicationControllers;
 // shared by the embedded API server's /scale, the in-process ports and the controller's
 // informer-backed scale reads.
-import { selectorFromLabelSelector } from "../core/selector.js";
+import { selectorFromLabelSelector } from "./selector.js";
 import type { KubeObject, LabelSelector } from "./types.js";
 
 export interface WorkloadScale {

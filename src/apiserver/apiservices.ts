@@ -9,10 +9,10 @@ import { isDeepStrictEqual } from "node:util";
 import { isRecord } from "../api/json.js";
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
-import type { ObjectStore } from "../cluster/store.js";
+import { availableCondition } from "../kinds/apiservice.js";
+import { customGeneration } from "../kinds/custom.js";
+import type { ObjectStore } from "../registry/store.js";
 import { servedGroupVersions } from "./discovery.js";
-import { availableCondition } from "./kinds/apiservice.js";
-import { customGeneration } from "./kinds/custom.js";
 
 export const AUTOMANAGED_LABEL = "kube-aggregator.kubernetes.io/automanaged";
 

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../api/types.js";
 import { syncOnStoreEvents } from "../cluster/controllers/store-sync.js";
-import type { ObjectStore } from "../cluster/store.js";
+import type { ObjectStore } from "../registry/store.js";
 
 export const AUTHENTICATION_CONFIGMAP = "extension-apiserver-authentication";
 const NAMESPACE = "kube-system";

@@ -1,8 +1,9 @@
 // apiextensions' naming controller, the part that runs after the write: when a CRD is deleted
 // or changes, the CRDs whose names were not accepted are looked at again, and one whose names
 // are free now is accepted and established (served).
-import type { ObjectStore } from "../cluster/store.js";
-import { reconsideredNames } from "./kinds/customresourcedefinition.js";
+
+import { reconsideredNames } from "../kinds/customresourcedefinition.js";
+import type { ObjectStore } from "../registry/store.js";
 
 const CRD = "CustomResourceDefinition";
 

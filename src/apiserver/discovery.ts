@@ -5,8 +5,8 @@
 //
 // The per-version view of the handler's resource catalogue (resources.ts) is built here.
 import { createHash } from "node:crypto";
+import { customGeneration } from "../kinds/custom.js";
 import { AUTH_RESOURCES, AUTHENTICATION_GROUP } from "./auth/apis.js";
-import { customGeneration } from "./kinds/custom.js";
 import { openapiSchemas } from "./openapi.js";
 import { RESOURCES as SERVED, type ResourceInfo as Served, servedResources } from "./resources.js";
 import type { ApiRequest, ApiResponse } from "./types.js";

@@ -5,7 +5,7 @@
 // and a change fanned out to N watchers is serialized once.
 
 import type { KubeObject } from "../api/types.js";
-import { type ObjectStore, storeNamespaceOf } from "../cluster/store.js";
+import { type ObjectStore, storeNamespaceOf } from "../registry/store.js";
 
 /** How the object is sent: whole (GET, watch) or as a typed list's item (no kind/apiVersion). */
 export type EncodedForm = "object" | "item";

@@ -4,8 +4,8 @@
 
 import { isRecord } from "../api/json.js";
 import type { KubeObject } from "../api/types.js";
+import { kindDefinition } from "../kinds/registry.js";
 import { type ApiError, badRequest } from "./errors.js";
-import { kindDefinition } from "./kinds/registry.js";
 
 export const COMMON_FIELDS = ["metadata.name", "metadata.namespace"];
 

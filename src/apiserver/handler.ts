@@ -2,7 +2,7 @@
 // embedded cluster. The filter chain (filters.ts: authentication, impersonation, authorization, health,
 // discovery, the auth APIs, the metrics APIs) runs first; then the router below resolves a resource request and hands it to
 // the endpoint of its verb (endpoints/: get, list, watch, create, update, patch, delete,
-// scale), which decode and answer, while the registry store (registry/store.ts) owns what
+// scale), which decode and answer, while the registry store (registry-store.ts) owns what
 // happens to the object on the way to the cluster's store.
 
 import { FeatureGates } from "../api/featuregates.js";
@@ -45,7 +45,7 @@ import {
 } from "./filters.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { prometheusSd } from "./prometheus-sd.js";
-import { RegistryStore } from "./registry/store.js";
+import { RegistryStore } from "./registry-store.js";
 import { checkFieldManager, respond } from "./request.js";
 import {
   apiVersionOf,

@@ -2,7 +2,7 @@
 // kube-apiserver's parameter codec and ValidateListOptions do: numbers that do not parse are a
 // 400, a resourceVersion must be a number, resourceVersionMatch one of the two matches (422).
 import type { FieldError } from "../api/validation.js";
-import type { ObjectStore } from "../cluster/store.js";
+import type { ObjectStore } from "../registry/store.js";
 import { type ApiError, badRequest, invalid } from "./errors.js";
 
 export type ResourceVersionMatch = "" | "Exact" | "NotOlderThan";

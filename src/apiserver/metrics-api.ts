@@ -8,7 +8,10 @@
 // Errors are Status objects worded as those servers word them (custom-metrics-apiserver's
 // provider errors: "the server could not find the metric X for pods"); an outage is the
 // aggregator's plain-text 503.
+
+import { formatDuration } from "../api/duration.js";
 import { Quantity } from "../api/quantity.js";
+import { parseSelector, type Selector, selectorMatches } from "../api/selector.js";
 import { rfc3339 } from "../api/time.js";
 import type {
   KubeObject,
@@ -18,11 +21,9 @@ import type {
 } from "../api/types.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import type { ObjectMetricModel } from "../cluster/cluster-model.js";
-import { groupOf, pluralOf } from "../cluster/kinds.js";
 import type { PodRecord } from "../cluster/model.js";
-import { formatDuration } from "../core/duration.js";
 import { samplesByName } from "../core/replica-calculator.js";
-import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
+import { groupOf, pluralOf } from "../kinds/catalog.js";
 import { isTableRequest, toTable } from "./tables.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 

@@ -6,9 +6,9 @@
 // the zero instant is written as `null`. A value Go cannot parse fails the whole decode with
 // Go's `*time.ParseError` text, which the API server wraps in a 400 BadRequest.
 import { isRecord } from "../api/json.js";
+import { kindDefinition } from "../kinds/registry.js";
+import { jsonFields, type SchemaNode } from "../kinds/schema.js";
 import { type ApiError, badRequest, invalid } from "./errors.js";
-import { kindDefinition } from "./kinds/registry.js";
-import { jsonFields, type SchemaNode } from "./kinds/schema.js";
 
 /** Go's layouts: `time.RFC3339` and apimachinery's `RFC3339Micro`. */
 export const RFC3339_LAYOUT = "2006-01-02T15:04:05Z07:00";

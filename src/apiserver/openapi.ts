@@ -3,11 +3,11 @@
 // upstream names it (`io.k8s.api.apps.v1.Deployment`), struct fields as `allOf: [$ref]`,
 // `x-kubernetes-group-version-kind` on the kinds, and the list/map/patch extensions from the
 // tree. `kubectl explain` reads them; client-side apply and diff read their patch merge keys.
-import { customSchema } from "./kinds/custom.js";
-import { HPA_FIELD_DOCS } from "./kinds/horizontalpodautoscaler-docs.js";
-import { KIND_LIST, servedDefinitions } from "./kinds/registry.js";
-import { type GoScalar, jsonFields, type SchemaNode, type StructNode } from "./kinds/schema.js";
-import type { KindDefinition } from "./kinds/types.js";
+import { customSchema } from "../kinds/custom.js";
+import { HPA_FIELD_DOCS } from "../kinds/horizontalpodautoscaler-docs.js";
+import { KIND_LIST, servedDefinitions } from "../kinds/registry.js";
+import { type GoScalar, jsonFields, type SchemaNode, type StructNode } from "../kinds/schema.js";
+import type { KindDefinition } from "../kinds/types.js";
 
 type Schema = Record<string, unknown>;
 

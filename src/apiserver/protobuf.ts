@@ -5,8 +5,8 @@
 // that turn a message into the JSON object the API server would have decoded from JSON.
 
 import { setMember } from "../api/json.js";
-import { KIND_LIST } from "./kinds/registry.js";
-import type { GoScalar, SchemaNode, StructNode } from "./kinds/schema.js";
+import { KIND_LIST } from "../kinds/registry.js";
+import type { GoScalar, SchemaNode, StructNode } from "../kinds/schema.js";
 
 /** A body that is not valid protobuf for the expected message. */
 export class ProtobufError extends Error {

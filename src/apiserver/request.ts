@@ -4,6 +4,7 @@
 
 import { writeHorizontalPodAutoscaler } from "../api/conversion.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
+import { isCustomKind, withCustomDefaults } from "../kinds/custom.js";
 import type { EncodedForm, ObjectEncodings } from "./encoding.js";
 import { type ApiError, errorResponse, invalid } from "./errors.js";
 import {
@@ -11,7 +12,6 @@ import {
   managerFromUserAgent,
   validateFieldManager,
 } from "./fieldmanager/index.js";
-import { isCustomKind, withCustomDefaults } from "./kinds/custom.js";
 import type { RequestTarget, ResourceInfo } from "./resources.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 

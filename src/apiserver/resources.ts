@@ -1,11 +1,12 @@
 // The resources the API server serves, and the parsing of a request path into
 // group/version/resource/namespace/name/subresource (k8s.io/apiserver RequestInfoFactory).
-import type { ResourceNames } from "./errors.js";
-import { customGeneration } from "./kinds/custom.js";
-import { KIND_LIST, servedDefinitions } from "./kinds/registry.js";
-import type { KindDefinition, Subresource } from "./kinds/types.js";
 
-export type { Subresource } from "./kinds/types.js";
+import { customGeneration } from "../kinds/custom.js";
+import { KIND_LIST, servedDefinitions } from "../kinds/registry.js";
+import type { KindDefinition, Subresource } from "../kinds/types.js";
+import type { ResourceNames } from "./errors.js";
+
+export type { Subresource } from "../kinds/types.js";
 
 export interface ResourceInfo extends ResourceNames {
   /** Versions served, preferred first. */

@@ -2,7 +2,7 @@
 // decode it: the first value of the wrong JSON type (that stops the decode), else every field
 // the kind's Go types do not have. For readers of manifest files that are not requests
 // (`horizon simulate`, `horizon validate`): the same checks as ./endpoints/decode.ts, in order.
-import { kindDefinition } from "./kinds/registry.js";
+import { kindDefinition } from "../kinds/registry.js";
 import { decodeTyped } from "./typeddecode.js";
 import { unknownFields } from "./unknownfields.js";
 

@@ -5,12 +5,12 @@
 // follows apimachinery `duration.HumanDuration`. Each kind's printer is part of its definition
 // (./kinds/); this module builds the Table from it.
 import type { KubeObject } from "../api/types.js";
-import { col, DOC, hasTime, NAME } from "./kinds/printing.js";
-import { kindDefinition } from "./kinds/registry.js";
-import type { Printer, TableColumnDefinition, TableRowCondition } from "./kinds/types.js";
+import { col, DOC, hasTime, NAME } from "../kinds/printing.js";
+import { kindDefinition } from "../kinds/registry.js";
+import type { Printer, TableColumnDefinition, TableRowCondition } from "../kinds/types.js";
 
-export { formatHPAMetrics, humanDuration } from "./kinds/printing.js";
-export type { TableColumnDefinition, TableRowCondition } from "./kinds/types.js";
+export { formatHPAMetrics, humanDuration } from "../kinds/printing.js";
+export type { TableColumnDefinition, TableRowCondition } from "../kinds/types.js";
 
 export const TABLE_CONTENT_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 

@@ -6,8 +6,8 @@
 // unset), into a map value or list item the type's zero value. Untyped and deduced parts pass.
 import { isRecord } from "../api/json.js";
 import { Quantity } from "../api/quantity.js";
-import { kindDefinition } from "./kinds/registry.js";
-import { type GoScalar, jsonFields, type SchemaNode } from "./kinds/schema.js";
+import { kindDefinition } from "../kinds/registry.js";
+import { type GoScalar, jsonFields, type SchemaNode } from "../kinds/schema.js";
 import { normalizeTimeValue } from "./microtime.js";
 
 export type TypedDecoded =

@@ -2,9 +2,9 @@
 // each kind's schema tree (./kinds/), deduced parts by their Go shape. Untyped deduced parts and
 // structs that preserve unknown fields (not all their Go fields listed yet) accept anything.
 import { isRecord } from "../api/json.js";
-import { root } from "./kinds/meta.js";
-import { kindDefinition } from "./kinds/registry.js";
-import { DEDUCED, jsonFields, type SchemaNode } from "./kinds/schema.js";
+import { root } from "../kinds/meta.js";
+import { kindDefinition } from "../kinds/registry.js";
+import { DEDUCED, jsonFields, type SchemaNode } from "../kinds/schema.js";
 
 /** A map's values (map[string]T of a struct T: each value's fields are known). */
 export class MapOf {

@@ -5,7 +5,7 @@
 // Status (the watch cache's "too old resource version").
 
 import type { KubeObject } from "../api/types.js";
-import type { ObjectStore, WatchEvent } from "../cluster/store.js";
+import type { ObjectStore, WatchEvent } from "../registry/store.js";
 import { expired, internalError, tooLargeResourceVersion } from "./errors.js";
 import type { ApiResponse } from "./types.js";
 

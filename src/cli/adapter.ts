@@ -3,8 +3,8 @@
 // Exit codes: 0 stopped by SIGTERM/SIGINT, 1 could not start, 2 bad flags or configuration.
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { parseDuration } from "../api/duration.js";
 import { generateServingCertificate } from "../apiserver/tls.js";
-import { parseDuration } from "../core/duration.js";
 import { createKubeClient } from "../kube/client.js";
 import { loadKubeConfig } from "../kube/config.js";
 import { PrometheusAdapter } from "../prometheus/adapter.js";

@@ -3,6 +3,8 @@
 // (--hpa-selector, --metrics-bind-address, --debug-*). Parsing is pure so tests check every
 // flag's error without starting anything.
 
+import { parseDuration } from "../api/duration.js";
+import { parseSelector } from "../api/selector.js";
 import { isLoopbackHost } from "../controller/server.js";
 import {
   applyControllerFlags,
@@ -10,8 +12,6 @@ import {
   type ControllerConfig,
   defaultControllerConfig,
 } from "../core/config.js";
-import { parseDuration } from "../core/duration.js";
-import { parseSelector } from "../core/selector.js";
 
 /** What commander hands over (every value a string, as typed). */
 export interface ControllerCommandOptions {

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { parseSelector, selectorMatches } from "../api/selector.js";
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import { DecisionStore } from "../controller/decisions.js";
 import { LeaderElector } from "../controller/leaderelection.js";
@@ -28,7 +29,6 @@ import {
   startObservabilityServer,
   syncObserver,
 } from "../controller/server.js";
-import { parseSelector, selectorMatches } from "../core/selector.js";
 import { createKubeClient, type HttpKubeClient } from "../kube/client.js";
 import { type KubeConnection, type LoadConfigOptions, loadKubeConfig } from "../kube/config.js";
 import { HPA_COMPONENT, KubeEventRecorder } from "../kube/events.js";

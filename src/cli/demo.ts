@@ -3,9 +3,9 @@
 // (autoscaling/v2, cpu 50%) syncs and Horizon prints what upstream would decide and why.
 // Pods are modelled as ready as soon as they exist; the embedded cluster adds lifecycles.
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
+import { formatDuration } from "../api/duration.js";
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import { defaultControllerConfig } from "../core/config.js";
-import { formatDuration } from "../core/duration.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../core/history.js";
 import type { PodView } from "../core/pods.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";

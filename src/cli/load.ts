@@ -21,7 +21,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ApiException, CoreV1Api } from "@kubernetes/client-node";
 import type { Command } from "commander";
-import { formatDuration, parseDuration } from "../core/duration.js";
+import { formatDuration, parseDuration } from "../api/duration.js";
 import { loadKubeConfig } from "../kube/config.js";
 import { formatCounts, LoadGenerator, summarize } from "./loadgen.js";
 import { defaultKubeconfigPath } from "./up.js";

@@ -3,7 +3,7 @@
 // written: the dashboard bundle is not built, or the write failed), 2 bad input.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { formatDuration, parseDuration } from "../core/duration.js";
+import { formatDuration, parseDuration } from "../api/duration.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
 import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
 import { RangeQueries } from "../sim/prometheus-traffic.js";

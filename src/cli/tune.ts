@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { formatDuration, parseDuration } from "../core/duration.js";
+import { formatDuration, parseDuration } from "../api/duration.js";
 import { formatNumber } from "../explain/format.js";
 import { type Assertion, matches as matchesHpa, parseAssertion } from "../sim/assertions.js";
 import { formatScenarioError, parseScenario } from "../sim/scenario.js";

@@ -5,12 +5,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseDuration } from "../api/duration.js";
 import { errorResponse, pathNotFound } from "../apiserver/errors.js";
 import { handleMetricsApi } from "../apiserver/metrics-api.js";
 import { SD_PATH } from "../apiserver/prometheus-sd.js";
 import type { ApiRequest, ApiResponse } from "../apiserver/types.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
-import { parseDuration } from "../core/duration.js";
 import { createKubeClient } from "../kube/client.js";
 import { loadKubeConfig } from "../kube/config.js";
 import { PrometheusAdapter } from "../prometheus/adapter.js";

@@ -8,6 +8,7 @@ import { isIPv4 } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
+import { formatDuration, parseDuration } from "../api/duration.js";
 import { FeatureGates } from "../api/featuregates.js";
 import type { KubeObject } from "../api/types.js";
 import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
@@ -24,7 +25,7 @@ import {
   writeKubeconfig,
 } from "../apiserver/kubeconfig.js";
 import { KubernetesServiceController } from "../apiserver/kubernetes-service.js";
-import { scaleManagedFields as scaleOwnership } from "../apiserver/registry/store.js";
+import { scaleManagedFields as scaleOwnership } from "../apiserver/registry-store.js";
 import {
   certificateHosts,
   generateCertificateAuthority,
@@ -50,13 +51,12 @@ import { HttpPodNetwork } from "../cluster/network-http.js";
 import { hostSystemInfo, NodeStatusReporter } from "../cluster/node-status.js";
 import { type DataDir, openDataDir } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
-import { ObjectStore } from "../cluster/store.js";
 import { cpuModelUniform, servedPerPod } from "../cluster/usage.js";
 import type { SyncReport } from "../controller/controller.js";
 import { createLogger } from "../controller/log.js";
 import { isLoopbackHost } from "../controller/server.js";
 import type { ControllerConfig } from "../core/config.js";
-import { formatDuration, parseDuration } from "../core/duration.js";
+import { ObjectStore } from "../registry/store.js";
 import { applyScenarioEvent, clusterModelOf } from "../sim/cluster.js";
 import { controllerConfigFor } from "../sim/runner.js";
 import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";

@@ -8,22 +8,21 @@
 
 import { defaultPodSpecOfPod } from "../api/pod-defaults.js";
 import { withSpecReplicas } from "../api/scale.js";
+import { type Selector, selectorMatches } from "../api/selector.js";
 import { applyServiceDefaults } from "../api/service-defaults.js";
 import { truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import { applyWorkloadDefaults, prepareJob } from "../api/workload-defaults.js";
-import {
-  type AdmissionOptions,
-  admitPod,
-  LIMIT_RANGER_ANNOTATION,
-} from "../apiserver/admission.js";
-import { customScalePaths } from "../apiserver/kinds/custom.js";
-import { deleteFromStore } from "../apiserver/registry/delete.js";
 import type { InvolvedObject } from "../controller/events/correlator.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import type { PodView } from "../core/pods.js";
-import { type Selector, selectorMatches } from "../core/selector.js";
+import { customScalePaths } from "../kinds/custom.js";
+import { type AdmissionOptions, admitPod, LIMIT_RANGER_ANNOTATION } from "../registry/admission.js";
+import { deleteFromStore } from "../registry/delete.js";
+import { quotaStatus } from "../registry/quota.js";
+import { noise, randomSuffix, streamSeed } from "../registry/random.js";
+import { ObjectStore, type WatchEvent } from "../registry/store.js";
 import {
   type ClusterModel,
   type PodLifecycleModel,
@@ -44,7 +43,6 @@ import {
 } from "./controllers/deployment.js";
 import { reconcileJob } from "./controllers/job.js";
 import { podFromTemplate } from "./controllers/pods.js";
-import { quotaStatus } from "./controllers/quota.js";
 import { reconcileReplicaSet } from "./controllers/replicaset.js";
 import { CONTROLLER_REVISION_HASH } from "./controllers/revisions.js";
 import { reconcileStatefulSet } from "./controllers/statefulset.js";
@@ -73,9 +71,7 @@ import {
 import { ClusterNetwork, type NetworkOptions } from "./network.js";
 import { PodLogBook } from "./podlogs.js";
 import { createPorts } from "./ports.js";
-import { noise, randomSuffix, streamSeed } from "./random.js";
 import { Scheduler } from "./scheduler.js";
-import { ObjectStore, type WatchEvent } from "./store.js";
 import { trafficAt } from "./traffic.js";
 import { cpuModel, cpuModelUniform, servedPerPod } from "./usage.js";
 

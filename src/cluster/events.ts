@@ -12,7 +12,7 @@ import {
 } from "../controller/events/correlator.js";
 import type { EventsPort } from "../controller/ports.js";
 import type { SyncEvent } from "../core/sync.js";
-import type { ObjectStore } from "./store.js";
+import type { ObjectStore } from "../registry/store.js";
 
 export class EventRecorder implements EventsPort {
   readonly #store: ObjectStore;

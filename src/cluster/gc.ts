@@ -1,12 +1,13 @@
 // kube-controller-manager's garbage collector (ownerReferences: Background, Foreground, Orphan)
 // and the namespace controller's cascade and status conditions, over the embedded cluster's
-// store. They delete and update through the registry's delete (src/apiserver/registry/delete.ts)
+// store. They delete and update through the registry's delete (src/registry/delete.ts)
 // as upstream's controllers go through the API server. The conditions are a pure function;
 // `GarbageCollector` is driven by the cluster's clock (it never reads the wall clock).
 
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject, OwnerReference } from "../api/types.js";
-import { NAMESPACE_FINALIZER } from "../apiserver/kinds/namespace.js";
+import { isClusterScoped, KNOWN_KINDS, knownPluralOf } from "../kinds/catalog.js";
+import { NAMESPACE_FINALIZER } from "../kinds/namespace.js";
 import {
   defaultGcPolicy,
   deleteFromStore,
@@ -15,10 +16,9 @@ import {
   ORPHAN_FINALIZER,
   updateInStore,
   withFinalizers,
-} from "../apiserver/registry/delete.js";
-import type { PropagationPolicy } from "../apiserver/registry/deleteoptions.js";
-import { isClusterScoped, KNOWN_KINDS, knownPluralOf } from "./kinds.js";
-import { type ObjectStore, storeNamespaceOf, type WatchEvent } from "./store.js";
+} from "../registry/delete.js";
+import type { PropagationPolicy } from "../registry/deleteoptions.js";
+import { type ObjectStore, storeNamespaceOf, type WatchEvent } from "../registry/store.js";
 
 // -----------------------------------------------------------------------------------------
 // The namespace controller's status conditions

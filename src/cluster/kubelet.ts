@@ -6,13 +6,13 @@
 import { createHash } from "node:crypto";
 import { rfc3339, truncateToSecond } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
-import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "../apiserver/registry/delete.js";
 import type { PodView } from "../core/pods.js";
+import { DEFAULT_POD_GRACE_SECONDS, deleteFromStore } from "../registry/delete.js";
+import type { ObjectStore } from "../registry/store.js";
 import type { PodLifecycleModel, UsageModel } from "./cluster-model.js";
 import { TimerHeap } from "./heap.js";
 import type { PodOwner, PodRecord } from "./model.js";
 import type { Scheduler } from "./scheduler.js";
-import type { ObjectStore } from "./store.js";
 
 /** For pods of workloads the scenario does not model, and bare pods. */
 export const DEFAULT_LIFECYCLE: PodLifecycleModel = {

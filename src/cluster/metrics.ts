@@ -7,13 +7,16 @@
 //
 // Nothing is computed per pod on a scrape: a scrape records each workload's demand and
 // per-pod share, and a pod's sample is derived from those and its own timestamps when asked.
+
+import type { Selector } from "../api/selector.js";
+import { selectorFromLabelSelector, selectorMatches } from "../api/selector.js";
 import type { MetricSpec } from "../api/types.js";
 import type { PodView } from "../core/pods.js";
 import type { SampleColumns } from "../core/replica-calculator.js";
-import type { Selector } from "../core/selector.js";
-import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../core/sources/types.js";
+import { groupOf, pluralOf } from "../kinds/catalog.js";
+import { noise, noiseBits, streamSeed } from "../registry/random.js";
 import type {
   ClusterModel,
   ExternalMetricModel,
@@ -22,7 +25,6 @@ import type {
   PodsMetricModel,
   UsageModel,
 } from "./cluster-model.js";
-import { groupOf, pluralOf } from "./kinds.js";
 import {
   type EntryUsage,
   type PodRecord,
@@ -31,7 +33,6 @@ import {
   type UsageRun,
   type Workload,
 } from "./model.js";
-import { noise, noiseBits, streamSeed } from "./random.js";
 import { trafficAt } from "./traffic.js";
 import { cpuAt, servedPerPod } from "./usage.js";
 

@@ -7,6 +7,7 @@ import { type PodQosClass, podQosClass } from "../api/pod-qos.js";
 import type { CrossVersionObjectReference, KubeObject } from "../api/types.js";
 import { type ContainerRequests, type PodView, podViewFromObject } from "../core/pods.js";
 import type { SampleColumns } from "../core/replica-calculator.js";
+import { Random } from "../registry/random.js";
 import type {
   ObjectMetricModel,
   PodLifecycleModel,
@@ -14,7 +15,6 @@ import type {
   TrafficModel,
   UsageModel,
 } from "./cluster-model.js";
-import { Random } from "./random.js";
 
 /**
  * Where a pod is in its life (kwok-style stages): waiting out its scheduling delay, waiting for
@@ -401,7 +401,7 @@ export class SelectorEntry {
 
   constructor(
     readonly namespace: string,
-    readonly selector: import("../core/selector.js").Selector,
+    readonly selector: import("../api/selector.js").Selector,
   ) {}
 
   memberList(): readonly PodRecord[] {

@@ -6,11 +6,11 @@
 import { rfc3339 } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
 import type { FieldError } from "../api/validation.js";
+import type { ObjectStore, WatchEvent } from "../registry/store.js";
 import { EndpointsController, type ServiceRouting } from "./controllers/endpoints.js";
 import { type Cidr, IpAllocator } from "./ipam.js";
 import { NODE_NAME } from "./kubelet.js";
 import type { PodRecord } from "./model.js";
-import type { ObjectStore, WatchEvent } from "./store.js";
 
 /** A running pod as the network serves it. */
 export interface NetworkPod {

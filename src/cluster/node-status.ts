@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs";
 import { release } from "node:os";
 import { rfc3339, rfc3339Micro } from "../api/time.js";
 import type { KubeObject } from "../api/types.js";
+import type { ObjectStore } from "../registry/store.js";
 import { NODE_INTERNAL_IP, NODE_LABELS, NODE_NAME } from "./kubelet.js";
-import type { ObjectStore } from "./store.js";
 
 /** The version the node's kubelet reports (the API server's /version says the same). */
 export const KUBELET_VERSION = "v1.34.0";

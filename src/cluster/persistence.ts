@@ -34,7 +34,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
-import type { StoreChange, StoreState } from "./store.js";
+import type { StoreChange, StoreState } from "../registry/store.js";
 
 export const LOCK_FILE = "LOCK";
 export const SNAPSHOT_FILE = "snapshot.jsonl";

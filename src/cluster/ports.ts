@@ -3,6 +3,7 @@
 // of a selector (cached views), the metrics APIs, the HPA status subresource, and the events
 // port (events.ts, over the shared event correlator).
 import { type ScalePaths, scaleOf } from "../api/scale.js";
+import type { Selector } from "../api/selector.js";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscaler,
@@ -10,8 +11,6 @@ import type {
   KubeObject,
   MetricSpec,
 } from "../api/types.js";
-import { customGeneration, customScalePaths, isCustomKind } from "../apiserver/kinds/custom.js";
-import { kindDefinition } from "../apiserver/kinds/registry.js";
 import type {
   ControllerPorts,
   HpaStatusPort,
@@ -22,12 +21,18 @@ import type {
   ScaleView,
 } from "../controller/ports.js";
 import type { PodView } from "../core/pods.js";
-import type { Selector } from "../core/selector.js";
+import { groupOf } from "../kinds/catalog.js";
+import { customGeneration, customScalePaths, isCustomKind } from "../kinds/custom.js";
+import { kindDefinition } from "../kinds/registry.js";
+import {
+  notFoundMessage,
+  type ObjectStore,
+  type StoreCell,
+  StoreError,
+} from "../registry/store.js";
 import { EventRecorder } from "./events.js";
 import { AskedInOrder } from "./in-order.js";
-import { groupOf } from "./kinds.js";
 import type { MetricsPipeline } from "./metrics.js";
-import { notFoundMessage, type ObjectStore, type StoreCell, StoreError } from "./store.js";
 
 /** What the ports use of the cluster (EmbeddedCluster is one): no import of cluster.ts. */
 export interface PortsClusterView {

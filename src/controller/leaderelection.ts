@@ -9,8 +9,15 @@
 // - on a graceful stop the leader releases: holder "", leaseDurationSeconds 1, as client-go.
 // The decisions are pure functions of the observed state and `now`; LeaderElector runs them on
 // injectable timers.
-import type { KubeApiError } from "../kube/types.js";
 import { systemTimers, type Timers } from "./workqueue.js";
+
+/** Why a lock read or write failed: the HTTP status (0 when no answer came) and the Status's
+ * reason and message (the Kubernetes adapter's API errors have this shape). */
+export interface LockError {
+  status: number;
+  reason?: string;
+  message: string;
+}
 
 /** client-go's LeaderElectionRecord, times as epoch ms (null when the Lease has none). */
 export interface LeaderElectionRecord {
@@ -24,10 +31,8 @@ export interface LeaderElectionRecord {
   preferredHolder?: string;
 }
 
-export type LockResult = { ok: true } | { ok: false; error: KubeApiError };
-export type LockRead =
-  | { ok: true; record: LeaderElectionRecord }
-  | { ok: false; error: KubeApiError };
+export type LockResult = { ok: true } | { ok: false; error: LockError };
+export type LockRead = { ok: true; record: LeaderElectionRecord } | { ok: false; error: LockError };
 
 /** client-go's resourcelock.Interface (src/kube/lease.ts implements it over a Lease). */
 export interface ResourceLock {
@@ -271,7 +276,7 @@ function deferred(): Deferred {
   return { promise, resolve };
 }
 
-const ABORTED: KubeApiError = { status: 0, message: "context deadline exceeded" };
+const ABORTED: LockError = { status: 0, message: "context deadline exceeded" };
 
 export class LeaderElector {
   private readonly lock: ResourceLock;

@@ -1,6 +1,8 @@
 // The controller sees the world only through these ports. The simulator binds them in-process
 // to the embedded cluster; `horizon up` and `horizon controller` bind them over HTTP with
 // @kubernetes/client-node. One contract suite per port runs against every adapter.
+
+import type { Selector } from "../api/selector.js";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscaler,
@@ -8,7 +10,6 @@ import type {
   MetricSpec,
 } from "../api/types.js";
 import type { PodView } from "../core/pods.js";
-import type { Selector } from "../core/selector.js";
 import type { MetricObservation } from "../core/sources/types.js";
 import type { SyncEvent } from "../core/sync.js";
 

@@ -1,6 +1,8 @@
 // The reconcile of one HPA over the controller's ports: read the scale, pods and metrics, let the
 // pure core decide, update the scale, then write status and events. Upstream:
 // reconcileAutoscaler in pkg/controller/podautoscaler/horizontal.go.
+
+import { parseSelector, type Selector, selectorMatches } from "../api/selector.js";
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
 import {
@@ -16,7 +18,6 @@ import {
 } from "../core/extensions/sync.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../core/history.js";
 import type { PodView } from "../core/pods.js";
-import { parseSelector, type Selector, selectorMatches } from "../core/selector.js";
 import type { MetricObservation } from "../core/sources/types.js";
 import type { RescaleOutcome, ScaleObservation, SyncResult } from "../core/sync.js";
 import type { Awaitable, ControllerPorts, PortResult, ScaleView } from "./ports.js";

@@ -1,7 +1,8 @@
 // The controller's typed configuration: every field is an upstream kube-controller-manager
 // flag with its production default (pkg/controller/podautoscaler/config/v1alpha1/defaults.go).
+
+import { formatDuration, parseDuration } from "../api/duration.js";
 import { FeatureGates } from "../api/featuregates.js";
-import { formatDuration, parseDuration } from "./duration.js";
 
 export interface ControllerConfig {
   /** --horizontal-pod-autoscaler-sync-period */

@@ -2,6 +2,8 @@
 // history to the replica count, the status to write, the events to record and the next history.
 // Upstream: reconcileAutoscaler in pkg/controller/podautoscaler/horizontal.go. The scale update
 // itself is I/O, so a sync is two calls: `decideSync`, then `completeSync` with its outcome.
+
+import { parseSelector } from "../api/selector.js";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerCondition,
@@ -25,7 +27,6 @@ import {
   storeScaleEvent,
 } from "./normalize.js";
 import type { PodView } from "./pods.js";
-import { parseSelector } from "./selector.js";
 import { metricSourceFor } from "./sources/registry.js";
 import type {
   MetricContext,

@@ -1,6 +1,6 @@
 // The plain-language rendering of an explanation (`horizon explain`): one bullet per step of
 // the decision, in the words an operator reads, and the one-line notes of recent syncs.
-import { formatDuration } from "../core/duration.js";
+import { formatDuration } from "../api/duration.js";
 import type { Explanation, MetricExplanation } from "./explanation.js";
 import { formatNumber } from "./format.js";
 

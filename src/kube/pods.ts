@@ -4,10 +4,11 @@
 // reads only the pods that carry one of the selector's required labels. Answers are cached per
 // (namespace, selector) and stay the same array until a pod that matches (before or after its
 // change) changes: the controller's per-array memoisation (reconcile.ts) then holds.
+
+import { type Selector, selectorMatches } from "../api/selector.js";
 import type { PodsPort } from "../controller/ports.js";
 import { jsonEqual } from "../core/json.js";
 import { type PodView, podViewFromObject } from "../core/pods.js";
-import { type Selector, selectorMatches } from "../core/selector.js";
 import { Informer, type InformerOptions, type RawObject } from "./informer.js";
 import type { KubeClient } from "./types.js";
 

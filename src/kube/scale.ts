@@ -9,9 +9,10 @@
 // resourceVersion, as upstream sends the object it read); a 409 Conflict re-reads and retries
 // as client-go's retry.RetryOnConflict with retry.DefaultRetry (5 steps, 10ms, factor 1,
 // jitter 0.1).
+
+import { selectorFromLabelSelector } from "../api/selector.js";
 import type { CrossVersionObjectReference } from "../api/types.js";
 import type { PortResult, ScaleTargetPort, ScaleView } from "../controller/ports.js";
-import { selectorFromLabelSelector } from "../core/selector.js";
 import { type DeadlineOptions, requestJson } from "./api-errors.js";
 import {
   DiscoveryRestMapper,

@@ -10,7 +10,7 @@
 //   not find the metric X for pods", InternalError "unable to fetch metrics" when Prometheus
 //   fails (the reason goes to the log, not to the client, as upstream).
 import { Quantity } from "../api/quantity.js";
-import { parseSelector, type Selector } from "../core/selector.js";
+import { parseSelector, type Selector } from "../api/selector.js";
 import type { KubeClient } from "../kube/types.js";
 import type { AdapterConfig, AdapterRule } from "./adapter-config.js";
 import { expandTemplate } from "./adapter-config.js";

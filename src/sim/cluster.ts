@@ -5,11 +5,11 @@ import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
-import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
 import type { ClusterModel } from "../cluster/cluster-model.js";
 import type { PodRecord } from "../cluster/model.js";
-import { Random, streamSeed } from "../cluster/random.js";
+import { podTemplatePatchMeta } from "../kinds/patchmeta.js";
+import { Random, streamSeed } from "../registry/random.js";
 import type { ScenarioEvent, ScenarioSpec } from "./scenario-types.js";
 
 /** The cluster's part of a scenario. The models are shared, not copied: events hold the same refs. */

@@ -1,7 +1,7 @@
 // What `horizon simulate` prints: the human table (`--output table`), a comparison of two runs,
 // and the streamed JSON lines / CSV forms of the record stream. Formats are documented in
 // docs/simulate.md.
-import { formatDuration } from "../core/duration.js";
+import { formatDuration } from "../api/duration.js";
 import type { DecisionTrace } from "../core/trace.js";
 import { formatNumber } from "../explain/format.js";
 import type { HpaSummary, SimulationRecord, StartRecord, SummaryRecord } from "./timeline.js";

@@ -1,8 +1,9 @@
 // `type: prometheus` traffic models: their range queries are fetched before the scenario is
 // read (the reader is synchronous), and `--from-prometheus URL` writes one such model, with the
 // common request-rate query, on every workload of the scenario.
+
+import { parseDuration } from "../api/duration.js";
 import { isRecord as isObj } from "../api/json.js";
-import { parseDuration } from "../core/duration.js";
 import { queryRange } from "../prometheus/client.js";
 import {
   MAX_RANGE_POINTS,

@@ -5,7 +5,6 @@ import { FeatureGates } from "../api/featuregates.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../api/types.js";
 import { EmbeddedCluster } from "../cluster/cluster.js";
 import { AskedInOrder } from "../cluster/in-order.js";
-import type { ObjectStore, StoreCell } from "../cluster/store.js";
 import { HorizontalController } from "../controller/controller.js";
 import type { Clock, ControllerPorts } from "../controller/ports.js";
 import { formatTime } from "../core/conditions.js";
@@ -15,6 +14,7 @@ import {
   defaultControllerConfig,
   describeControllerConfig,
 } from "../core/config.js";
+import type { ObjectStore, StoreCell } from "../registry/store.js";
 import { applyScenarioEvent, clusterModelOf } from "./cluster.js";
 import { MeasureCollector } from "./measures.js";
 import type { Scenario, ScenarioEvent, WorkloadRef } from "./scenario-types.js";

@@ -5,13 +5,13 @@
 // `issuesFromZod` turns them into the reader's issues, located in the YAML only at the edge
 // (src/sim/scenario.ts). `docs/scenario.schema.json` is this schema as JSON Schema.
 import { z } from "zod";
+import { parseDuration } from "../api/duration.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { isRecord as isObj } from "../api/json.js";
 import { Quantity } from "../api/quantity.js";
+import { selectorFromLabelSelector } from "../api/selector.js";
 import type { LabelSelector } from "../api/types.js";
 import { applyControllerFlags, defaultControllerConfig } from "../core/config.js";
-import { parseDuration } from "../core/duration.js";
-import { selectorFromLabelSelector } from "../core/selector.js";
 import type {
   ExternalMetricModel,
   ObjectMetricModel,

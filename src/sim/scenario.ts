@@ -13,6 +13,7 @@ import { isRecord as isObj } from "../api/json.js";
 import { mergePatch } from "../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../api/patch/strategic-merge-patch.js";
 import { Quantity } from "../api/quantity.js";
+import { selectorFromLabelSelector, selectorMatches } from "../api/selector.js";
 import type { HorizontalPodAutoscaler, KubeObject, LabelSelector } from "../api/types.js";
 import {
   dropDisabledHorizontalPodAutoscalerFields,
@@ -20,12 +21,11 @@ import {
   fieldErrorBody,
   validateHorizontalPodAutoscaler,
 } from "../api/validation.js";
-import { podTemplatePatchMeta } from "../apiserver/kinds/patchmeta.js";
-import { kindDefinition } from "../apiserver/kinds/registry.js";
 import { type DecodeProblem, strictDecodeProblems } from "../apiserver/strictdecode.js";
 import { goNumber, jsonKind } from "../apiserver/typeddecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
-import { selectorFromLabelSelector, selectorMatches } from "../core/selector.js";
+import { podTemplatePatchMeta } from "../kinds/patchmeta.js";
+import { kindDefinition } from "../kinds/registry.js";
 import { applyFromPrometheus, RangeQueries } from "./prometheus-traffic.js";
 import {
   defaultWorkloadModel,

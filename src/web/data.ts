@@ -2,9 +2,9 @@
 // a simulation) holds them: the overview rows, one HPA's charts and timeline, one sync's
 // explanation (by the one explainer, src/explain), and a stream of changes for live views.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
-import { formatHPAMetrics } from "../apiserver/kinds/printing.js";
 import { explain } from "../explain/explanation.js";
 import { explanationText } from "../explain/text.js";
+import { formatHPAMetrics } from "../kinds/printing.js";
 import { decisionOf, type HistoryRecord, type HpaHistory } from "./history.js";
 import type {
   HpaDetail,

@@ -5,11 +5,11 @@
 // the usage model read).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { selectorFromLabelSelector } from "../../src/api/selector.js";
 import type { KubeObject } from "../../src/api/types.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { selectorFromLabelSelector } from "../../src/core/selector.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0 } from "../cluster/builders.js";
 

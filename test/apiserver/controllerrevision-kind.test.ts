@@ -3,7 +3,7 @@
 // while the revision may change (a rollback renumbers it), and the Table cells of `kubectl get`.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { controllerRevision } from "../../src/apiserver/kinds/controllerrevision.js";
+import { controllerRevision } from "../../src/kinds/controllerrevision.js";
 import { at, T0 } from "../cluster/builders.js";
 import { handlerOverCluster } from "./handler-call.js";
 

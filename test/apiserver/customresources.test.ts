@@ -1,12 +1,12 @@
 // Custom resources served from their CustomResourceDefinition, in process: the CRD's status,
 // discovery, every verb at both scopes, the patch types, and the CRD's deletion. Custom kinds
-// are process-wide (src/apiserver/kinds/custom.ts): each test uses its own group and kinds.
+// are process-wide (src/kinds/custom.ts): each test uses its own group and kinds.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 

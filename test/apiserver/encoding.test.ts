@@ -9,7 +9,7 @@ import { createApiHandler } from "../../src/apiserver/handler.js";
 import { serveHttp } from "../../src/apiserver/http.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 import { KIND_CASES, NAMESPACE } from "../fuzz/harness.js";

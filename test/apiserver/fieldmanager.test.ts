@@ -34,7 +34,7 @@ import {
   type WriteContext,
 } from "../../src/apiserver/fieldmanager/index.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
-import { scaleManagedFields } from "../../src/apiserver/registry/store.js";
+import { scaleManagedFields } from "../../src/apiserver/registry-store.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { applySchemaOf } from "../../src/apiserver/fieldmanager/typed.js";
-import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
 import { normalizeTimes, timeTreeOf } from "../../src/apiserver/microtime.js";
 import { PROTOBUF_SCHEMAS, protoMessageOf } from "../../src/apiserver/protobuf.js";
 import { knownFieldsOf } from "../../src/apiserver/unknownfields.js";
+import { KIND_LIST } from "../../src/kinds/registry.js";
 
 interface OldKind {
   times: unknown;

@@ -12,7 +12,7 @@ import { MAX_REQUEST_BODY_BYTES, surelyFits } from "../../src/apiserver/limits.j
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { LineStream, startWatch } from "../../src/apiserver/watch.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import type { WatchEvent } from "../../src/cluster/store.js";
+import type { WatchEvent } from "../../src/registry/store.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, hpa, scenario, T0 } from "../cluster/builders.js";
 

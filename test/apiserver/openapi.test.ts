@@ -2,8 +2,8 @@
 // as upstream's, $refs that resolve, Go scalars as OpenAPI types, the list/patch extensions.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
 import { openapiSchemas } from "../../src/apiserver/openapi.js";
+import { KIND_LIST } from "../../src/kinds/registry.js";
 
 type Schema = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type PatchMeta, strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
-import { patchMetaOf, podTemplatePatchMeta } from "../../src/apiserver/kinds/patchmeta.js";
+import { patchMetaOf, podTemplatePatchMeta } from "../../src/kinds/patchmeta.js";
 
 function containerPorts(ports: unknown[]): unknown {
   return { spec: { containers: [{ name: "app", ports }] } };

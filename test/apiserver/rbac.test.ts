@@ -17,7 +17,7 @@ import {
 import { ADMIN_USER, serviceAccountGroups, type UserInfo } from "../../src/apiserver/auth/user.js";
 import { aggregateClusterRoles } from "../../src/cluster/controllers/clusterroleaggregation.js";
 import { startServiceAccountsController } from "../../src/cluster/controllers/serviceaccounts.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 
 describe("request attributes as kube-apiserver derives them", () => {
   const cases = [

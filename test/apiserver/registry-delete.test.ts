@@ -1,26 +1,20 @@
-// The registry's delete as decision tables (src/apiserver/registry/: DeleteOptions, the delete
+// The registry's delete as decision tables (src/registry/: DeleteOptions, the delete
 // planning and the namespace REST's delete); the garbage collector that deletes through them is
 // test/cluster/gc.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
-import type { DefaultGcPolicy } from "../../src/apiserver/kinds/types.js";
+import type { DefaultGcPolicy } from "../../src/kinds/types.js";
 import {
   defaultGcPolicy,
   gcFinalizers,
   planDelete,
   podGracePeriodSeconds,
   shouldDeleteDuringUpdate,
-} from "../../src/apiserver/registry/delete.js";
-import {
-  type DeleteOptions,
-  parseDeleteOptions,
-} from "../../src/apiserver/registry/deleteoptions.js";
-import {
-  carryDeletionFields,
-  deletionUpdateErrors,
-} from "../../src/apiserver/registry/metadata.js";
-import { markNamespace } from "../../src/apiserver/registry/namespace.js";
+} from "../../src/registry/delete.js";
+import { type DeleteOptions, parseDeleteOptions } from "../../src/registry/deleteoptions.js";
+import { carryDeletionFields, deletionUpdateErrors } from "../../src/registry/metadata.js";
+import { markNamespace } from "../../src/registry/namespace.js";
 import { at, object } from "../cluster/builders.js";
 
 const runningPod = (meta: Partial<KubeObject["metadata"]> = {}, spec: object = {}) =>

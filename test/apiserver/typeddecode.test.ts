@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { QuantityErrorReason } from "../../src/api/quantity.js";
 import { createApiHandler } from "../../src/apiserver/handler.js";
-import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
 import { decodeTyped } from "../../src/apiserver/typeddecode.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { KIND_LIST } from "../../src/kinds/registry.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { scenario, T0 } from "../cluster/builders.js";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseSelector } from "../../src/api/selector.js";
 import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { parseSelector } from "../../src/core/selector.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";
 import {

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
-import { deleteFromStore } from "../../src/apiserver/registry/delete.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { deleteFromStore } from "../../src/registry/delete.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { at, scenario, statefulSet, T0 } from "./builders.js";
 

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { deleteFromStore } from "../../src/apiserver/registry/delete.js";
 import { GarbageCollector, namespaceConditions } from "../../src/cluster/gc.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { deleteFromStore } from "../../src/registry/delete.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { at, object, T0 } from "./builders.js";
 
 describe("namespaces", () => {

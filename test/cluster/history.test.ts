@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { KubeObject } from "../../src/api/types.js";
-import { ChangeHistory } from "../../src/cluster/history.js";
-import type { WatchEventType } from "../../src/cluster/store.js";
+import { ChangeHistory } from "../../src/registry/history.js";
+import type { WatchEventType } from "../../src/registry/store.js";
 
 function object(kind: string, name: string, note = ""): KubeObject {
   return {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseSelector, type Selector } from "../../src/api/selector.js";
 import type { MetricSpec } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { samplesByName } from "../../src/core/replica-calculator.js";
-import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioSpec } from "../../src/sim/scenario-types.js";

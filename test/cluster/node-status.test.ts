@@ -10,7 +10,7 @@ import {
   KUBELET_VERSION,
   NodeStatusReporter,
 } from "../../src/cluster/node-status.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { T0 } from "./builders.js";
 
 function setup(options: { reportMs?: number; leaseSeconds?: number } = {}) {

@@ -23,7 +23,7 @@ import {
   openDataDir,
   SNAPSHOT_FILE,
 } from "../../src/cluster/persistence.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import {
   at,

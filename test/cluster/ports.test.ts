@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseSelector, type Selector } from "../../src/api/selector.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
-import { parseSelector, type Selector } from "../../src/core/selector.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, hpa, scenario, statefulSet, T0 } from "./builders.js";
 

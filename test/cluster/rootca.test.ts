@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
 import { ROOT_CA_CONFIGMAP, startRootCaPublisher } from "../../src/cluster/controllers/rootca.js";
-import { ObjectStore } from "../../src/cluster/store.js";
+import { ObjectStore } from "../../src/registry/store.js";
 import { T0 } from "./builders.js";
 
 const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { KubeObject } from "../../src/api/types.js";
-import { ObjectStore, StoreError, type WatchEvent } from "../../src/cluster/store.js";
+import { ObjectStore, StoreError, type WatchEvent } from "../../src/registry/store.js";
 import { T0 } from "./builders.js";
 
 function deploy(name: string, replicas = 1): KubeObject {

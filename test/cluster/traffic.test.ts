@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mergePatch } from "../../src/api/patch/merge-patch.js";
 import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
-import { podTemplatePatchMeta } from "../../src/apiserver/kinds/patchmeta.js";
-import { noise, streamSeed } from "../../src/cluster/random.js";
 import { modelRps, trafficAt } from "../../src/cluster/traffic.js";
+import { podTemplatePatchMeta } from "../../src/kinds/patchmeta.js";
+import { noise, streamSeed } from "../../src/registry/random.js";
 import type { TrafficModel } from "../../src/sim/scenario-types.js";
 
 describe("traffic models", () => {

@@ -6,8 +6,8 @@ import { describe, test } from "node:test";
 import { strategicMergePatch } from "../../src/api/patch/strategic-merge-patch.js";
 import { defaultPodSpec } from "../../src/api/pod-defaults.js";
 import type { KubeObject } from "../../src/api/types.js";
-import { podTemplatePatchMeta } from "../../src/apiserver/kinds/patchmeta.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
+import { podTemplatePatchMeta } from "../../src/kinds/patchmeta.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import { at, deployment, scenario, T0, WEB } from "./builders.js";
 

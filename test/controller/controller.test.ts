@@ -1,6 +1,7 @@
 // The controller loop over fake ports, stepped on a fake clock.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { selectorMatches } from "../../src/api/selector.js";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerStatus,
@@ -9,7 +10,6 @@ import { HorizontalController } from "../../src/controller/controller.js";
 import type { ControllerPorts, ScaleView } from "../../src/controller/ports.js";
 import { ControllerMemory, reconcileHpa } from "../../src/controller/reconcile.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
-import { selectorMatches } from "../../src/core/selector.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import type { SyncEvent } from "../../src/core/sync.js";
 import { cpuUsage, hpa, pods, T0 } from "../core/builders.js";

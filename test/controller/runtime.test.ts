@@ -1,6 +1,7 @@
 // The controller runtime over a fake HPA source and fake (or in-process) ports, on a fake clock.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { selectorMatches } from "../../src/api/selector.js";
 import type {
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerStatus,
@@ -18,7 +19,6 @@ import {
 } from "../../src/controller/runtime.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { EMPTY_HISTORY } from "../../src/core/history.js";
-import { selectorMatches } from "../../src/core/selector.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { deployment, hpa as hpaManifest, scenario } from "../cluster/builders.js";

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { formatDuration, parseDuration } from "../../src/api/duration.js";
 import {
   applyControllerFlags,
   defaultControllerConfig,
   describeControllerConfig,
 } from "../../src/core/config.js";
-import { formatDuration, parseDuration } from "../../src/core/duration.js";
 
 describe("durations as Kubernetes prints and parses them", () => {
   const cases = [

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { parseSelector, selectorFromLabelSelector } from "../../src/api/selector.js";
 import { isQualifiedName, isValidLabelValue } from "../../src/api/validation.js";
-import { parseSelector, selectorFromLabelSelector } from "../../src/core/selector.js";
 
 const label63 = "a".repeat(63);
 /** A valid DNS subdomain of `length` characters (≤ 255): labels of 63 joined by dots. */

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { withdraw } from "../../src/apiserver/kinds/custom.js";
+import { withdraw } from "../../src/kinds/custom.js";
 import {
   findKubectls,
   type KubectlBinary,

@@ -4,7 +4,7 @@
 // Without kubectl the cases skip with the reason, except under CI=true (a failure).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
+import { KIND_LIST } from "../../src/kinds/registry.js";
 import {
   type KubectlBinary,
   type KubectlContext,

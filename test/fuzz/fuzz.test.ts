@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { KIND_LIST } from "../../src/apiserver/kinds/registry.js";
+import { KIND_LIST } from "../../src/kinds/registry.js";
 import { findKubectls, kubectlRequired } from "../e2e/helpers.js";
 import {
   type FuzzServer,

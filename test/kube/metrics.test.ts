@@ -3,9 +3,9 @@
 // error texts for failures, outages and deadlines.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { parseSelector, type Selector } from "../../src/api/selector.js";
 import type { MetricSpec } from "../../src/api/types.js";
 import { samplesByName } from "../../src/core/replica-calculator.js";
-import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
 import type { KubeClient, KubeRequest, KubeResponse } from "../../src/kube/types.js";

@@ -5,6 +5,7 @@
 // is skipped with that reason.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { parseSelector, type Selector } from "../../src/api/selector.js";
 import type {
   CrossVersionObjectReference,
   HorizontalPodAutoscaler,
@@ -22,7 +23,6 @@ import type {
 } from "../../src/controller/ports.js";
 import type { PodView } from "../../src/core/pods.js";
 import { samplesByName } from "../../src/core/replica-calculator.js";
-import { parseSelector, type Selector } from "../../src/core/selector.js";
 import type { MetricObservation } from "../../src/core/sources/types.js";
 import type { SyncEvent } from "../../src/core/sync.js";
 import { KubeEventRecorder } from "../../src/kube/events.js";

@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
+import { parseSelector, type Selector, selectorMatches } from "../../src/api/selector.js";
 import type { HorizontalPodAutoscaler, MetricSpec } from "../../src/api/types.js";
 import type { ControllerPorts } from "../../src/controller/ports.js";
 import { ControllerMemory, reconcileHpa } from "../../src/controller/reconcile.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
-import { parseSelector, type Selector, selectorMatches } from "../../src/core/selector.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import { KubeMetricsPort } from "../../src/kube/metrics/index.js";
 import { IndexedPodMetrics, podMetricsItems } from "../../src/kube/metrics/resource.js";

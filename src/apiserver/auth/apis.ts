@@ -5,6 +5,8 @@
 // JSON, or protobuf from kubectl ≥ 1.32's typed clients.
 import { isRecord } from "../../api/json.js";
 import { type FieldError, invalid as invalidField } from "../../api/validation.js";
+import { topLevel } from "../../kinds/meta.js";
+import { i64, pb, ptr, str, strs, struct } from "../../kinds/schema.js";
 import {
   type ApiError,
   badRequest,
@@ -16,8 +18,6 @@ import {
   unsupportedMediaType,
 } from "../errors.js";
 import type { Filter } from "../filters.js";
-import { topLevel } from "../kinds/meta.js";
-import { i64, pb, ptr, str, strs, struct } from "../kinds/schema.js";
 import {
   decodeEnvelope,
   decodeMessage,

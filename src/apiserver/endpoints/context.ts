@@ -4,7 +4,7 @@
 import type { KubeObject } from "../../api/types.js";
 import type { EmbeddedCluster } from "../../cluster/cluster.js";
 import type { ObjectEncodings } from "../encoding.js";
-import type { RegistryStore } from "../registry/store.js";
+import type { RegistryStore } from "../registry-store.js";
 import {
   type Answer,
   JSON_HEADERS,

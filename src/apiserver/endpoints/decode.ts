@@ -6,13 +6,13 @@ import { parse as parseYaml } from "yaml";
 import { readHorizontalPodAutoscaler } from "../../api/conversion.js";
 import { isRecord } from "../../api/json.js";
 import type { KubeObject } from "../../api/types.js";
+import { isCustomKind } from "../../kinds/custom.js";
 import {
   type ApiError,
   badRequest,
   unsupportedMediaType,
   unsupportedPatchType,
 } from "../errors.js";
-import { isCustomKind } from "../kinds/custom.js";
 import { depthError, OBJECT_MAX_DEPTH } from "../limits.js";
 import { normalizeTimes, type TimeDecodeContext, timeDecodeFailure } from "../microtime.js";
 import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from "../protobuf.js";

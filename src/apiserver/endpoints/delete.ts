@@ -1,9 +1,9 @@
 // DELETE of one object and of a collection (deletecollection): DeleteOptions from the body or
 // the query, then the registry store's delete for each object.
 
+import type { DeleteOptions } from "../../registry/deleteoptions.js";
+import { parseDeleteOptions } from "../../registry/deleteoptions.js";
 import { badRequest, invalid, methodNotAllowed, notFound } from "../errors.js";
-import type { DeleteOptions } from "../registry/deleteoptions.js";
-import { parseDeleteOptions } from "../registry/deleteoptions.js";
 import { fail, ok, present, type Result } from "../request.js";
 import type { Ctx } from "./context.js";
 import { listFilter } from "./list.js";

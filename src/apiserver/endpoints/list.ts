@@ -2,8 +2,8 @@
 // shared with watch and deletecollection.
 
 import { isRecord } from "../../api/json.js";
+import { parseSelector, type Selector, selectorMatches } from "../../api/selector.js";
 import type { KubeObject } from "../../api/types.js";
-import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
 import { badRequest, errorResponse, expired, tooLargeResourceVersion } from "../errors.js";
 import { fieldValue, parseFieldSelector } from "../fieldselectors.js";
 import { parseListOptions, waitForResourceVersion } from "../listoptions.js";

@@ -7,6 +7,8 @@ import { mergePatch } from "../../api/patch/merge-patch.js";
 import { strategicMergePatch } from "../../api/patch/strategic-merge-patch.js";
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
+import { isCustomKind } from "../../kinds/custom.js";
+import { patchMetaOf } from "../../kinds/patchmeta.js";
 import {
   badRequest,
   invalid,
@@ -20,8 +22,6 @@ import {
   encodeManagedFields,
   serverSideApply,
 } from "../fieldmanager/index.js";
-import { isCustomKind } from "../kinds/custom.js";
-import { patchMetaOf } from "../kinds/patchmeta.js";
 import { jsonPatch, type PatchResult } from "../patch.js";
 import { type Answer, fail, managerName, ok, present, type Result } from "../request.js";
 import { type Ctx, storedAnswer } from "./context.js";

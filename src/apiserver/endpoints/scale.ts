@@ -3,6 +3,7 @@
 import { isRecord } from "../../api/json.js";
 import { type ScalePaths, scaleOf } from "../../api/scale.js";
 import type { KubeObject } from "../../api/types.js";
+import { customScalePaths } from "../../kinds/custom.js";
 import {
   badRequest,
   conflict,
@@ -11,7 +12,6 @@ import {
   methodNotAllowed,
   notFound,
 } from "../errors.js";
-import { customScalePaths } from "../kinds/custom.js";
 import { JSON_HEADERS } from "../request.js";
 import type { ApiResponse } from "../types.js";
 import type { Ctx } from "./context.js";

@@ -1,8 +1,8 @@
 // WATCH: the event stream of a collection (a watch of one object is a field selector on its
 // name), as JSON or as one-row Tables (src/apiserver/watch.ts streams it).
 
+import { customDefinition, isCustomKind } from "../../kinds/custom.js";
 import { errorResponse } from "../errors.js";
-import { customDefinition, isCustomKind } from "../kinds/custom.js";
 import { parseListOptions } from "../listoptions.js";
 import { present, presentedBytes } from "../request.js";
 import { TABLE_CONTENT_TYPE } from "../tables.js";

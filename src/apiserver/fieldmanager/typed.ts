@@ -4,9 +4,9 @@
 import { isRecord } from "../../api/json.js";
 
 import type { PatchStrategy } from "../../api/patch/strategic-merge-patch.js";
-import { root } from "../kinds/meta.js";
-import { kindDefinition } from "../kinds/registry.js";
-import { DEDUCED as DEDUCED_NODE, jsonFields, type SchemaNode } from "../kinds/schema.js";
+import { root } from "../../kinds/meta.js";
+import { kindDefinition } from "../../kinds/registry.js";
+import { DEDUCED as DEDUCED_NODE, jsonFields, type SchemaNode } from "../../kinds/schema.js";
 import {
   emptySet,
   type FieldSet,

@@ -4,9 +4,9 @@
 // write that woke it (a microtask), and roles aggregated from aggregated roles settle in turn.
 import { isDeepStrictEqual } from "node:util";
 import { isRecord } from "../../api/json.js";
+import { selectorFromLabelSelector, selectorMatches } from "../../api/selector.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
-import { selectorFromLabelSelector, selectorMatches } from "../../core/selector.js";
-import type { ObjectStore } from "../store.js";
+import type { ObjectStore } from "../../registry/store.js";
 
 function selectors(role: KubeObject): LabelSelector[] | null {
   const rule = role.aggregationRule;

@@ -3,8 +3,8 @@
 // graceful delete, the final removal). EmbeddedCluster implements it; the controllers never
 // see the rest of the cluster.
 import type { KubeObject } from "../../api/types.js";
+import type { ObjectStore } from "../../registry/store.js";
 import type { PodOwner, PodRecord, Workload } from "../model.js";
-import type { ObjectStore } from "../store.js";
 
 export interface ControllerContext {
   readonly store: ObjectStore;

@@ -9,7 +9,7 @@ import { nextScheduleTime, parseCronSchedule } from "../../api/cron.js";
 import { rfc3339 } from "../../api/time.js";
 import type { KubeObject } from "../../api/types.js";
 import { prepareJob } from "../../api/workload-defaults.js";
-import { uidFor } from "../random.js";
+import { uidFor } from "../../registry/random.js";
 import type { ControllerContext } from "./context.js";
 
 const COMPONENT = "cronjob-controller";

@@ -3,7 +3,7 @@
 // keep a pod off it), failed pods replaced, surplus and misscheduled pods deleted, a changed
 // template rolled out within maxUnavailable / maxSurge (RollingUpdate) or left to the user
 // (OnDelete), status.
-import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
+import { namespaceTerminating } from "../../registry/namespace.js";
 import { NODE_LABELS } from "../kubelet.js";
 import type { PodOwner, PodRecord } from "../model.js";
 import type { ControllerContext } from "./context.js";

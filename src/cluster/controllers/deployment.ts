@@ -5,9 +5,9 @@
 
 import { rfc3339, truncateToSecond } from "../../api/time.js";
 import type { KubeObject, LabelSelector } from "../../api/types.js";
-import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
+import { namespaceTerminating } from "../../registry/namespace.js";
+import { hashString, safeEncode, stableStringify } from "../../registry/random.js";
 import { PodOwner, parseTemplate, type Workload } from "../model.js";
-import { hashString, safeEncode, stableStringify } from "../random.js";
 import {
   byCreation,
   newReplicaSetReplicas,

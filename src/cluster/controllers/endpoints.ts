@@ -9,11 +9,11 @@
 // network, which proxies the ClusterIP.
 import type { KubeObject } from "../../api/types.js";
 import { jsonEqual } from "../../core/json.js";
+import { Random, randomSuffix } from "../../registry/random.js";
+import type { ObjectStore, WatchEvent } from "../../registry/store.js";
 import { ipToNumber } from "../ipam.js";
 import { NODE_NAME } from "../kubelet.js";
 import { serviceSelects } from "../load.js";
-import { Random, randomSuffix } from "../random.js";
-import type { ObjectStore, WatchEvent } from "../store.js";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";

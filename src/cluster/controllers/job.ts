@@ -5,7 +5,7 @@
 // status counts, startTime / completionTime and conditions with upstream's reasons, and the
 // job-controller's Events.
 import { rfc3339 } from "../../api/time.js";
-import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
+import { namespaceTerminating } from "../../registry/namespace.js";
 import type { PodOwner, PodRecord } from "../model.js";
 import type { ControllerContext } from "./context.js";
 

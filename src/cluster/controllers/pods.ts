@@ -4,7 +4,7 @@
 // identity labels, a DaemonSet's its revision, its node's affinity and the daemon tolerations.
 
 import type { KubeObject } from "../../api/types.js";
-import { TEMPLATE_GENERATION_ANNOTATION } from "../../apiserver/kinds/types.js";
+import { TEMPLATE_GENERATION_ANNOTATION } from "../../kinds/types.js";
 import { NODE_NAME } from "../kubelet.js";
 import type { PodOwner } from "../model.js";
 import { CONTROLLER_REVISION_HASH } from "./revisions.js";

@@ -1,7 +1,7 @@
 // The ReplicaSet and ReplicationController controllers (upstream pkg/controller/replicaset):
 // create or delete pods to match spec.replicas, scale-down victims in ActivePodsWithRanks
 // order (rollout.ts), status.
-import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
+import { namespaceTerminating } from "../../registry/namespace.js";
 import { podPhase } from "../kubelet.js";
 import type { PodOwner, PodRecord } from "../model.js";
 import { compareVictims, deletionCostOf, type VictimInfo } from "../rollout.js";

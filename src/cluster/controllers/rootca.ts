@@ -4,8 +4,8 @@
 // namespace appears, made again if deleted, and put back if changed.
 import { randomUUID } from "node:crypto";
 import type { KubeObject } from "../../api/types.js";
-import type { ObjectStore } from "../store.js";
-import { namespaceTerminating } from "./serviceaccounts.js";
+import { namespaceTerminating } from "../../registry/serviceaccounts.js";
+import type { ObjectStore } from "../../registry/store.js";
 import { syncOnStoreEvents } from "./store-sync.js";
 
 export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";

@@ -1,7 +1,7 @@
 // The StatefulSet controller (upstream pkg/controller/statefulset): pods `<name>-<ordinal>`,
 // OrderedReady or Parallel pod management, rolling replacement of outdated pods from the
 // highest ordinal, failed pods recreated, status.
-import { namespaceTerminating } from "../../apiserver/registry/namespace.js";
+import { namespaceTerminating } from "../../registry/namespace.js";
 import type { PodOwner, PodRecord } from "../model.js";
 import type { ControllerContext } from "./context.js";
 import { syncRevisions, trimRevisions } from "./revisions.js";

@@ -2,7 +2,7 @@
 // store event that wakes it. The sync runs after the write that woke it (a microtask), as
 // upstream's controllers work from a queue, not inside the writer's store event; writes in one
 // turn wake it once.
-import type { ObjectStore, WatchEvent } from "../store.js";
+import type { ObjectStore, WatchEvent } from "../../registry/store.js";
 
 /** Runs `sync` now and after the events `wakes` accepts; returns the stop function. */
 export function syncOnStoreEvents(

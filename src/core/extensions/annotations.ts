@@ -2,10 +2,10 @@
 // value. Errors and warnings name the annotation at fault; an HPA without any `horizon.dev/`
 // annotation has no extensions at all, so it takes upstream's code path unchanged.
 
+import { parseDuration } from "../../api/duration.js";
 import { Quantity } from "../../api/quantity.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
-import { parseDuration } from "../duration.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
 export const ANNOTATION_PREFIX = "horizon.dev/";

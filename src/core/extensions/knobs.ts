@@ -1,9 +1,10 @@
 // Per-HPA controller knobs (`horizon.dev/sync-period`, `tolerance`, ...): the controller's
 // configuration for one HPA, each annotation overriding its flag (upstream asks: KEP-4951 for
 // tolerance, per-HPA initialization periods and sync periods).
+
+import { formatDuration } from "../../api/duration.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import type { ControllerConfig } from "../config.js";
-import { formatDuration } from "../duration.js";
 import type { ExtensionTrace } from "../trace.js";
 import { ANNOTATIONS, extensionsOf, type Knobs } from "./annotations.js";
 

@@ -3,9 +3,10 @@
 // ValidMetricFound, the window behind ScaleDownStabilized, a scheduled floor as ScalingLimited
 // `ScheduledMinimum`), and in Events, once per change (a window opens or closes, a knob starts
 // or stops overriding its flag), as the history remembers what was last reported.
+
+import { formatDuration } from "../../api/duration.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import { setCondition, updateCondition } from "../conditions.js";
-import { formatDuration } from "../duration.js";
 import type { HpaHistory } from "../history.js";
 import type { SyncDecision } from "../sync.js";
 import type { ExtensionTrace } from "../trace.js";

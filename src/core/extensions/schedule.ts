@@ -4,7 +4,7 @@
 // zone of the annotation (UTC by default), evaluated at the sync's `now` (no clock, no timers).
 import { Cron } from "croner";
 import { z } from "zod";
-import { formatDuration, parseDuration } from "../duration.js";
+import { formatDuration, parseDuration } from "../../api/duration.js";
 
 export interface ScheduleWindow {
   cron: string;

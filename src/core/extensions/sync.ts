@@ -1,9 +1,10 @@
 // A sync with Horizon's opt-in extensions: upstream's decision (core/sync.ts, unchanged), then
 // the rules of the HPA's `horizon.dev/` annotations over it. Without such an annotation both
 // calls are exactly upstream's, so the conformance vectors and every existing HPA see no change.
+
+import { formatDuration } from "../../api/duration.js";
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from "../../api/types.js";
 import { formatTime, setCondition, updateCondition } from "../conditions.js";
-import { formatDuration } from "../duration.js";
 import { jsonEqual } from "../json.js";
 import {
   completeSync,

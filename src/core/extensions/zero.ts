@@ -4,10 +4,10 @@
 // value; above zero it goes back to zero once every such metric has stayed at or below its
 // activation value for the cooldown period. In between, upstream's algorithm decides.
 
+import { formatDuration } from "../../api/duration.js";
 import { Quantity } from "../../api/quantity.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import { setCondition } from "../conditions.js";
-import { formatDuration } from "../duration.js";
 import type { ScaleObservation, SyncDecision, SyncInput } from "../sync.js";
 import type { ExtensionTrace } from "../trace.js";
 import { ACTIVATION_PREFIX, ANNOTATIONS, type ScaleToZero } from "./annotations.js";

@@ -1,10 +1,10 @@
 // External metrics: series from outside the cluster (external.metrics.k8s.io), summed, against
 // a Value target or a per-pod AverageValue target.
 import { Quantity } from "../../api/quantity.js";
+import { selectorFromLabelSelector } from "../../api/selector.js";
 import type { MetricSpec } from "../../api/types.js";
 import { addInt64Saturating } from "../int.js";
 import { perPodReplicas, usageRatioReplicas } from "../replica-calculator.js";
-import { selectorFromLabelSelector } from "../selector.js";
 import { traceOf } from "./object.js";
 import { identifier } from "./pods.js";
 import { errorOf } from "./resource.js";

@@ -1,9 +1,9 @@
 // Object metrics: one value describing a Kubernetes object (custom.metrics.k8s.io), against a
 // Value target or a per-pod AverageValue target.
 import { Quantity } from "../../api/quantity.js";
+import { selectorFromLabelSelector } from "../../api/selector.js";
 import type { MetricSpec } from "../../api/types.js";
 import { perPodReplicas, usageRatioReplicas } from "../replica-calculator.js";
-import { selectorFromLabelSelector } from "../selector.js";
 import { identifier } from "./pods.js";
 import { errorOf } from "./resource.js";
 import { describeTarget } from "./resource-usage.js";

@@ -1,8 +1,8 @@
 // Pods metrics: a per-pod custom metric (custom.metrics.k8s.io) against an average target.
 import { Quantity } from "../../api/quantity.js";
+import { selectorFromLabelSelector } from "../../api/selector.js";
 import type { MetricSpec } from "../../api/types.js";
 import { plainMetricReplicas, sampleCount } from "../replica-calculator.js";
-import { selectorFromLabelSelector } from "../selector.js";
 import { errorOf } from "./resource.js";
 import { describeTarget, targetMilli } from "./resource-usage.js";
 import {

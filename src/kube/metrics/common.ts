@@ -3,8 +3,8 @@
 // or the first version the client knows; cached and invalidated every sync period), and the
 // parsing of MetricValue items of either custom metrics version.
 import { milliValueOfJSON } from "../../api/quantity.js";
+import { selectorFromLabelSelector } from "../../api/selector.js";
 import type { LabelSelector } from "../../api/types.js";
-import { selectorFromLabelSelector } from "../../core/selector.js";
 import type { MetricObservation } from "../../core/sources/types.js";
 import { type DeadlineOptions, requestJson } from "../api-errors.js";
 import type { DiscoveryRestMapper } from "../rest-mapper.js";

@@ -2,9 +2,10 @@
 // (resource.ts for Resource and ContainerResource, pods.ts, object.ts, external.ts) in a
 // registry the compiler checks against the MetricSpec types, as upstream's REST metrics client
 // composes its resource, custom and external clients. Every query takes a deadline.
+
+import type { Selector } from "../../api/selector.js";
 import type { MetricSourceType, MetricSpec } from "../../api/types.js";
 import type { MetricsPort } from "../../controller/ports.js";
-import type { Selector } from "../../core/selector.js";
 import type { MetricObservation } from "../../core/sources/types.js";
 import { DiscoveryRestMapper } from "../rest-mapper.js";
 import type { KubeClient } from "../types.js";

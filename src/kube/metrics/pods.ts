@@ -3,9 +3,10 @@
 // /namespaces/NS/pods/*/METRIC?labelSelector=POD-SELECTOR&metricLabelSelector=METRIC-SELECTOR,
 // one sample per described pod (value in milli-units, the item's timestamp, and its window —
 // one minute when the server gives none).
+
+import type { Selector } from "../../api/selector.js";
 import type { MetricSpec } from "../../api/types.js";
 import type { PodSample } from "../../core/replica-calculator.js";
-import type { Selector } from "../../core/selector.js";
 import type { MetricObservation } from "../../core/sources/types.js";
 import { requestJson } from "../api-errors.js";
 import { groupKindString, groupResourceString } from "../rest-mapper.js";

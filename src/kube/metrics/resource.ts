@@ -4,11 +4,11 @@
 // named container's) with the item's timestamp and window; then `resourceObservation`, the
 // step shared with the in-process pipeline.
 
+import { type ParsedDuration, parseDuration } from "../../api/duration.js";
 import { milliNumberOfJSON } from "../../api/quantity.js";
+import { parseSelector, type Selector, selectorMatches } from "../../api/selector.js";
 import type { MetricSpec } from "../../api/types.js";
-import { type ParsedDuration, parseDuration } from "../../core/duration.js";
 import type { PodSamples } from "../../core/replica-calculator.js";
-import { parseSelector, type Selector, selectorMatches } from "../../core/selector.js";
 import { resourceObservation } from "../../core/sources/resource-usage.js";
 import type { MetricObservation, PodMetricsItem } from "../../core/sources/types.js";
 import { requestJson } from "../api-errors.js";

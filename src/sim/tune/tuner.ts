@@ -3,7 +3,7 @@
 // sample run on ever longer prefixes of the trace, keeping the better half each round). The
 // ranking, the Pareto front and the winner depend only on the inputs and the search seed, never
 // on --jobs or on the order runs finish in.
-import { Random } from "../../cluster/random.js";
+import { Random } from "../../registry/random.js";
 import type { Assertion } from "../assertions.js";
 import { parseScenario } from "../scenario.js";
 import type { SummaryRecord } from "../timeline.js";
