@@ -8,7 +8,7 @@ import { authorize, forbiddenMessage, type RbacObjects, requestAttributes } from
 import type { ObjectLookup, ServiceAccountTokens } from "./auth/tokens.js";
 import { ADMIN_USER, ANONYMOUS_USER, SYSTEM_MASTERS } from "./auth/user.js";
 import { errorResponse, forbidden, pathNotFound, unauthorized } from "./errors.js";
-import { handleHealth, isPublicInfoRequest } from "./health.js";
+import { handleHealth, isPublicInfoRequest, type ReadinessChecks } from "./health.js";
 import type { ApiRequest, ApiResponse } from "./types.js";
 
 export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
@@ -100,7 +100,9 @@ export function authorization(objects: RbacObjects): Filter {
 }
 
 /** /healthz, /livez, /readyz and their checks (src/apiserver/health.ts). */
-export const health: Filter = (req, next) => handleHealth(req) ?? next(req);
+export function health(readiness?: ReadinessChecks): Filter {
+  return (req, next) => handleHealth(req, readiness) ?? next(req);
+}
 
 /** /version, /api, /apis and the group discovery documents, OpenAPI (src/apiserver/discovery.ts). */
 export function discovery(handle: ((req: ApiRequest) => ApiResponse | null) | undefined): Filter {

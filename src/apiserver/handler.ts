@@ -43,6 +43,7 @@ import {
   maxInFlight,
   metricsApis,
 } from "./filters.js";
+import type { ReadinessChecks } from "./health.js";
 import { handleMetricsApi } from "./metrics-api.js";
 import { prometheusSd } from "./prometheus-sd.js";
 import { RegistryStore } from "./registry-store.js";
@@ -84,6 +85,8 @@ export interface ApiHandlerOptions {
    * kube-system/extension-apiserver-authentication (none: no ConfigMap).
    */
   authenticationTrust?: AuthenticationTrust;
+  /** Checks `/readyz` runs besides its own: the parts started beside the server add theirs. */
+  readiness?: ReadinessChecks;
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
@@ -131,7 +134,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
       impersonation(store),
       maxInFlight({ ...IN_FLIGHT_LIMITS, ...options.inFlight }),
       authorization(store),
-      health,
+      health(options.readiness),
       discovery(extensions.handleDiscovery),
       authApis({ tokens, objects: store, now }),
       prometheusSd(options.cluster),

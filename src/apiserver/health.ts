@@ -17,6 +17,28 @@ export function isPublicInfoRequest(req: ApiRequest): boolean {
 const CHECKS = ["ping", "log", "etcd"];
 const ENDPOINTS = ["healthz", "livez", "readyz"];
 
+/** A readiness check of a part the server depends on: null when ready, else why not. */
+export type ReadinessCheck = () => string | null;
+
+/**
+ * Checks added to `/readyz` by the parts started beside the server (as kube-apiserver's
+ * AddReadyzChecks), e.g. `horizon up --prometheus`'s Prometheus child; listed after the
+ * built-in ones.
+ */
+export class ReadinessChecks {
+  readonly #checks = new Map<string, ReadinessCheck>();
+  add(name: string, check: ReadinessCheck): void {
+    this.#checks.set(name, check);
+  }
+  get names(): string[] {
+    return [...this.#checks.keys()];
+  }
+  /** Each check's failure reason (null: ok). */
+  run(): [string, string | null][] {
+    return [...this.#checks].map(([name, check]) => [name, check()]);
+  }
+}
+
 /**
  * A health probe (`/healthz`, `/livez`, `/readyz` or one check of them): APF's mandatory `probes`
  * FlowSchema puts these at the `exempt` priority level, so they never queue behind other work.
@@ -29,22 +51,45 @@ export function isHealthProbe(path: string): boolean {
 /**
  * `/healthz`, `/livez`, `/readyz` (and each `/<endpoint>/<check>`): `ok` as text/plain, or with
  * `?verbose` one `[+]check ok` line per check and `<endpoint> check passed`
- * (k8s.io/apiserver/pkg/server/healthz). Null for other paths.
+ * (k8s.io/apiserver/pkg/server/healthz). A failed readiness check is `[-]check failed: <why>`
+ * in the verbose list and the answer 500 `readyz check failed`, as upstream (which withholds the
+ * reason from the HTTP answer and logs it; here the reason is the part's own, not a secret).
+ * Null for other paths.
  */
-export function handleHealth(req: ApiRequest): ApiResponse | null {
+export function handleHealth(
+  req: ApiRequest,
+  readiness: ReadinessChecks = new ReadinessChecks(),
+): ApiResponse | null {
   const parts = req.path.split("/").filter((p) => p !== "");
   const endpoint = parts[0];
   if (endpoint === undefined || !ENDPOINTS.includes(endpoint) || parts.length > 2) return null;
-  if (parts.length === 2 && !CHECKS.includes(parts[1]!)) return null;
+  const extra = endpoint === "readyz" ? readiness.run() : [];
+  const check = parts[1];
+  if (check !== undefined && !CHECKS.includes(check) && !extra.some(([n]) => n === check)) {
+    return null;
+  }
   const method = req.method.toUpperCase();
   if (method !== "GET" && method !== "HEAD") return null;
   const headers = {
     "content-type": "text/plain; charset=utf-8",
     "x-content-type-options": "nosniff",
   };
-  if (parts.length === 1 && req.query.has("verbose")) {
-    const lines = CHECKS.map((c) => `[+]${c} ok\n`).join("");
-    return { status: 200, headers, raw: `${lines}${endpoint} check passed\n` };
+  const results: [string, string | null][] = [
+    ...CHECKS.map((c): [string, null] => [c, null]),
+    ...extra,
+  ];
+  const selected = check === undefined ? results : results.filter(([n]) => n === check);
+  const failed = selected.some(([, why]) => why !== null);
+  if (check === undefined && (req.query.has("verbose") || failed)) {
+    const lines = selected
+      .map(([name, why]) => (why === null ? `[+]${name} ok\n` : `[-]${name} failed: ${why}\n`))
+      .join("");
+    const verdict = failed ? `${endpoint} check failed` : `${endpoint} check passed`;
+    return { status: failed ? 500 : 200, headers, raw: `${lines}${verdict}\n` };
+  }
+  if (failed) {
+    const [name, why] = selected[0]!;
+    return { status: 500, headers, raw: `internal server error: ${name}: ${why}\n` };
   }
   return { status: 200, headers, raw: "ok" };
 }

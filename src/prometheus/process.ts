@@ -1,7 +1,8 @@
 // Prometheus as a child process of `horizon up --prometheus`: the binary found on PATH (Debian's
 // package: /usr/bin/prometheus), a free loopback port or the address given, its TSDB in the data directory (or a temp
 // directory), the lifecycle API on for reloads (POST /-/reload after the configuration file
-// changes), stopped with SIGTERM, and with `horizon up` however it ends (WATCHDOG).
+// changes), started again with back-off when it dies, stopped with SIGTERM, and with
+// `horizon up` however it ends (WATCHDOG).
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -83,6 +84,12 @@ export interface PrometheusProcess {
   configFile: string;
   /** Writes a new configuration and asks Prometheus to load it. */
   reload(config: string): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Null while Prometheus runs; why not while it is down and being restarted. */
+  notReady(): string | null;
+  /** How many times it was restarted after dying. */
+  readonly restarts: number;
+  /** The running Prometheus' process id. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -98,8 +105,24 @@ export interface StartOptions {
   listenFlag?: string;
   binary?: string | null;
   readyTimeoutMs?: number;
+  /**
+   * The wait before restarting a Prometheus that died, doubled after each quick death up to
+   * `max` (default 1 s to 30 s); back to `initial` once one ran a minute.
+   */
+  restartBackoffMs?: { initial: number; max: number };
   log?: (line: string) => void;
 }
+
+/** One run of the binary under the watchdog. */
+interface Launched {
+  child: ChildProcess;
+  exited: Promise<void>;
+  startedAt: number;
+  spawnError(): Error | null;
+  tail(): string;
+}
+
+const STEADY_RUN_MS = 60_000;
 
 export async function startPrometheus(options: StartOptions): Promise<StartResult> {
   const binary = options.binary === undefined ? findPrometheus() : options.binary;
@@ -121,65 +144,124 @@ export async function startPrometheus(options: StartOptions): Promise<StartResul
   const { port } = probed;
   const listen = `${host.includes(":") ? `[${host}]` : host}:${port}`;
   const url = `http://${urlHost(host)}:${port}`;
-  const child: ChildProcess = spawn(
-    "/bin/sh",
-    [
-      "-c",
-      WATCHDOG,
-      "prometheus-watchdog",
-      binary,
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${join(dir, "data")}`,
-      `--web.listen-address=${listen}`,
-      "--web.enable-lifecycle",
-    ],
-    { stdio: ["pipe", "ignore", "pipe"] },
-  );
-  // Never written: its end (when this process exits, however it exits) stops Prometheus.
-  child.stdin?.on("error", () => {});
-  let tail = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    child.once("error", () => resolve());
-  });
-  let spawnError: Error | null = null;
-  child.once("error", (error) => {
-    spawnError = error;
-  });
-  const cleanup = () => {
-    if (temporary) rmSync(dir, { recursive: true, force: true });
+  const log = options.log ?? (() => {});
+  const backoff = options.restartBackoffMs ?? { initial: 1000, max: 30_000 };
+
+  const launch = (): Launched => {
+    const child: ChildProcess = spawn(
+      "/bin/sh",
+      [
+        "-c",
+        WATCHDOG,
+        "prometheus-watchdog",
+        binary,
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=${listen}`,
+        "--web.enable-lifecycle",
+      ],
+      { stdio: ["pipe", "ignore", "pipe"] },
+    );
+    // Never written: its end (when this process exits, however it exits) stops Prometheus.
+    child.stdin?.on("error", () => {});
+    let tail = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    let spawnError: Error | null = null;
+    child.once("error", (error) => {
+      spawnError = error;
+    });
+    const exited = new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.once("error", () => resolve());
+    });
+    return {
+      child,
+      exited,
+      startedAt: Date.now(),
+      spawnError: () => spawnError,
+      tail: () => tail,
+    };
+  };
+
+  let current = launch();
+  let stopping = false;
+  let down: string | null = null;
+  let restarts = 0;
+  let delay = backoff.initial;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const running = (run: Launched) => run.child.exitCode === null && run.child.signalCode === null;
+  const end = async (run: Launched) => {
+    if (running(run)) run.child.kill("SIGTERM");
+    await run.exited;
+    // Ends the watchdog subshell.
+    run.child.stdin?.destroy();
   };
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    await exited;
-    // Ends the watchdog subshell.
-    child.stdin?.destroy();
-    cleanup();
+    stopping = true;
+    clearTimeout(restartTimer);
+    await end(current);
+    if (temporary) rmSync(dir, { recursive: true, force: true });
   };
+
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   for (;;) {
-    if (spawnError || child.exitCode !== null) {
+    const spawnError = current.spawnError();
+    if (spawnError || current.child.exitCode !== null) {
       await stop();
-      const why = spawnError ? (spawnError as Error).message : `exited with ${child.exitCode}`;
-      return { ok: false, error: `--prometheus: ${binary} ${why}:\n${lastLines(tail)}` };
+      const why = spawnError ? spawnError.message : `exited with ${current.child.exitCode}`;
+      return { ok: false, error: `--prometheus: ${binary} ${why}:\n${lastLines(current.tail())}` };
     }
-    const ready = await fetch(`${url}/-/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
+    if (await isReady(url)) break;
     if (Date.now() > deadline) {
       await stop();
       return {
         ok: false,
-        error: `--prometheus: not ready within the deadline:\n${lastLines(tail)}`,
+        error: `--prometheus: not ready within the deadline:\n${lastLines(current.tail())}`,
       };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+
+  // A Prometheus that dies is started again on the same data directory and address, after a
+  // back-off, so the custom metrics come back by themselves; meanwhile /readyz says why not.
+  const supervise = (run: Launched) => {
+    void run.exited.then(() => {
+      if (stopping || run !== current) return;
+      run.child.stdin?.destroy();
+      const how =
+        run.child.signalCode !== null
+          ? `killed by ${run.child.signalCode}`
+          : `exited with ${run.child.exitCode}`;
+      if (Date.now() - run.startedAt >= STEADY_RUN_MS) delay = backoff.initial;
+      down = `prometheus ${how}; restarting`;
+      log(
+        `prometheus ${how}; restarting it in ${formatSeconds(delay)} (its data in ${dir} kept)` +
+          (run.tail().trim() ? `:\n${lastLines(run.tail())}` : ""),
+      );
+      restartTimer = setTimeout(() => {
+        if (stopping) return;
+        restarts++;
+        current = launch();
+        supervise(current);
+        void waitReady(current);
+      }, delay);
+      delay = Math.min(delay * 2, backoff.max);
+    });
+  };
+  const waitReady = async (run: Launched) => {
+    while (!stopping && run === current && running(run)) {
+      if (await isReady(url)) {
+        down = null;
+        log(`prometheus is back (restart ${restarts}) at ${url}`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  supervise(current);
+
   return {
     ok: true,
     value: {
@@ -194,9 +276,27 @@ export async function startPrometheus(options: StartOptions): Promise<StartResul
         if (!answer.ok) return { ok: false, error: (await answer.text()).trim() };
         return { ok: true };
       },
+      notReady: () => down,
+      get restarts() {
+        return restarts;
+      },
+      get pid() {
+        return current.child.pid;
+      },
       stop,
     },
   };
+}
+
+function isReady(url: string): Promise<boolean> {
+  return fetch(`${url}/-/ready`).then(
+    (r) => r.ok,
+    () => false,
+  );
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
 }
 
 function lastLines(text: string): string {
