@@ -22,6 +22,8 @@ const ALLOWED = {
   prometheus: ["api", "core", "kube"],
   cluster: ["api", "core", "kinds", "registry", "controller"],
   apiserver: ["api", "core", "kinds", "registry", "cluster", "controller", "kube", "prometheus"],
+  // The compositions each command calls (the command line parses flags, then calls one).
+  "controller-manager": ["api", "core", "controller", "kube", "web"],
 };
 
 function sourceFiles(dir) {

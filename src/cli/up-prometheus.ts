@@ -11,6 +11,7 @@ import { handleMetricsApi } from "../apiserver/metrics-api.js";
 import { SD_PATH } from "../apiserver/prometheus-sd.js";
 import type { ApiRequest, ApiResponse } from "../apiserver/types.js";
 import type { EmbeddedCluster } from "../cluster/cluster.js";
+import { type BindAddress, parseBindAddress } from "../controller-manager/options.js";
 import { createKubeClient } from "../kube/client.js";
 import { loadKubeConfig } from "../kube/config.js";
 import { PrometheusAdapter } from "../prometheus/adapter.js";
@@ -21,7 +22,6 @@ import {
 } from "../prometheus/adapter-config.js";
 import { type PrometheusProcess, startPrometheus } from "../prometheus/process.js";
 import { prometheusConfig } from "../prometheus/servicemonitor.js";
-import { type BindAddress, parseBindAddress } from "./controller-options.js";
 
 export interface PrometheusFlags {
   prometheus?: boolean;

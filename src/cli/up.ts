@@ -55,20 +55,23 @@ import { cpuModelUniform, servedPerPod } from "../cluster/usage.js";
 import type { SyncReport } from "../controller/controller.js";
 import { createLogger } from "../controller/log.js";
 import { isLoopbackHost } from "../controller/server.js";
-import type { ControllerConfig } from "../core/config.js";
-import { ObjectStore } from "../registry/store.js";
-import { applyScenarioEvent, clusterModelOf } from "../sim/cluster.js";
-import { controllerConfigFor } from "../sim/runner.js";
-import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
-import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
-import { type RunningController, startController } from "./controller.js";
+import {
+  type RunningController,
+  startController,
+} from "../controller-manager/controller-manager.js";
 import {
   type BindAddress,
   CONTROLLER_DEFAULTS,
   controllerCommandDefaults,
   parseBindAddress,
   parseControllerOptions,
-} from "./controller-options.js";
+} from "../controller-manager/options.js";
+import type { ControllerConfig } from "../core/config.js";
+import { ObjectStore } from "../registry/store.js";
+import { applyScenarioEvent, clusterModelOf } from "../sim/cluster.js";
+import { controllerConfigFor } from "../sim/runner.js";
+import { formatScenarioError, loadScenarioFile, SCENARIO_DEFAULTS } from "../sim/scenario.js";
+import type { Scenario, ScenarioEvent } from "../sim/scenario-types.js";
 import { EXPLAIN_DEFAULTS } from "./explain.js";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "./gc.js";
 import {
