@@ -18,7 +18,6 @@ import {
 } from "../../src/apiserver/auth/rbac.js";
 import type { ApiResponse } from "../../src/apiserver/types.js";
 import { explainCommand } from "../../src/cli/explain.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { LOAD_ANNOTATION } from "../../src/cluster/load.js";
 import { createLogger } from "../../src/controller/log.js";
 import {
@@ -29,6 +28,7 @@ import {
   type ControllerCommandOptions,
   parseControllerOptions,
 } from "../../src/controller-manager/options.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import {
   type ApiFront,
   apiRequest,
