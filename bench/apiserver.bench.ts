@@ -14,7 +14,7 @@ import https from "node:https";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "../src/cli/gc.js";
-import { type RunningUp, startUp } from "../src/cli/up.js";
+import { type RunningUp, startUp } from "../src/up/up.js";
 
 const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
 const GET_CONCURRENCY = 64;

@@ -33,9 +33,9 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseControllerOptions } from "../src/cli/controller-options.js";
-import type { RunningUp } from "../src/cli/up.js";
 import type { SyncObservation } from "../src/controller/metrics.js";
+import { parseControllerOptions } from "../src/controller-manager/options.js";
+import type { RunningUp } from "../src/up/up.js";
 
 const SIZES = [1000, 10_000];
 const REPLICAS = 10;
@@ -140,7 +140,7 @@ interface ServerInfo {
 }
 
 async function serverChild(): Promise<void> {
-  const { startUp } = await import("../src/cli/up.js");
+  const { startUp } = await import("../src/up/up.js");
   const started = await startUp({ port: 0, controller: false, kubeconfigOut: null });
   if (!started.ok) throw new Error(started.error);
   const up: RunningUp = started.value;
@@ -226,7 +226,7 @@ interface WindowResult {
 }
 
 async function controllerChild(kubeconfigPath: string, flags: string[]): Promise<void> {
-  const { startController } = await import("../src/cli/controller.js");
+  const { startController } = await import("../src/controller-manager/controller-manager.js");
   const { createLogger } = await import("../src/controller/log.js");
   const option = (name: string) => flags.find((f) => f.startsWith(`--${name}=`))?.split("=")[1];
   const parsed = parseControllerOptions({

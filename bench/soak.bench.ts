@@ -19,7 +19,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "../src/cli/gc.js";
-import { startUp } from "../src/cli/up.js";
+import { startUp } from "../src/up/up.js";
 
 const SERVICES = "/api/v1/namespaces/default/services";
 const BLOB = "x".repeat(20_000);

@@ -6,12 +6,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startUp } from "../src/cli/up.js";
 import { createKubeClient } from "../src/kube/client.js";
 import { loadKubeConfig } from "../src/kube/config.js";
 import { PrometheusAdapter } from "../src/prometheus/adapter.js";
 import { BOOK_ADAPTER_CONFIG, readAdapterConfig } from "../src/prometheus/adapter-config.js";
 import { findPrometheus, startPrometheus } from "../src/prometheus/process.js";
+import { startUp } from "../src/up/up.js";
 
 const PODS = 100;
 const WARMUP = 20;

@@ -13,7 +13,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { LoadGenerator, type LoadTarget, summarize } from "../src/cli/loadgen.js";
-import { emptyScenario, startUp } from "../src/cli/up.js";
+import { emptyScenario, startUp } from "../src/up/up.js";
 
 const PODS = 10;
 const CLOSED_SECONDS = 5;

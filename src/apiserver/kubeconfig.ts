@@ -1,9 +1,11 @@
 // The kubeconfig `horizon up` writes: one cluster, one user with a bearer token, one context.
 // Over plain HTTP it carries `insecure-skip-tls-verify: true`, because @kubernetes/client-node
 // 1.x refuses http:// servers without it (kubectl accepts it either way).
+
+import { readFileSync } from "node:fs";
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { parse, stringify } from "yaml";
 
 export interface KubeconfigOptions {
@@ -111,4 +113,37 @@ export async function writeKubeconfig(path: string, text: string): Promise<void>
   // The umask cannot widen 0600, but an existing temp file keeps its old mode: set it.
   await chmod(temp, 0o600);
   await rename(temp, path);
+}
+
+/**
+ * Where `horizon explain` looks without --address or --kubeconfig: the kubeconfig the other commands read (KUBECONFIG's
+ * files, else ~/.kube/config), then the one `horizon up` writes (~/.horizon/kubeconfig); the
+ * first that names a controller (`export KUBECONFIG=…` as `horizon up` suggests finds it).
+ */
+export function implicitUpController(
+  env: Record<string, string | undefined>,
+  home: string,
+): { file: string; address: string } | null {
+  const variable = env.KUBECONFIG;
+  const files =
+    variable !== undefined && variable !== ""
+      ? variable.split(delimiter).filter((file) => file !== "")
+      : [join(home, ".kube", "config")];
+  for (const file of [...files, defaultKubeconfigPath(home)]) {
+    const address = upControllerAddress(file);
+    if (address !== null) return { file, address };
+  }
+  return null;
+}
+
+/** The controller address `horizon up` wrote into a kubeconfig file (null: none, or unreadable). */
+export function upControllerAddress(file: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    // The Lease lookup reports an unreadable kubeconfig.
+    return null;
+  }
+  return controllerDebugAddressOf(text);
 }

@@ -1,22 +1,28 @@
 // `horizon explain hpa/NAME`: why did the HPA (not) scale? Reads the decision traces of recent
 // syncs — from a running controller's /debug/decisions (an address, or the one the leader
-// publishes on its Lease), or from a simulation's JSON output — and words the latest one.
+// publishes on its Lease), or from a simulation's JSON output — and words the latest one
+// (src/explain/decisions.ts reads and words them; this file picks the source from the flags).
 // Exit codes: 0 explained, 1 no traces for that HPA (or the source could not be read), 2 bad
 // flags.
-import { createReadStream, fstatSync, readFileSync } from "node:fs";
+import { createReadStream, fstatSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
-import { createInterface } from "node:readline";
-import { CoordinationV1Api } from "@kubernetes/client-node";
 import { type Command, Option } from "commander";
-import { formatDuration, parseDuration } from "../api/duration.js";
-import { controllerDebugAddressOf, defaultKubeconfigPath } from "../apiserver/kubeconfig.js";
-import type { DecisionRecord, DecisionsDocument, LeaderInfo } from "../controller/decisions.js";
-import { DEBUG_ADDRESS_ANNOTATION, isLoopbackHost } from "../controller/server.js";
-import type { DecisionTrace } from "../core/trace.js";
-import { replicaChange } from "../explain/format.js";
-import { explain, explanationNote, explanationText, outcomeText } from "../explain/index.js";
-import { loadKubeConfig } from "../kube/config.js";
+import { parseDuration } from "../api/duration.js";
+import { implicitUpController, upControllerAddress } from "../apiserver/kubeconfig.js";
+import type { LeaderInfo } from "../controller/decisions.js";
+import { DEBUG_ADDRESS_ANNOTATION } from "../controller/server.js";
+import {
+  type AtPoint,
+  askTheLeader,
+  type DecisionSource,
+  fetchDecisionsDocument,
+  formatExplanation,
+  isLoopbackUrl,
+  podOfIdentity,
+  readSimulation,
+  selectAt,
+} from "../explain/decisions.js";
+import { findLeaderAddress } from "../kube/leader.js";
 import { ioErrorText } from "./files.js";
 
 export interface ExplainOptions {
@@ -72,9 +78,6 @@ export function parseHpaTarget(text: string): Parsed<string> {
   return { ok: true, value: name };
 }
 
-/** `--at`: seconds after the simulation start (`315`, `5m15s`) or an RFC 3339 time. */
-export type AtPoint = { kind: "offset"; seconds: number } | { kind: "time"; ms: number };
-
 export function parseAt(text: string): Parsed<AtPoint> {
   if (/^\d+(\.\d+)?$/.test(text))
     return { ok: true, value: { kind: "offset", seconds: Number(text) } };
@@ -93,328 +96,10 @@ export function parseAt(text: string): Parsed<AtPoint> {
   return { ok: true, value: { kind: "offset", seconds: parsed.ms / 1000 } };
 }
 
-interface Source {
-  /** How the records were found, for the header. */
-  description: string;
-  records: DecisionRecord[];
-  /** Said under the header (a standby's traces are from when it led). */
-  note?: string;
-  /** Simulation: its start (RFC 3339) for offsets. */
-  simulationStart?: string;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sources.
-
-/** The sync records of one HPA in a `horizon simulate --output json` stream. */
-export async function readSimulation(
-  input: NodeJS.ReadableStream,
-  namespace: string,
-  name: string,
-): Promise<Parsed<{ records: DecisionRecord[]; start?: string }>> {
-  const wanted = `${namespace}/${name}`;
-  const records: DecisionRecord[] = [];
-  let start: string | undefined;
-  let lineNumber = 0;
-  let sawRecord = false;
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  try {
-    for await (const line of lines) {
-      lineNumber++;
-      if (line.trim() === "") continue;
-      let parsed: Record<string, unknown>;
-      try {
-        parsed = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        return {
-          ok: false,
-          error: `line ${lineNumber}: not JSON (expected \`horizon simulate --output json\` output)`,
-        };
-      }
-      sawRecord = true;
-      if (parsed.type === "start" && typeof parsed.startTime === "string") start = parsed.startTime;
-      if (parsed.type !== "sync" || parsed.hpa !== wanted) continue;
-      const record: DecisionRecord = {
-        trace: parsed.trace as DecisionTrace,
-        conditions: (parsed.conditions as DecisionRecord["conditions"]) ?? [],
-        events: (parsed.events as DecisionRecord["events"]) ?? [],
-        error: (parsed.error as string | null) ?? null,
-      };
-      if (typeof parsed.t === "number") record.t = parsed.t;
-      records.push(record);
-    }
-  } catch (error) {
-    // A read error of the input (a directory opens, then fails to read: EISDIR).
-    return { ok: false, error: `cannot read: ${ioErrorText(error)}` };
-  }
-  if (!sawRecord)
-    return { ok: false, error: "no records (expected `horizon simulate --output json` output)" };
-  return { ok: true, value: { records, ...(start !== undefined ? { start } : {}) } };
-}
-
-/** GET {address}/debug/decisions for one HPA. */
-export async function fetchDecisions(
-  address: string,
-  namespace: string,
-  name: string,
-): Promise<Parsed<DecisionRecord[]>> {
-  const fetched = await fetchDecisionsDocument(address, namespace, name);
-  return fetched.ok ? { ok: true, value: fetched.value.records } : fetched;
-}
-
-/** One HPA's records, and whether the controller that serves them leads (leader election). */
-export async function fetchDecisionsDocument(
-  address: string,
-  namespace: string,
-  name: string,
-): Promise<Parsed<{ records: DecisionRecord[]; leader: LeaderInfo | null }>> {
-  const base = address.replace(/\/+$/, "");
-  const url = `${base}/debug/decisions?namespace=${encodeURIComponent(namespace)}&name=${encodeURIComponent(name)}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return {
-      ok: false,
-      error: `cannot reach the controller at ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
-    };
-  }
-  const text = await response.text();
-  if (response.status !== 200) {
-    return {
-      ok: false,
-      error: `${url} answered ${response.status}${text ? `: ${text.trim().slice(0, 200)}` : ""}`,
-    };
-  }
-  let document: DecisionsDocument;
-  try {
-    document = JSON.parse(text) as DecisionsDocument;
-  } catch {
-    return { ok: false, error: `${url} did not answer JSON` };
-  }
-  const hpa = (document.hpas ?? []).find((h) => h.namespace === namespace && h.name === name);
-  return { ok: true, value: { records: hpa?.decisions ?? [], leader: document.leader ?? null } };
-}
-
-/**
- * Where to ask instead of a standby: the leader's debug address from its Lease; on its pod's
- * loopback, with the port-forward that reaches it. Null when the Lease names none.
- */
-function askTheLeader(leader: LeaderInfo, target: string, namespace: string): string | null {
-  if (leader.holderIdentity === "" || leader.debugAddress === null) return null;
-  const run = `horizon explain ${target} -n ${namespace} --address ${leader.debugAddress}`;
-  if (!isLoopbackUrl(leader.debugAddress)) return `hint: ask the leader: ${run}`;
-  const pod = podOfIdentity(leader.holderIdentity);
-  const port = new URL(leader.debugAddress).port || "80";
-  const leaseNamespace = leader.lease.slice(0, leader.lease.indexOf("/"));
-  return `hint: the leader ${leader.holderIdentity} serves /debug on its own loopback (${leader.debugAddress}); forward it first:\n  kubectl port-forward -n ${leaseNamespace} pod/${pod} ${port}:${port}\nthen run: ${run}`;
-}
-
-/** client-go's default identity is `hostname_uuid`; in a pod the hostname is the pod name. */
-function podOfIdentity(identity: string): string {
-  const underscore = identity.indexOf("_");
-  return underscore === -1 ? identity : identity.slice(0, underscore);
-}
-
-/** The leader's debug address, from the Lease it holds. */
-export async function findLeaderAddress(options: {
-  kubeconfig?: string;
-  leaseNamespace: string;
-  leaseName: string;
-}): Promise<Parsed<{ address: string; holder: string }>> {
-  const loaded = await loadKubeConfig({ kubeconfig: options.kubeconfig ?? null });
-  if (!loaded.ok) return { ok: false, error: `cannot load the kubeconfig: ${loaded.error}` };
-  const kc = loaded.value.kubeConfig;
-  const lease = `${options.leaseNamespace}/${options.leaseName}`;
-  let body: {
-    metadata?: { annotations?: Record<string, string> };
-    spec?: { holderIdentity?: string };
-  };
-  try {
-    body = await kc
-      .makeApiClient(CoordinationV1Api)
-      .readNamespacedLease({ name: options.leaseName, namespace: options.leaseNamespace });
-  } catch (error) {
-    const code = (error as { code?: number }).code;
-    if (code === 404) {
-      return {
-        ok: false,
-        error: `lease ${lease} not found (is the controller running with --leader-elect? set --lease-namespace/--lease-name, e.g. --lease-namespace horizon-system for deploy/; for \`horizon up\`, give the kubeconfig it wrote, or the --address its banner prints)`,
-      };
-    }
-    return { ok: false, error: `cannot read lease ${lease}: ${(error as Error).message}` };
-  }
-  const holder = body.spec?.holderIdentity ?? "";
-  const address = body.metadata?.annotations?.[DEBUG_ADDRESS_ANNOTATION];
-  if (!holder)
-    return { ok: false, error: `lease ${lease} has no holder: no controller is leading` };
-  if (!address) {
-    return {
-      ok: false,
-      error: `lease ${lease} (held by ${holder}) has no ${DEBUG_ADDRESS_ANNOTATION} annotation: the leader serves no /debug address (see --debug-bind-address)`,
-    };
-  }
-  return { ok: true, value: { address, holder } };
-}
-
-/**
- * Without --address or --kubeconfig: the kubeconfig the other commands read (KUBECONFIG's
- * files, else ~/.kube/config), then the one `horizon up` writes (~/.horizon/kubeconfig); the
- * first that names a controller (`export KUBECONFIG=…` as `horizon up` suggests finds it).
- */
-function implicitUpController(
-  env: Record<string, string | undefined>,
-  home: string,
-): { file: string; address: string } | null {
-  const variable = env.KUBECONFIG;
-  const files =
-    variable !== undefined && variable !== ""
-      ? variable.split(delimiter).filter((file) => file !== "")
-      : [join(home, ".kube", "config")];
-  for (const file of [...files, defaultKubeconfigPath(home)]) {
-    const address = upControllerAddress(file);
-    if (address !== null) return { file, address };
-  }
-  return null;
-}
-
-/** The controller address `horizon up` wrote into a kubeconfig file (null: none, or unreadable). */
-function upControllerAddress(file: string): string | null {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    // The Lease lookup reports an unreadable kubeconfig.
-    return null;
-  }
-  return controllerDebugAddressOf(text);
-}
-
-function isLoopbackUrl(address: string): boolean {
-  try {
-    const host = new URL(address).hostname.replace(/^\[|\]$/g, "");
-    return isLoopbackHost(host);
-  } catch {
-    return false;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Words.
-
-const plural = (count: number, one: string, many = `${one}s`) =>
-  `${count} ${count === 1 ? one : many}`;
-
-/** Plain-language bullets: why this sync decided what it did (src/explain's text rendering). */
-export function explainDecision(record: DecisionRecord): string[] {
-  return explanationText(explain(record.trace));
-}
-
-function when(record: DecisionRecord, source: Source, now: number): string {
-  const time = record.trace.time;
-  if (record.t !== undefined) return `${time} (${formatDuration(record.t * 1000)} after the start)`;
-  const age = Math.round((now - Date.parse(time)) / 1000);
-  return Number.isFinite(age) && age >= 0 && source.simulationStart === undefined
-    ? `${time} (${formatDuration(age * 1000)} ago)`
-    : time;
-}
-
-function columns(rows: string[][], indent: string): string[] {
-  const widths: number[] = [];
-  for (const row of rows)
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
-    });
-  return rows.map((row) =>
-    (
-      indent +
-      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")
-    ).trimEnd(),
-  );
-}
-
-/** The whole text of `horizon explain`. */
-export function formatExplanation(
-  namespace: string,
-  name: string,
-  source: Source,
-  history: number,
-  now: number,
-): string {
-  const records = source.records;
-  const latest = records[records.length - 1]!;
-  const explanation = explain(latest.trace);
-  const out: string[] = [
-    `HPA ${namespace}/${name} — ${source.description}`,
-    ...(source.note ? [`Note: ${source.note}.`] : []),
-    `Latest sync: ${when(latest, source, now)}`,
-    "",
-    outcomeText(explanation),
-    "",
-    "Why:",
-    ...explanationText(explanation).map((line) => `  - ${line}`),
-  ];
-  if (latest.conditions.length > 0) {
-    out.push("", "Conditions after the sync:");
-    out.push(
-      ...columns(
-        latest.conditions.map((c) => [c.type, c.status, c.reason ?? "", c.message ?? ""]),
-        "  ",
-      ),
-    );
-  }
-  if (latest.events.length > 0) {
-    out.push("", "Events of the sync:");
-    out.push(
-      ...columns(
-        latest.events.map((e) => [e.type, e.reason, e.message]),
-        "  ",
-      ),
-    );
-  }
-  if (latest.statusError) out.push("", `The status write failed: ${latest.statusError}`);
-  if (latest.trace.outcome !== "scaled") {
-    const lastScale = [...records].reverse().find((r) => r.trace.outcome === "scaled");
-    if (lastScale) {
-      out.push(
-        "",
-        `Last rescale: ${when(lastScale, source, now)}: ${lastScale.trace.currentReplicas} → ${lastScale.trace.desiredReplicas}${lastScale.trace.rescaleReason ? ` (${lastScale.trace.rescaleReason})` : ""}.`,
-      );
-    } else out.push("", `No rescale in the ${plural(records.length, "sync")} available.`);
-  }
-  const recent = records.slice(Math.max(0, records.length - history));
-  if (recent.length > 1) {
-    out.push("", `Recent syncs (${recent.length} of ${records.length}, oldest first):`);
-    const rows = [["TIME", "REPLICAS", "OUTCOME", "WHY"]];
-    for (const r of recent) {
-      const t = r.trace;
-      const note = explanationNote(explain(t));
-      rows.push([
-        r.t !== undefined ? formatDuration(r.t * 1000) : t.time,
-        replicaChange(t),
-        t.outcome,
-        note || "-",
-      ]);
-    }
-    out.push(...columns(rows, "  "));
-  }
-  return `${out.join("\n")}\n`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The command.
 
 const OUTPUTS = ["text", "json"];
-
-function selectAt(records: DecisionRecord[], at: AtPoint | null): DecisionRecord[] {
-  if (at === null) return records;
-  return records.filter((r) =>
-    at.kind === "offset"
-      ? r.t !== undefined && r.t <= at.seconds
-      : Date.parse(r.trace.time) <= at.ms,
-  );
-}
 
 /** Runs `horizon explain`; resolves with the exit code. */
 export async function explainCommand(
@@ -475,7 +160,7 @@ export async function explainCommand(
     }
   }
 
-  let source: Source;
+  let source: DecisionSource;
   /** Whether the controller read leads (null: no leader election, or a simulation). */
   let leaderOf: LeaderInfo | null = null;
   if (options.fromSimulation !== undefined) {
@@ -500,7 +185,13 @@ export async function explainCommand(
       }
       input = stream;
     }
-    const read = await readSimulation(input, namespace, name);
+    let read: Awaited<ReturnType<typeof readSimulation>>;
+    try {
+      read = await readSimulation(input, namespace, name);
+    } catch (error) {
+      // A read error of the input (a directory opens, then fails to read: EISDIR).
+      read = { ok: false, error: `cannot read: ${ioErrorText(error)}` };
+    }
     if (!read.ok) {
       io.err(`error: --from-simulation ${file}: ${read.error}`);
       return 1;

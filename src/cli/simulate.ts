@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../api/duration.js";
+import { parseBindAddress } from "../controller-manager/options.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
 import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
 import { RangeQueries } from "../sim/prometheus-traffic.js";
@@ -20,7 +21,6 @@ import type { SimulationRecord } from "../sim/timeline.js";
 import { reportHtml } from "../web/report.js";
 import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../web/server.js";
 import { type RecordedRun, RunRecorder, simulationData } from "../web/simulation.js";
-import { parseBindAddress } from "./controller-options.js";
 import { ioErrorText, outputFileProblem, writeOutputFile } from "./files.js";
 
 export interface SimulateOptions {

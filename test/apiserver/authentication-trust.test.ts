@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { AUTHENTICATION_CONFIGMAP } from "../../src/apiserver/authentication-trust.js";
 import { adapterCommand } from "../../src/cli/adapter.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { BOOK_ADAPTER_CONFIG } from "../../src/prometheus/adapter-config.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import { requestUp } from "../e2e/helpers.js";
 
 const PATH = `/api/v1/namespaces/kube-system/configmaps/${AUTHENTICATION_CONFIGMAP}`;

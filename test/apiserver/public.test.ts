@@ -6,9 +6,9 @@ import https from "node:https";
 import { describe, it } from "node:test";
 import { createApiHandler } from "../../src/apiserver/handler.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
-import { startUp } from "../../src/cli/up.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
+import { startUp } from "../../src/up/up.js";
 import { scenario, T0 } from "../cluster/builders.js";
 
 const TOKEN = "s3cret";

@@ -10,14 +10,8 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
 import { controllerDebugAddressOf, renderKubeconfig } from "../../src/apiserver/kubeconfig.js";
-import {
-  type ExplainOptions,
-  explainCommand,
-  explainDecision,
-  formatExplanation,
-} from "../../src/cli/explain.js";
+import { type ExplainOptions, explainCommand } from "../../src/cli/explain.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { DecisionStore, decisionRecordOf } from "../../src/controller/decisions.js";
 import { ControllerMetrics } from "../../src/controller/metrics.js";
 import {
@@ -26,7 +20,9 @@ import {
   startObservabilityServer,
   syncObserver,
 } from "../../src/controller/server.js";
+import { explainDecision, formatExplanation } from "../../src/explain/decisions.js";
 import type { SyncRecord } from "../../src/sim/timeline.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import { type ReportInput, syncReport } from "../controller/sync-reports.js";
 import { cpuUtilization, t } from "../core/builders.js";
 

@@ -9,8 +9,8 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
-import { CONTROLLER_DEFAULTS } from "../../src/cli/controller-options.js";
 import { DEBUG_ADDRESS_ANNOTATION } from "../../src/controller/server.js";
+import { CONTROLLER_DEFAULTS } from "../../src/controller-manager/options.js";
 import {
   type ControllerProcess,
   killAll,

@@ -7,14 +7,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type RunningController, startController } from "../../src/cli/controller.js";
-import {
-  type ControllerCommandOptions,
-  parseControllerOptions,
-} from "../../src/cli/controller-options.js";
 import { explainCommand } from "../../src/cli/explain.js";
 import type { DecisionsDocument } from "../../src/controller/decisions.js";
 import { silentLogger } from "../../src/controller/log.js";
+import {
+  type RunningController,
+  startController,
+} from "../../src/controller-manager/controller-manager.js";
+import {
+  type ControllerCommandOptions,
+  parseControllerOptions,
+} from "../../src/controller-manager/options.js";
 import { type ApiFront, removeDir, startApiFront, webScenario } from "./controller-helpers.js";
 import { pollUntil } from "./helpers.js";
 

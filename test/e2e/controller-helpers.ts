@@ -21,9 +21,9 @@ import { serveHttp } from "../../src/apiserver/http.js";
 import { kubeconfigObject } from "../../src/apiserver/kubeconfig.js";
 import { generateServingCertificate } from "../../src/apiserver/tls.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { parseScenario } from "../../src/sim/scenario.js";
 import type { Scenario } from "../../src/sim/scenario-types.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 

@@ -17,15 +17,18 @@ import {
   ruleAllows,
 } from "../../src/apiserver/auth/rbac.js";
 import type { ApiResponse } from "../../src/apiserver/types.js";
-import { type RunningController, startController } from "../../src/cli/controller.js";
+import { explainCommand } from "../../src/cli/explain.js";
+import { LOAD_ANNOTATION } from "../../src/cluster/load.js";
+import { createLogger } from "../../src/controller/log.js";
+import {
+  type RunningController,
+  startController,
+} from "../../src/controller-manager/controller-manager.js";
 import {
   type ControllerCommandOptions,
   parseControllerOptions,
-} from "../../src/cli/controller-options.js";
-import { explainCommand } from "../../src/cli/explain.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
-import { LOAD_ANNOTATION } from "../../src/cluster/load.js";
-import { createLogger } from "../../src/controller/log.js";
+} from "../../src/controller-manager/options.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import {
   type ApiFront,
   apiRequest,

@@ -8,8 +8,8 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { describe, it } from "node:test";
-import { emptyScenario, type RunningUp, type StartUpOptions, startUp } from "../../src/cli/up.js";
 import type { Scenario } from "../../src/sim/scenario-types.js";
+import { emptyScenario, type RunningUp, type StartUpOptions, startUp } from "../../src/up/up.js";
 
 export interface KubectlBinary {
   /** How the tests name it: "kubectl" (the PATH one) or "kubectl.1.27". */

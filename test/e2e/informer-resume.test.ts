@@ -33,7 +33,7 @@ import {
   type V1Service,
   type V2HorizontalPodAutoscaler,
 } from "@kubernetes/client-node";
-import { startUp } from "../../src/cli/up.js";
+import { startUp } from "../../src/up/up.js";
 import { pollUntil } from "./helpers.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -22,13 +22,14 @@ import {
   writeKubeconfig,
 } from "../../src/apiserver/kubeconfig.js";
 import { certificateHosts, generateServingCertificate } from "../../src/apiserver/tls.js";
-import { describeSync, parseUpOptions, startUp, type UpCommandOptions } from "../../src/cli/up.js";
+import { parseUpOptions, type UpCommandOptions } from "../../src/cli/up.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { RealtimeDriver } from "../../src/cluster/realtime.js";
 import type { SyncReport } from "../../src/controller/controller.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { applyScenarioEvent, clusterModelOf } from "../../src/sim/cluster.js";
 import type { ScenarioEvent } from "../../src/sim/scenario-types.js";
+import { describeSync, startUp } from "../../src/up/up.js";
 import {
   fastScenario,
   findKubectls,

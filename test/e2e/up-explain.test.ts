@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { controllerDebugAddressOf } from "../../src/apiserver/kubeconfig.js";
-import { fetchDecisions } from "../../src/cli/explain.js";
-import { startUp, usageBanner } from "../../src/cli/up.js";
+import { usageBanner } from "../../src/cli/up.js";
+import { fetchDecisions } from "../../src/explain/decisions.js";
 import { loadScenarioFile } from "../../src/sim/scenario.js";
+import { startUp } from "../../src/up/up.js";
 import { pollUntil, spawnHorizon } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");

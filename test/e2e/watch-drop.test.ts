@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "../../src/api/types.js";
-import { startUp } from "../../src/cli/up.js";
+import { startUp } from "../../src/up/up.js";
 import { pollUntil } from "./helpers.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

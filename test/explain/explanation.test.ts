@@ -171,7 +171,7 @@ describe("renderings of one explanation", () => {
   });
 
   it("the text of `horizon explain` is the text rendering of the record's trace", async () => {
-    const { explainDecision } = await import("../../src/cli/explain.js");
+    const { explainDecision } = await import("../../src/explain/decisions.js");
     const result = syncReport({ replicas: 4, cpuPerPodMilli: 10 }).result!;
     assert.deepEqual(
       explainDecision(decisionRecordOf(result)),

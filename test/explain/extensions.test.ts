@@ -2,11 +2,11 @@
 // and the text, note and HTML say what upstream's algorithm decided and what the rule did.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatExplanation } from "../../src/cli/explain.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
 import { syncExtendedOnce } from "../../src/core/extensions/sync.js";
 import { EMPTY_HISTORY } from "../../src/core/history.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
+import { formatExplanation } from "../../src/explain/decisions.js";
 import {
   explain,
   explanationHtml,

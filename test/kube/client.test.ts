@@ -6,7 +6,6 @@ import { writeFileSync } from "node:fs";
 import type * as http from "node:http";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import {
   createKubeClient,
   describeRequest,
@@ -18,6 +17,7 @@ import {
 } from "../../src/kube/client.js";
 import { loadKubeConfig } from "../../src/kube/config.js";
 import { apiErrorOf, type KubeMethod, type WatchEvent } from "../../src/kube/types.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import { json, plainConnection, tempDir, tinyServer } from "./net-helpers.js";
 
 const FAST: KubeClientOptions = {

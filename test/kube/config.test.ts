@@ -7,9 +7,9 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { renderKubeconfig } from "../../src/apiserver/kubeconfig.js";
 import { generateServingCertificate } from "../../src/apiserver/tls.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { createKubeClient } from "../../src/kube/client.js";
 import { type LoadConfigOptions, loadKubeConfig } from "../../src/kube/config.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import { tempDir, tinyServer } from "./net-helpers.js";
 
 function kubeconfigFile(dir: string, name: string, server: string, extra = ""): string {

@@ -2,7 +2,6 @@
 // test/kube run against the real handler core and embedded cluster. The HTTP client
 // (src/kube/client.ts) is tested against real sockets in its own tests.
 import { createApiHandler } from "../../src/apiserver/handler.js";
-import { emptyScenario } from "../../src/cli/up.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import type {
   KubeClient,
@@ -12,6 +11,7 @@ import type {
   WatchEvent,
 } from "../../src/kube/types.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
+import { emptyScenario } from "../../src/up/up.js";
 
 function queryOf(query: KubeRequest["query"]): URLSearchParams {
   const params = new URLSearchParams();

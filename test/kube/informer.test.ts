@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import type * as http from "node:http";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
-import { type RunningUp, startUp } from "../../src/cli/up.js";
 import { createKubeClient, type RequestRecord } from "../../src/kube/client.js";
 import { loadKubeConfig } from "../../src/kube/config.js";
 import { HpaInformer } from "../../src/kube/hpas.js";
 import { Informer, type RawObject } from "../../src/kube/informer.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import { inProcessClient } from "./harness.js";
 import { json, plainConnection, pollUntil, tempDir, tinyServer } from "./net-helpers.js";
 

@@ -6,11 +6,11 @@ import { writeFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { parseSelector, type Selector, selectorMatches } from "../../src/api/selector.js";
-import { startUp } from "../../src/cli/up.js";
 import type { PodView } from "../../src/core/pods.js";
 import { createKubeClient } from "../../src/kube/client.js";
 import { loadKubeConfig } from "../../src/kube/config.js";
 import { PodIndex, PodInformer } from "../../src/kube/pods.js";
+import { startUp } from "../../src/up/up.js";
 import { pollUntil, tempDir } from "./net-helpers.js";
 
 function selector(text: string): Selector {

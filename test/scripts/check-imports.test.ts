@@ -62,6 +62,30 @@ const violations: { name: string; files: Record<string, string>; named: string }
     },
     named: "forbidden import: sim/run.ts → cli/main.ts",
   },
+  {
+    name: "web-imports-up",
+    files: {
+      "up/up.ts": "export const startUp = 1;\n",
+      "web/server.ts": 'import { startUp } from "../up/up.js";\n',
+    },
+    named: "forbidden import: web/server.ts → up/up.ts (only cli/ import up/)",
+  },
+  {
+    name: "kube-imports-controller-manager",
+    files: {
+      "controller-manager/controller-manager.ts": "export const startController = 1;\n",
+      "kube/lease.ts": 'import "../controller-manager/controller-manager.js";\n',
+    },
+    named: "forbidden import: kube/lease.ts → controller-manager/controller-manager.ts",
+  },
+  {
+    name: "controller-manager-imports-up",
+    files: {
+      "up/up.ts": "export const startUp = 1;\n",
+      "controller-manager/controller-manager.ts": 'import "../up/up.js";\n',
+    },
+    named: "forbidden import: controller-manager/controller-manager.ts → up/up.ts",
+  },
 ];
 
 for (const { name, files, named } of violations) {
@@ -80,10 +104,13 @@ test("imports down the rooms pass", () => {
     "registry/store.ts": 'import "../kinds/pod.js";\n',
     "cluster/cluster.ts": 'import "../registry/store.js";\n',
     "apiserver/handler.ts": 'import "../cluster/cluster.js";\n',
-    "cli/main.ts": 'import "../apiserver/handler.js";\n',
+    "web/server.ts": 'import "../apiserver/handler.js";\n',
+    "controller-manager/controller-manager.ts": 'import "../web/server.js";\n',
+    "up/up.ts": 'import "../controller-manager/controller-manager.js";\n',
+    "cli/main.ts": 'import "../up/up.js";\nimport "../controller-manager/controller-manager.js";\n',
   });
   assert.equal(status, 0, output);
-  assert.match(output, /7 modules checked, 0 problems/);
+  assert.match(output, /10 modules checked, 0 problems/);
 });
 
 test("an import cycle is named", () => {

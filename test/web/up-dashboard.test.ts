@@ -5,8 +5,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { type RunningUp, startUp, usageBanner } from "../../src/cli/up.js";
+import { usageBanner } from "../../src/cli/up.js";
 import { loadScenarioFile } from "../../src/sim/scenario.js";
+import { type RunningUp, startUp } from "../../src/up/up.js";
 import type { HpaDetail, OverviewDocument, WhatIfResult } from "../../src/web/types.js";
 import { pollUntil } from "../e2e/helpers.js";
 

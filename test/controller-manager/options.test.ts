@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import {
   type ControllerCommandOptions,
   parseControllerOptions,
-} from "../../src/cli/controller-options.js";
+} from "../../src/controller-manager/options.js";
 
 describe("horizon controller flags", () => {
   it("defaults are kube-controller-manager's", () => {

@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { NETWORK_FILE, type StartUpOptions, startUp, usageBanner } from "../../src/cli/up.js";
+import { usageBanner } from "../../src/cli/up.js";
+import { NETWORK_FILE, type StartUpOptions, startUp } from "../../src/up/up.js";
 import { deployment } from "../cluster/builders.js";
 import { pollUntil } from "../e2e/helpers.js";
 
