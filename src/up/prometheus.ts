@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorResponse, pathNotFound } from "../apiserver/errors.js";
+import type { ReadinessChecks } from "../apiserver/health.js";
 import { handleMetricsApi } from "../apiserver/metrics-api.js";
 import { SD_PATH } from "../apiserver/prometheus-sd.js";
 import type { ApiRequest, ApiResponse } from "../apiserver/types.js";
@@ -29,6 +30,8 @@ export interface PrometheusStackOptions {
   adapter: { config: AdapterConfig; source: string } | null;
   /** Discovery interval of the adapter (and of Prometheus' HTTP SD). */
   relistIntervalMs: number;
+  /** The wait before restarting a Prometheus that died (default 1 s doubling to 30 s). */
+  restartBackoffMs?: { initial: number; max: number };
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -78,6 +81,8 @@ export async function startPrometheusStack(
     dataDir: string | null;
     hook: AdapterHook;
     log: (line: string) => void;
+    /** `/readyz` of the API server: Prometheus' check is added here. */
+    readiness: ReadinessChecks;
   },
 ): Promise<Parsed<RunningStack>> {
   const dir = context.dataDir
@@ -105,12 +110,15 @@ export async function startPrometheusStack(
     config,
     listenAddress: options.bindAddress,
     listenFlag: "--prometheus-bind-address",
+    ...(options.restartBackoffMs ? { restartBackoffMs: options.restartBackoffMs } : {}),
+    log: (line) => context.log(`${new Date().toISOString().slice(11, 19)} ${line}`),
   });
   if (!started.ok) {
     if (!context.dataDir) rmSync(dir, { recursive: true, force: true });
     return started;
   }
   const prometheus: PrometheusProcess = started.value;
+  context.readiness.add("prometheus", () => prometheus.notReady());
   // ServiceMonitors are honoured as the operator does: a changed configuration is reloaded.
   let reloading = false;
   const watcher = setInterval(() => {

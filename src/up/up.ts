@@ -17,6 +17,7 @@ import {
 } from "../apiserver/authentication-trust.js";
 import type { InFlightLimits } from "../apiserver/filters.js";
 import { createApiHandler } from "../apiserver/handler.js";
+import { ReadinessChecks } from "../apiserver/health.js";
 import { serveHttp } from "../apiserver/http.js";
 import {
   defaultKubeconfigPath,
@@ -513,8 +514,11 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     const at = `${kind} ${metadata.namespace ? `${metadata.namespace}/` : ""}${metadata.name}`;
     log(`${clockTime()} error: on ${event.type} ${at}: ${(error as Error).stack ?? String(error)}`);
   });
+  // Parts started beside the server (Prometheus) add their /readyz checks here.
+  const readiness = new ReadinessChecks();
   const api = createApiHandler({
     cluster,
+    readiness,
     featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
     ...(token !== null ? { token } : {}),
     serviceAccountTokens: tokens.value,
@@ -632,6 +636,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       dataDir: dataDir?.dir ?? null,
       hook: adapterHook,
       log,
+      readiness,
     });
     if (!started.ok) {
       await close();

@@ -5,7 +5,14 @@
 // and stops with the server; the metrics APIs are the adapter's.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -25,6 +32,7 @@ import {
   kubectl,
   kubectlRequired,
   pollUntil,
+  requestUp,
   startTestServer,
   type TestServer,
   whichKubectl,
@@ -268,6 +276,42 @@ spec:
     assert.match(metric.stderr, /the server could not find the metric http_requests for pods/);
   });
 
+  test("a Prometheus that dies is started again on its data; /readyz says so meanwhile", async () => {
+    const url = prometheusUrl();
+    const listen = `--web.listen-address=${url.replace(/^http:\/\//, "")}`;
+    const prometheusPid = () => {
+      for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+        try {
+          const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+          if (args.includes(listen) && !args.includes("-c")) return Number(pid);
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return undefined;
+    };
+    const first = await pollUntil("Prometheus' process", prometheusPid);
+    assert.equal((await requestUp(server.up, "GET", "/readyz/prometheus")).status, 200);
+    process.kill(first, "SIGKILL");
+    const down = await pollUntil("/readyz to fail on prometheus", async () => {
+      const answer = await requestUp(server.up, "GET", "/readyz?verbose");
+      return answer.status === 500 ? answer.body : undefined;
+    });
+    assert.match(down, /\[-\]prometheus failed: prometheus killed by SIGKILL; restarting\n/);
+    assert.match(down, /readyz check failed\n$/);
+    const again = await pollUntil(
+      "/readyz to pass again",
+      async () => {
+        const answer = await requestUp(server.up, "GET", "/readyz?verbose");
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.match(again, /\[\+\]prometheus ok\n/);
+    assert.notEqual(prometheusPid(), first);
+    assert.equal((await fetch(`${url}/-/ready`)).status, 200, "the same address");
+  });
+
   test("close stops Prometheus", async () => {
     const url = prometheusUrl();
     const dir = server.up.prometheus?.dataDir;
@@ -333,7 +377,12 @@ describe("horizon up --prometheus: Prometheus down", { skip }, () => {
     });
     const options = parsePrometheusFlags({ prometheus: true, prometheusScrapeInterval: "1s" });
     assert.ok(options.ok && options.value);
-    server = await startTestServer({ prometheus: options.value, dataDir });
+    // Prometheus stays down for the whole test: its restart (after a death) waits 10 minutes.
+    const restartBackoffMs = { initial: 600_000, max: 600_000 };
+    server = await startTestServer({
+      prometheus: { ...options.value, restartBackoffMs },
+      dataDir,
+    });
     ctx = server.context({ name: "kubectl", path: kubectlPath });
   });
   after(async () => {
