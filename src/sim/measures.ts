@@ -16,6 +16,13 @@ import type {
 export const LOAD_STEP_RELATIVE = 0.1;
 export const LOAD_STEP_MIN_RPS = 1;
 
+/**
+ * Flaps are reversals within this many seconds, whatever the HPA's own stabilization window:
+ * upstream's default downscale stabilization (5m). One yardstick for every run, so that runs
+ * with different windows compare (with its own window, a window of 0 could never flap).
+ */
+export const FLAP_WINDOW_SECONDS = 300;
+
 /** Relative slack when comparing served with demand (both are float sums). */
 const EPSILON = 1e-9;
 
@@ -28,13 +35,6 @@ export function demandMet(demandRps: number, servedRps: number): boolean {
 export function isLoadStep(from: number, to: number): boolean {
   const rise = to - from;
   return rise > LOAD_STEP_RELATIVE * from && rise > LOAD_STEP_MIN_RPS;
-}
-
-/** The scale-down window a trace says was in force (legacy flag or behavior), if it says. */
-export function traceScaleDownWindow(trace: DecisionTrace): number | undefined {
-  const s = trace.stabilization;
-  if (!s) return undefined;
-  return s.path === "legacy" ? s.windowSeconds : s.scaleDownWindowSeconds;
 }
 
 /** Parses "Resource cpu Utilization 50%" (a StartRecord metric) to 50. */
@@ -128,7 +128,6 @@ class HpaState {
   scaleDowns = 0;
   flaps = 0;
   lastAction: { t: number; up: boolean } | null = null;
-  scaleDownWindow: number;
   targetUtilization: number | null;
   actions: HpaSummary["actions"] = [];
 
@@ -137,10 +136,8 @@ class HpaState {
     readonly workload: string | null,
     readonly minReplicas: number,
     readonly maxReplicas: number,
-    scaleDownWindow: number,
     metrics: readonly string[],
   ) {
-    this.scaleDownWindow = scaleDownWindow;
     this.targetUtilization = cpuTargetFromDescription(metrics);
   }
 
@@ -179,8 +176,6 @@ class HpaState {
 
   sync(record: SyncRecord): void {
     const trace = record.trace;
-    const window = traceScaleDownWindow(trace);
-    if (window !== undefined) this.scaleDownWindow = window;
     const target = this.#cpuTarget(trace);
     if (target !== null) this.targetUtilization = target;
     // A scale that could not be read says nothing about the replicas.
@@ -191,7 +186,7 @@ class HpaState {
     if (up) this.scaleUps++;
     else this.scaleDowns++;
     const last = this.lastAction;
-    if (last && last.up !== up && record.t - last.t <= this.scaleDownWindow) this.flaps++;
+    if (last && last.up !== up && record.t - last.t <= FLAP_WINDOW_SECONDS) this.flaps++;
     this.lastAction = { t: record.t, up };
     this.actions.push({
       t: record.t,
@@ -275,14 +270,7 @@ export class MeasureCollector {
   constructor(start: StartRecord) {
     this.#start = start;
     for (const h of start.hpas) {
-      const state = new HpaState(
-        h.hpa,
-        h.target,
-        h.minReplicas,
-        h.maxReplicas,
-        h.scaleDownWindowSeconds,
-        h.metrics,
-      );
+      const state = new HpaState(h.hpa, h.target, h.minReplicas, h.maxReplicas, h.metrics);
       this.#hpas.set(h.hpa, state);
       if (!this.#workloads.has(h.target)) this.#workloads.set(h.target, new WorkloadState());
       const list = this.#byWorkload.get(h.target);
@@ -314,7 +302,6 @@ export class MeasureCollector {
             null,
             record.trace.minReplicas,
             record.trace.maxReplicas,
-            traceScaleDownWindow(record.trace) ?? 0,
             [],
           );
           this.#hpas.set(record.hpa, hpa);

@@ -24,7 +24,7 @@ export interface StartRecord {
     maxReplicas: number;
     /** Each metric as "<description> target <value>", e.g. "cpu Utilization 50%". */
     metrics: string[];
-    /** The scale-down stabilization window in force (for flap counting), seconds. */
+    /** The scale-down stabilization window in force at the start, seconds (informational). */
     scaleDownWindowSeconds: number;
   }[];
 }
@@ -90,7 +90,7 @@ export interface HpaSummary {
   podHours: number;
   scaleUps: number;
   scaleDowns: number;
-  /** Direction reversals: a scale in one direction within the scale-down window after one in the other. */
+  /** Direction reversals: a scale in one direction within 300 s (FLAP_WINDOW_SECONDS) after one in the other. */
   flaps: number;
   /** Σ max(0, demand − served) / capacity-per-pod over time, in pod-seconds (0 when capacity is unlimited). */
   unmetDemandPodSeconds: number;

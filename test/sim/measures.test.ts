@@ -274,7 +274,7 @@ describe("load step threshold", () => {
 });
 
 describe("scaling actions, flaps and replicas", () => {
-  test("reversals within the scale-down window are flaps", () => {
+  test("reversals within 300 s are flaps, whatever the HPA's own window", () => {
     const s = summarize([
       sync({ t: 0, from: 1, to: 3 }), // up
       sync({ t: 60, from: 3, to: 2 }), // down 60 s after an up, within 300 s: flap 1
@@ -282,7 +282,8 @@ describe("scaling actions, flaps and replicas", () => {
       sync({ t: 400, from: 2, to: 4 }), // up 340 s after the down: no flap
       sync({ t: 415, from: 4, to: 3 }), // down 15 s after: flap 2
       sync({ t: 430, from: 3, to: 2 }), // down after a down: no reversal
-      // the trace now says the behavior's scale-down window is 10 s: 500 − 430 = 70 > 10
+      // up 70 s after the down: flap 3. The trace says the behavior's scale-down window is 10 s,
+      // but flaps are counted with one 300 s yardstick for every run (issue 39)
       sync({
         t: 500,
         from: 2,
@@ -301,7 +302,7 @@ describe("scaling actions, flaps and replicas", () => {
     ]);
     assert.equal(s.scaleUps, 3);
     assert.equal(s.scaleDowns, 3);
-    assert.equal(s.flaps, 2);
+    assert.equal(s.flaps, 3);
     assert.equal(s.lowestReplicas, 1);
     assert.equal(s.highestReplicas, 5);
     assert.equal(s.finalReplicas, 5);
@@ -316,6 +317,29 @@ describe("scaling actions, flaps and replicas", () => {
         [500, 2, 5],
       ],
     );
+  });
+
+  test("a window of 0 flaps like any other: the yardstick is not the HPA's setting", () => {
+    const window0 = {
+      stabilization: {
+        path: "behavior" as const,
+        recommendation: 1,
+        stabilized: 1,
+        reason: "ReadyForNewScale",
+        scaleUpWindowSeconds: 0,
+        scaleDownWindowSeconds: 0,
+      },
+    };
+    const s = summarize(
+      [
+        sync({ t: 0, from: 1, to: 3, trace: window0 }),
+        sync({ t: 180, from: 3, to: 1, trace: window0 }), // 180 ≤ 300: flap 1
+        sync({ t: 360, from: 1, to: 3, trace: window0 }), // flap 2
+        sync({ t: 661, from: 3, to: 1, trace: window0 }), // 301 > 300: not a flap
+      ],
+      start({ durationSeconds: 700, hpas: [{ ...start().hpas[0]!, scaleDownWindowSeconds: 0 }] }),
+    );
+    assert.equal(s.flaps, 2);
   });
 
   test("a reversal exactly at the window's length is a flap (inclusive)", () => {
