@@ -105,6 +105,20 @@ export interface HpaSummary {
   targetUtilization: number | null;
   /** Every rescale: when, from, to, the reason text and the limit that applied. */
   actions: { t: number; from: number; to: number; reason: string; limit: string }[];
+  // The elasticity measures (Herbst et al., SPEC RG; docs/simulate.md "Elasticity"), null
+  // without a demand model. Optional for summaries made before them; simulate always writes them.
+  /** Σ demand (fewest ready pods meeting the targets) × time, in hours. */
+  demandPodHours?: number | null;
+  /** θU, θO: mean relative shortfall / excess of ready pods against demand, percent. */
+  underProvisioningAccuracy?: number | null;
+  overProvisioningAccuracy?: number | null;
+  /** τU, τO: share of time with fewer / more ready pods than demand, percent. */
+  underProvisioningTimeshare?: number | null;
+  overProvisioningTimeshare?: number | null;
+  /** υ: share of time supply and demand moved in different directions, percent. */
+  instability?: number | null;
+  /** j: (supply changes − demand changes) per minute. */
+  jitter?: number | null;
 }
 
 export interface SummaryRecord {

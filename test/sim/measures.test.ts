@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { DecisionTrace } from "../../src/core/trace.js";
+import type { DemandYardstick } from "../../src/sim/demand.js";
 import { isLoadStep, MeasureCollector } from "../../src/sim/measures.js";
 import type {
   HpaSummary,
@@ -518,5 +519,83 @@ describe("collector", () => {
         },
       ),
     );
+  });
+});
+
+describe("elasticity (Herbst et al.)", () => {
+  const yardsticks = { "default/web": { capacityRps: 100, bounds: [] } };
+  const run = (
+    records: SimulationRecord[],
+    durationSeconds: number,
+    y: Record<string, DemandYardstick | null> = yardsticks,
+  ) => {
+    const collector = new MeasureCollector(start({ durationSeconds }), y);
+    for (const r of records) collector.add(r);
+    return collector.summary().hpas[0]!;
+  };
+
+  test("accuracy, timeshare, instability and jitter of a hand-made run", () => {
+    // demand = ⌈rps / 100⌉ (at least 1), supply = ready pods; each sample holds 60 s.
+    const s = run(
+      [
+        sample({ t: 0, demandRps: 100, readyPods: 1 }), //   d1 s1
+        sample({ t: 60, demandRps: 300, readyPods: 1 }), //  d3 s1: under 2/3; d moved, s not
+        sample({ t: 120, demandRps: 300, readyPods: 4 }), // d3 s4: over 1/3; s moved, d not
+        sample({ t: 180, demandRps: 100, readyPods: 2 }), // d1 s2: over 1; both down: stable
+        sample({ t: 240, demandRps: 100, readyPods: 3 }), // d1 s3: over 2; s moved, d not
+      ],
+      300,
+    );
+    // θU = 100 × (2/3 × 60) / 300; θO = 100 × (1/3 + 1 + 2) × 60 / 300
+    assert.ok(Math.abs(s.underProvisioningAccuracy! - 40 / 3) < 1e-9);
+    assert.ok(Math.abs(s.overProvisioningAccuracy! - 200 / 3) < 1e-9);
+    assert.equal(s.underProvisioningTimeshare, 20); // 60 of 300 s
+    assert.equal(s.overProvisioningTimeshare, 60); // 180 of 300 s
+    assert.equal(s.instability, 75); // 180 of the 240 s after the first sample
+    // 3 supply changes − 2 demand changes over 5 minutes
+    assert.ok(Math.abs(s.jitter! - 0.2) < 1e-12);
+    // (1 + 3 + 3 + 1 + 1) × 60 pod-seconds
+    assert.equal(s.demandPodHours, 0.15);
+  });
+
+  test("a demand the targets cannot meet leaves its samples out", () => {
+    const s = run(
+      [
+        sample({ t: 0, demandRps: 50, readyPods: 2 }),
+        sample({ t: 60, demandRps: 150, readyPods: 2 }),
+      ],
+      120,
+      // cpu: idle 50m, 1m per rps, target 100m: 50 rps need 1 pod, 150 rps need 3.
+      {
+        "default/web": {
+          capacityRps: null,
+          bounds: [{ metric: "cpu", base: 50, perRps: 1, target: 100 }],
+        },
+      },
+    );
+    assert.equal(s.overProvisioningTimeshare, 50); // d1 s2 for 60 s, then d3 s2
+    assert.equal(s.underProvisioningTimeshare, 50);
+    const never = run([sample({ t: 0, demandRps: 50, readyPods: 2 })], 60, {
+      "default/web": {
+        capacityRps: null,
+        bounds: [{ metric: "cpu", base: 120, perRps: 1, target: 100 }],
+      },
+    });
+    assert.equal(never.underProvisioningAccuracy, null);
+    assert.equal(never.demandPodHours, null);
+  });
+
+  test("without a demand model every elasticity measure is null", () => {
+    const s = run([sample({ t: 0, demandRps: 100, readyPods: 1 })], 60, {});
+    for (const key of [
+      "demandPodHours",
+      "underProvisioningAccuracy",
+      "overProvisioningAccuracy",
+      "underProvisioningTimeshare",
+      "overProvisioningTimeshare",
+      "instability",
+      "jitter",
+    ] as const)
+      assert.equal(s[key], null, key);
   });
 });

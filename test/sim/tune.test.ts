@@ -304,6 +304,38 @@ describe("horizon tune compares every candidate with one yardstick", () => {
   });
 });
 
+describe("horizon tune's elasticity measures", () => {
+  it("are objectives and constraints, every candidate measured against the file's demand", async () => {
+    const key = "spec.metrics[0].resource.target.averageUtilization";
+    const result = await cli(example("cpu-step.yaml"), {
+      search: [`${key}: [40, 50, 70, 90]`],
+      minimize: "thetaO",
+      constraint: ["thetaU<=10"],
+      duration: "30m",
+    });
+    assert.equal(result.code, 0, result.err);
+    type JsonRow = {
+      values: Record<string, number>;
+      objective: number;
+      feasible: boolean;
+      hpas: {
+        demandPodHours: number;
+        overProvisioningAccuracy: number;
+        underProvisioningAccuracy: number;
+      }[];
+    };
+    const rows: JsonRow[] = result.json.rows;
+    // A candidate's own target would make its own demand: 90% would need fewer pods than 40%.
+    const demands = new Set(rows.map((r) => r.hpas[0]!.demandPodHours));
+    assert.equal(demands.size, 1, JSON.stringify([...demands]));
+    for (const r of rows) {
+      assert.equal(r.objective, r.hpas[0]!.overProvisioningAccuracy);
+      assert.equal(r.feasible, r.hpas[0]!.underProvisioningAccuracy <= 10);
+    }
+    assert.ok(rows.some((r) => !r.feasible) && rows.some((r) => r.feasible));
+  });
+});
+
 describe("bad input is reported before anything runs", () => {
   const file = example("cpu-step.yaml");
   const cases: { name: string; options: Partial<TuneCommandOptions>; error: RegExp }[] = [
