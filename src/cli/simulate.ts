@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../api/duration.js";
 import { parseBindAddress } from "../controller-manager/options.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
+import { type DemandYardstick, scenarioYardsticks } from "../sim/demand.js";
 import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
 import { RangeQueries } from "../sim/prometheus-traffic.js";
 import { ReportBuilder } from "../sim/report.js";
@@ -221,6 +222,7 @@ export async function simulateCommand(
     target: Scenario,
     label: string,
     stream: boolean,
+    yardsticks?: Record<string, DemandYardstick | null>,
   ): Promise<{ result: RunResult; report: ReportBuilder | null; recorded: RecordedRun | null }> => {
     const progress = progressReporter(io, label, quiet);
     const recorder = serveAddress ? new RunRecorder(target, label) : null;
@@ -248,6 +250,7 @@ export async function simulateCommand(
         return wait;
       },
       progress: (fraction) => progress.update(fraction),
+      ...(yardsticks ? { yardsticks } : {}),
     });
     progress.done();
     return { result, report, recorded: recorder?.finish() ?? null };
@@ -255,7 +258,10 @@ export async function simulateCommand(
 
   const first = await runOne(scenario, scenario.spec.name, !comparing);
   let second: Awaited<ReturnType<typeof runOne>> | null = null;
-  if (other) second = await runOne(other, `${other.spec.name} (compare)`, false);
+  // --compare-set compares settings: the edited run's elasticity is measured against the
+  // demand of the file as written (its own target would move its demand).
+  const written = options.compareSet.length > 0 ? scenarioYardsticks(scenario) : undefined;
+  if (other) second = await runOne(other, `${other.spec.name} (compare)`, false, written);
 
   const compareLabels: [string, string] = [
     file,

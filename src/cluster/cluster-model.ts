@@ -22,8 +22,18 @@ export type TrafficModel =
   | { type: "sine"; base: number; amplitude: number; periodMs: number; phaseMs: number }
   /** `peak` during [atMs, atMs + durationMs), `base` otherwise. */
   | { type: "spike"; base: number; peak: number; atMs: number; durationMs: number }
-  /** A recorded trace: points (time, rps), linearly interpolated, held flat after the end. */
-  | { type: "replay"; points: { atMs: number; rps: number }[]; source: string };
+  /**
+   * A recorded trace: points (time, rps), linearly interpolated, held flat after the end; with
+   * `holdMs`, each point's rate holds for that long (or to the next point) and time no point
+   * covers is 0. `offsetMs`: the trace time at t=0.
+   */
+  | {
+      type: "replay";
+      points: { atMs: number; rps: number }[];
+      source: string;
+      holdMs?: number;
+      offsetMs?: number;
+    };
 
 export interface PodLifecycleModel {
   /** Pending before being scheduled (when capacity allows). */

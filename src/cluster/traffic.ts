@@ -31,9 +31,33 @@ export function modelRps(model: TrafficModel, t: number): number {
       );
     case "spike":
       return t >= model.atMs && t < model.atMs + model.durationMs ? model.peak : model.base;
-    case "replay":
-      return replayRps(model.points, t);
+    case "replay": {
+      const at = model.offsetMs === undefined ? t : t + model.offsetMs;
+      return model.holdMs === undefined
+        ? replayRps(model.points, at)
+        : heldRps(model.points, model.holdMs, at);
+    }
   }
+}
+
+/** The rate of the last point at or before `t` while within `holdMs` of it; 0 in a gap. */
+export function heldRps(
+  points: readonly { atMs: number; rps: number }[],
+  holdMs: number,
+  t: number,
+): number {
+  const n = points.length;
+  if (n === 0 || t < points[0]!.atMs) return 0;
+  let lo = 0;
+  let hi = n;
+  // The last index whose time is ≤ t.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid]!.atMs <= t) lo = mid;
+    else hi = mid;
+  }
+  const p = points[lo]!;
+  return t < p.atMs + holdMs ? p.rps : 0;
 }
 
 /** Linear interpolation between points (sorted by time), held flat before the first and after the last. */

@@ -51,6 +51,18 @@ export const MEASURES: Readonly<Record<string, MeasureFn>> = {
   loadSteps: (s) => s.loadSteps.length,
   meanUtilization: (s) => s.meanUtilization,
   targetUtilization: (s) => s.targetUtilization,
+  // The elasticity measures (docs/simulate.md "Elasticity"), with the literature's symbols.
+  demandPodHours: (s) => s.demandPodHours ?? null,
+  underProvisioningAccuracy: (s) => s.underProvisioningAccuracy ?? null,
+  overProvisioningAccuracy: (s) => s.overProvisioningAccuracy ?? null,
+  underProvisioningTimeshare: (s) => s.underProvisioningTimeshare ?? null,
+  overProvisioningTimeshare: (s) => s.overProvisioningTimeshare ?? null,
+  thetaU: (s) => s.underProvisioningAccuracy ?? null,
+  thetaO: (s) => s.overProvisioningAccuracy ?? null,
+  tauU: (s) => s.underProvisioningTimeshare ?? null,
+  tauO: (s) => s.overProvisioningTimeshare ?? null,
+  instability: (s) => s.instability ?? null,
+  jitter: (s) => s.jitter ?? null,
 };
 
 const OPERATORS: readonly Operator[] = ["<=", ">=", "==", "!=", "<", ">"];

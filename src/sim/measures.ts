@@ -3,6 +3,7 @@
 // Memory grows with the number of HPAs and workloads, plus the outputs themselves (one entry
 // per scaling action and per load step), never with the number of samples or syncs.
 import type { DecisionTrace } from "../core/trace.js";
+import { type DemandYardstick, demandPods } from "./demand.js";
 import type {
   HpaSummary,
   SampleRecord,
@@ -16,6 +17,13 @@ import type {
 export const LOAD_STEP_RELATIVE = 0.1;
 export const LOAD_STEP_MIN_RPS = 1;
 
+/**
+ * Flaps are reversals within this many seconds, whatever the HPA's own stabilization window:
+ * upstream's default downscale stabilization (5m). One yardstick for every run, so that runs
+ * with different windows compare (with its own window, a window of 0 could never flap).
+ */
+export const FLAP_WINDOW_SECONDS = 300;
+
 /** Relative slack when comparing served with demand (both are float sums). */
 const EPSILON = 1e-9;
 
@@ -28,13 +36,6 @@ export function demandMet(demandRps: number, servedRps: number): boolean {
 export function isLoadStep(from: number, to: number): boolean {
   const rise = to - from;
   return rise > LOAD_STEP_RELATIVE * from && rise > LOAD_STEP_MIN_RPS;
-}
-
-/** The scale-down window a trace says was in force (legacy flag or behavior), if it says. */
-export function traceScaleDownWindow(trace: DecisionTrace): number | undefined {
-  const s = trace.stabilization;
-  if (!s) return undefined;
-  return s.path === "legacy" ? s.windowSeconds : s.scaleDownWindowSeconds;
 }
 
 /** Parses "Resource cpu Utilization 50%" (a StartRecord metric) to 50. */
@@ -119,6 +120,118 @@ class WorkloadState {
   }
 }
 
+/**
+ * The elasticity measures of Herbst et al. over one HPA's samples (docs/simulate.md
+ * "Elasticity"): demand = the fewest ready pods that meet its targets at the offered load,
+ * supply = the ready pods. Each sample holds until the next; the last is closed at the end.
+ */
+class Elasticity {
+  /** Time covered by samples with a demand, seconds. */
+  seconds = 0;
+  under = 0;
+  over = 0;
+  underSeconds = 0;
+  overSeconds = 0;
+  demandPodSeconds = 0;
+  /** Time covered by samples after the first (instability's denominator) and the part in which supply and demand moved differently. */
+  movedSeconds = 0;
+  unstableSeconds = 0;
+  supplyChanges = 0;
+  demandChanges = 0;
+  /** The sample holding now, and the one before it. */
+  t = Number.NaN;
+  demand: number | null = null;
+  supply = 0;
+  moved = false;
+  unstable = false;
+  /** The last offered load converted, and its demand (a run repeats loads often). */
+  lastRps = Number.NaN;
+  lastPods: number | null = null;
+
+  constructor(readonly yardstick: DemandYardstick) {}
+
+  add(t: number, demandRps: number, supply: number): void {
+    this.close(t);
+    let demand: number | null;
+    if (demandRps === this.lastRps) demand = this.lastPods;
+    else {
+      demand = demandPods(this.yardstick, demandRps);
+      this.lastRps = demandRps;
+      this.lastPods = demand;
+    }
+    const previous = this.demand;
+    this.moved = previous !== null && demand !== null;
+    if (this.moved) {
+      const ds = Math.sign(supply - this.supply);
+      const dd = Math.sign(demand! - previous!);
+      this.unstable = ds !== dd;
+      if (ds !== 0) this.supplyChanges++;
+      if (dd !== 0) this.demandChanges++;
+    }
+    this.t = t;
+    this.demand = demand;
+    this.supply = supply;
+  }
+
+  /** Adds the holding sample's interval up to `end`. */
+  close(end: number): void {
+    const dt = end - this.t;
+    const d = this.demand;
+    if (!(dt > 0) || d === null) return;
+    const s = this.supply;
+    this.seconds += dt;
+    this.demandPodSeconds += d * dt;
+    if (d > s) {
+      this.under += ((d - s) / d) * dt;
+      this.underSeconds += dt;
+    } else if (s > d) {
+      this.over += ((s - d) / d) * dt;
+      this.overSeconds += dt;
+    }
+    if (this.moved) {
+      this.movedSeconds += dt;
+      if (this.unstable) this.unstableSeconds += dt;
+    }
+  }
+
+  /** The measures with the holding sample closed at `end` (this object is left as it was). */
+  result(end: number): ElasticityMeasures {
+    const c = Object.assign(new Elasticity(this.yardstick), this);
+    c.close(end);
+    const pct = (x: number, of: number) => (of > 0 ? (100 * x) / of : null);
+    return {
+      demandPodHours: c.seconds > 0 ? c.demandPodSeconds / 3600 : null,
+      underProvisioningAccuracy: pct(c.under, c.seconds),
+      overProvisioningAccuracy: pct(c.over, c.seconds),
+      underProvisioningTimeshare: pct(c.underSeconds, c.seconds),
+      overProvisioningTimeshare: pct(c.overSeconds, c.seconds),
+      instability: pct(c.unstableSeconds, c.movedSeconds),
+      jitter: c.seconds > 0 ? (c.supplyChanges - c.demandChanges) / (c.seconds / 60) : null,
+    };
+  }
+}
+
+type ElasticityMeasures = Pick<
+  HpaSummary,
+  | "demandPodHours"
+  | "underProvisioningAccuracy"
+  | "overProvisioningAccuracy"
+  | "underProvisioningTimeshare"
+  | "overProvisioningTimeshare"
+  | "instability"
+  | "jitter"
+>;
+
+const NO_ELASTICITY: ElasticityMeasures = {
+  demandPodHours: null,
+  underProvisioningAccuracy: null,
+  overProvisioningAccuracy: null,
+  underProvisioningTimeshare: null,
+  overProvisioningTimeshare: null,
+  instability: null,
+  jitter: null,
+};
+
 /** Per-HPA accumulators. */
 class HpaState {
   lowest = Number.POSITIVE_INFINITY;
@@ -128,19 +241,17 @@ class HpaState {
   scaleDowns = 0;
   flaps = 0;
   lastAction: { t: number; up: boolean } | null = null;
-  scaleDownWindow: number;
   targetUtilization: number | null;
   actions: HpaSummary["actions"] = [];
+  elasticity: Elasticity | null = null;
 
   constructor(
     readonly hpa: string,
     readonly workload: string | null,
     readonly minReplicas: number,
     readonly maxReplicas: number,
-    scaleDownWindow: number,
     metrics: readonly string[],
   ) {
-    this.scaleDownWindow = scaleDownWindow;
     this.targetUtilization = cpuTargetFromDescription(metrics);
   }
 
@@ -179,8 +290,6 @@ class HpaState {
 
   sync(record: SyncRecord): void {
     const trace = record.trace;
-    const window = traceScaleDownWindow(trace);
-    if (window !== undefined) this.scaleDownWindow = window;
     const target = this.#cpuTarget(trace);
     if (target !== null) this.targetUtilization = target;
     // A scale that could not be read says nothing about the replicas.
@@ -191,7 +300,7 @@ class HpaState {
     if (up) this.scaleUps++;
     else this.scaleDowns++;
     const last = this.lastAction;
-    if (last && last.up !== up && record.t - last.t <= this.scaleDownWindow) this.flaps++;
+    if (last && last.up !== up && record.t - last.t <= FLAP_WINDOW_SECONDS) this.flaps++;
     this.lastAction = { t: record.t, up };
     this.actions.push({
       t: record.t,
@@ -272,17 +381,19 @@ export class MeasureCollector {
   readonly #syncOrder = new ArrivalOrder(this.#hpas);
   #latestT = 0;
 
-  constructor(start: StartRecord) {
+  /**
+   * `yardsticks`: each HPA's demand model (by `namespace/name`) for the elasticity measures;
+   * without one an HPA's are null.
+   */
+  constructor(
+    start: StartRecord,
+    yardsticks: Readonly<Record<string, DemandYardstick | null>> = {},
+  ) {
     this.#start = start;
     for (const h of start.hpas) {
-      const state = new HpaState(
-        h.hpa,
-        h.target,
-        h.minReplicas,
-        h.maxReplicas,
-        h.scaleDownWindowSeconds,
-        h.metrics,
-      );
+      const state = new HpaState(h.hpa, h.target, h.minReplicas, h.maxReplicas, h.metrics);
+      const yardstick = Object.hasOwn(yardsticks, h.hpa) ? yardsticks[h.hpa] : null;
+      if (yardstick) state.elasticity = new Elasticity(yardstick);
       this.#hpas.set(h.hpa, state);
       if (!this.#workloads.has(h.target)) this.#workloads.set(h.target, new WorkloadState());
       const list = this.#byWorkload.get(h.target);
@@ -301,7 +412,10 @@ export class MeasureCollector {
         const workload = this.#sampleOrder.get(record.workload);
         if (!workload) return;
         workload.state.add(record);
-        for (const hpa of workload.hpas) hpa.observe(record.specReplicas);
+        for (const hpa of workload.hpas) {
+          hpa.observe(record.specReplicas);
+          hpa.elasticity?.add(record.t, record.demandRps, record.readyPods);
+        }
         return;
       }
       case "sync": {
@@ -314,7 +428,6 @@ export class MeasureCollector {
             null,
             record.trace.minReplicas,
             record.trace.maxReplicas,
-            traceScaleDownWindow(record.trace) ?? 0,
             [],
           );
           this.#hpas.set(record.hpa, hpa);
@@ -371,6 +484,7 @@ export class MeasureCollector {
           w && w.utilizationSeconds > 0 ? w.utilizationWeighted / w.utilizationSeconds : null,
         targetUtilization: h.targetUtilization,
         actions: h.actions.map((a) => ({ ...a })),
+        ...(h.elasticity && h.workload !== null ? h.elasticity.result(end) : NO_ELASTICITY),
       });
     }
     return { type: "summary", hpas };

@@ -60,6 +60,24 @@ function formatUtilization(s: HpaSummary): string {
   return `${mean} (${target})`;
 }
 
+/** Herbst et al.'s measures on one line, or null without a demand model. */
+function formatElasticity(s: HpaSummary): string | null {
+  if (s.underProvisioningAccuracy === undefined || s.underProvisioningAccuracy === null)
+    return null;
+  const pct = (v: number | null | undefined) =>
+    v === null || v === undefined ? "-" : `${formatNumber(v, 1)}%`;
+  const jitter = s.jitter ?? null;
+  return [
+    `θU ${pct(s.underProvisioningAccuracy)}`,
+    `θO ${pct(s.overProvisioningAccuracy)}`,
+    `τU ${pct(s.underProvisioningTimeshare)}`,
+    `τO ${pct(s.overProvisioningTimeshare)}`,
+    `instability ${pct(s.instability)}`,
+    `jitter ${jitter === null ? "-" : `${jitter > 0 ? "+" : ""}${formatNumber(jitter, 2)}/min`}`,
+    `demand ${formatNumber(s.demandPodHours ?? 0)} pod-hours`,
+  ].join(", ");
+}
+
 /** The actions timeline of one HPA: time, replicas, limit, reason. */
 function actionRows(s: HpaSummary): string[][] {
   const rows = [["time", "replicas", "limit", "reason"]];
@@ -94,6 +112,8 @@ export function formatSummaryTable(summary: SummaryRecord, start: StartRecord): 
       ["time to meet demand", formatTimeToMeet(s)],
       ["mean utilization", formatUtilization(s)],
     ];
+    const elasticity = formatElasticity(s);
+    if (elasticity) rows.push(["elasticity", elasticity]);
     out.push(...columns(rows, "  "));
     if (s.actions.length === 0) out.push("  no scaling action");
     else out.push("  scaling actions:", ...columns(actionRows(s), "    "));
@@ -135,6 +155,29 @@ export const COMPARED_MEASURES: readonly ComparedMeasure[] = [
     seconds: true,
   },
   { label: "mean utilization (%)", value: (s) => s.meanUtilization, digits: 1 },
+  { label: "demand (pod-hours)", value: (s) => s.demandPodHours ?? null, digits: 3 },
+  {
+    label: "θU under-provisioning (%)",
+    value: (s) => s.underProvisioningAccuracy ?? null,
+    digits: 1,
+  },
+  {
+    label: "θO over-provisioning (%)",
+    value: (s) => s.overProvisioningAccuracy ?? null,
+    digits: 1,
+  },
+  {
+    label: "τU under-provisioned time (%)",
+    value: (s) => s.underProvisioningTimeshare ?? null,
+    digits: 1,
+  },
+  {
+    label: "τO over-provisioned time (%)",
+    value: (s) => s.overProvisioningTimeshare ?? null,
+    digits: 1,
+  },
+  { label: "instability (%)", value: (s) => s.instability ?? null, digits: 1 },
+  { label: "jitter (/min)", value: (s) => s.jitter ?? null, digits: 2 },
 ];
 
 export function formatComparedValue(m: ComparedMeasure, value: number | null | undefined): string {
@@ -374,6 +417,13 @@ export const RECORD_SHAPES: Readonly<Record<SimulationRecord["type"], Shape>> = 
           "meanUtilization",
           "targetUtilization",
           "actions",
+          "demandPodHours",
+          "underProvisioningAccuracy",
+          "overProvisioningAccuracy",
+          "underProvisioningTimeshare",
+          "overProvisioningTimeshare",
+          "instability",
+          "jitter",
         ],
         children: {
           loadSteps: { keys: ["t", "fromRps", "toRps"] },

@@ -16,6 +16,7 @@ import {
 } from "../core/config.js";
 import type { ObjectStore, StoreCell } from "../registry/store.js";
 import { applyScenarioEvent, clusterModelOf } from "./cluster.js";
+import { type DemandYardstick, demandYardsticks } from "./demand.js";
 import { MeasureCollector } from "./measures.js";
 import type { Scenario, ScenarioEvent, WorkloadRef } from "./scenario-types.js";
 import {
@@ -35,6 +36,11 @@ export interface RunOptions {
   emit?: (record: SimulationRecord) => undefined | Promise<void>;
   /** Called now and then with the fraction of virtual time done. */
   progress?: (fraction: number) => void;
+  /**
+   * The demand models of the elasticity measures, by HPA; default: this scenario's own.
+   * `horizon tune` gives every candidate those of the file as written (one yardstick).
+   */
+  yardsticks?: Readonly<Record<string, DemandYardstick | null>>;
 }
 
 export interface RunResult {
@@ -211,7 +217,10 @@ export async function runSimulation(options: RunOptions): Promise<RunResult> {
   controller.observe(now);
 
   const start = startRecord(scenario, startTime, config, listHpas());
-  const measures = new MeasureCollector(start);
+  const measures = new MeasureCollector(
+    start,
+    options.yardsticks ?? demandYardsticks(scenario, listHpas()),
+  );
   // Not async: a promise per record (hundreds of thousands a run) only when the caller asks.
   const emit = (record: SimulationRecord): undefined | Promise<void> => {
     measures.add(record);

@@ -438,15 +438,39 @@ function trafficModel(context: ScenarioContext) {
   const replay = strict({
     type: z.literal("replay"),
     file: nonEmptyString().meta({
-      description: "a CSV (seconds,rps) or JSON trace, relative to the scenario's directory",
+      description:
+        "a CSV (seconds or date-time, rate) or JSON trace, relative to the scenario's directory; a .gz file is gunzipped",
+    }),
+    interval: duration("positive").optional().nullable().meta({
+      description:
+        "each row is the rate from its time for this long; time no row covers is 0 (absent: linear interpolation between rows)",
+    }),
+    per: withDefault(duration("positive"), 1000).meta({
+      description: "the trace's values are counts per this long (default 1s: requests/s)",
+    }),
+    scale: withDefault(number("positive"), 1).meta({
+      description: "a factor on the trace's rate",
+    }),
+    offset: withDefault(duration("nonNegative"), 0).meta({
+      description: "the trace's time (after its first row) that is the run's t=0",
     }),
   }).transform((v, ctx): TrafficModel => {
     const trace = context.readTrace(v.file);
-    if (trace.ok) return { type: "replay", points: trace.points, source: v.file };
-    for (const message of trace.problems) {
-      ctx.addIssue({ code: "custom", message, path: ["file"], input: v.file });
+    if (!trace.ok) {
+      for (const message of trace.problems) {
+        ctx.addIssue({ code: "custom", message, path: ["file"], input: v.file });
+      }
+      return z.NEVER;
     }
-    return z.NEVER;
+    const points =
+      v.scale === 1 && v.per === 1000
+        ? trace.points
+        : trace.points.map((p) => ({ atMs: p.atMs, rps: (p.rps * v.scale * 1000) / v.per }));
+    // Only what is set: a model as before these fields replays as before.
+    const model: TrafficModel = { type: "replay", points, source: v.file };
+    if (v.interval !== undefined && v.interval !== null) model.holdMs = v.interval;
+    if (v.offset > 0) model.offsetMs = v.offset;
+    return model;
   });
   // A range query's result replayed from `start` on: several series add up.
   const prometheus = strict({

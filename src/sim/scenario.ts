@@ -5,6 +5,7 @@
 // file:line:column, document and field path. The format is documented in docs/scenarios.md.
 import { readFileSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
 import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
@@ -1022,8 +1023,41 @@ function scenarioContext(
   };
 }
 
-/** A replay trace: CSV `seconds,rps` lines (an optional header, `#` comments) or JSON
- * `[{"t": seconds, "rps": n}]`. Times must increase. */
+/** Reads a trace file as text: a `.gz` file is gunzipped. */
+function readTraceText(path: string): string {
+  if (!path.toLowerCase().endsWith(".gz")) return readFileSync(path, "utf8");
+  return gunzipSync(readFileSync(path)).toString("utf8");
+}
+
+/** `2026-11-17 08:00`, `2026-11-17T08:00:00Z`, `…+02:00`, with optional seconds and fraction. */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** A CSV time cell as a date-time, in Unix ms (no zone: UTC); NaN if it is not one. */
+export function parseDateTime(text: string): number {
+  const m = DATE_TIME.exec(text);
+  if (!m) return Number.NaN;
+  const [, y, mo, d, h, mi, sec, frac, zone] = m;
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(sec ?? 0);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
+    return Number.NaN;
+  let ms = Date.UTC(Number(y), month - 1, day, hour, minute, second) + Number(frac ?? 0) * 1000;
+  if (new Date(ms).getUTCDate() !== day) return Number.NaN;
+  if (zone && zone.toUpperCase() !== "Z") {
+    const sign = zone.startsWith("-") ? -1 : 1;
+    const digits = zone.slice(1).replace(":", "");
+    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  return ms;
+}
+
+/** A replay trace: CSV `time,rate` lines (an optional header, `#` comments), the time in
+ * seconds or a date-time (then relative to the first row's), or JSON `[{"t": seconds, "rps":
+ * n}]`. Times must increase. */
 function readTrace(
   file: string,
   options: LoadOptions,
@@ -1031,7 +1065,7 @@ function readTrace(
   const absolute = resolve(options.baseDir, file);
   let text: string;
   try {
-    text = (options.readFile ?? ((p: string) => readFileSync(p, "utf8")))(absolute);
+    text = (options.readFile ?? readTraceText)(absolute);
   } catch (error) {
     return {
       ok: false,
@@ -1074,22 +1108,32 @@ function readTrace(
     });
   } else {
     let dataLines = 0;
+    // Date-time rows are relative to the first one; a file is all seconds or all date-times.
+    let firstDateMs: number | null | undefined;
+    const numeric = (s: string | undefined) =>
+      s !== undefined && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s) ? Number(s) : Number.NaN;
     text.split(/\r?\n/).forEach((raw, i) => {
       const line = raw.trim();
       if (line === "" || line.startsWith("#")) return;
       const where = `${file}:${i + 1}`;
       const cells = line.split(",").map((cell) => cell.trim());
-      const numeric = (s: string | undefined) =>
-        s !== undefined && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)
-          ? Number(s)
-          : Number.NaN;
-      // A first line that is not numeric is a header ("seconds,rps").
-      if (dataLines++ === 0 && Number.isNaN(numeric(cells[0]))) return;
+      const seconds = numeric(cells[0]);
+      const dateMs = Number.isNaN(seconds) ? parseDateTime(cells[0] ?? "") : Number.NaN;
+      // A first line that is neither seconds nor a date-time is a header ("seconds,rps").
+      if (dataLines++ === 0 && Number.isNaN(seconds) && Number.isNaN(dateMs)) return;
       if (cells.length !== 2) {
-        problems.push(`${where}: expected "seconds,rps", got ${JSON.stringify(line)}`);
+        const shape = typeof firstDateMs === "number" ? "date-time,rate" : "seconds,rps";
+        problems.push(`${where}: expected "${shape}", got ${JSON.stringify(line)}`);
         return;
       }
-      add(where, numeric(cells[0]), numeric(cells[1]));
+      if (firstDateMs === undefined) firstDateMs = Number.isNaN(dateMs) ? null : dateMs;
+      if (firstDateMs === null) {
+        add(where, seconds, numeric(cells[1]));
+      } else if (Number.isNaN(dateMs)) {
+        problems.push(
+          `${where}: time ${JSON.stringify(cells[0])} must be a date-time such as "1995-07-01 00:00:00", as the first row's`,
+        );
+      } else add(where, (dateMs - firstDateMs) / 1000, numeric(cells[1]));
     });
   }
   if (problems.length === 0 && points.length === 0) problems.push(`${file}: no points`);

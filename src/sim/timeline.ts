@@ -24,7 +24,7 @@ export interface StartRecord {
     maxReplicas: number;
     /** Each metric as "<description> target <value>", e.g. "cpu Utilization 50%". */
     metrics: string[];
-    /** The scale-down stabilization window in force (for flap counting), seconds. */
+    /** The scale-down stabilization window in force at the start, seconds (informational). */
     scaleDownWindowSeconds: number;
   }[];
 }
@@ -90,7 +90,7 @@ export interface HpaSummary {
   podHours: number;
   scaleUps: number;
   scaleDowns: number;
-  /** Direction reversals: a scale in one direction within the scale-down window after one in the other. */
+  /** Direction reversals: a scale in one direction within 300 s (FLAP_WINDOW_SECONDS) after one in the other. */
   flaps: number;
   /** Σ max(0, demand − served) / capacity-per-pod over time, in pod-seconds (0 when capacity is unlimited). */
   unmetDemandPodSeconds: number;
@@ -105,6 +105,20 @@ export interface HpaSummary {
   targetUtilization: number | null;
   /** Every rescale: when, from, to, the reason text and the limit that applied. */
   actions: { t: number; from: number; to: number; reason: string; limit: string }[];
+  // The elasticity measures (Herbst et al., SPEC RG; docs/simulate.md "Elasticity"), null
+  // without a demand model. Optional for summaries made before them; simulate always writes them.
+  /** Σ demand (fewest ready pods meeting the targets) × time, in hours. */
+  demandPodHours?: number | null;
+  /** θU, θO: mean relative shortfall / excess of ready pods against demand, percent. */
+  underProvisioningAccuracy?: number | null;
+  overProvisioningAccuracy?: number | null;
+  /** τU, τO: share of time with fewer / more ready pods than demand, percent. */
+  underProvisioningTimeshare?: number | null;
+  overProvisioningTimeshare?: number | null;
+  /** υ: share of time supply and demand moved in different directions, percent. */
+  instability?: number | null;
+  /** j: (supply changes − demand changes) per minute. */
+  jitter?: number | null;
 }
 
 export interface SummaryRecord {

@@ -110,6 +110,54 @@ describe("traffic models", () => {
       t: 5000,
       expected: 10,
     },
+    ...[
+      { name: "held: a row's rate for its interval", t: 59_999, expected: 4 },
+      { name: "held: a missing row is 0 (a gap)", t: 60_000, expected: 0 },
+      { name: "held: the next row after the gap", t: 120_000, expected: 6 },
+      { name: "held: before the first row is 0", t: -1, expected: 0 },
+      { name: "held: after the last row's interval is 0", t: 180_000, expected: 0 },
+    ].map((c) => ({
+      ...c,
+      model: {
+        type: "replay" as const,
+        source: "m.csv",
+        points: [
+          { atMs: 0, rps: 4 },
+          { atMs: 120_000, rps: 6 },
+        ],
+        holdMs: 60_000,
+      },
+    })),
+    {
+      name: "offset: the trace's time at t=0 (held)",
+      model: {
+        type: "replay",
+        source: "m.csv",
+        points: [
+          { atMs: 0, rps: 4 },
+          { atMs: 60_000, rps: 5 },
+          { atMs: 120_000, rps: 6 },
+        ],
+        holdMs: 60_000,
+        offsetMs: 60_000,
+      },
+      t: 60_000,
+      expected: 6,
+    },
+    {
+      name: "offset: interpolated",
+      model: {
+        type: "replay",
+        source: "x.csv",
+        points: [
+          { atMs: 0, rps: 0 },
+          { atMs: 1000, rps: 10 },
+        ],
+        offsetMs: 500,
+      },
+      t: 0,
+      expected: 5,
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

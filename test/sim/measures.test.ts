@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { DecisionTrace } from "../../src/core/trace.js";
+import type { DemandYardstick } from "../../src/sim/demand.js";
 import { isLoadStep, MeasureCollector } from "../../src/sim/measures.js";
 import type {
   HpaSummary,
@@ -274,7 +275,7 @@ describe("load step threshold", () => {
 });
 
 describe("scaling actions, flaps and replicas", () => {
-  test("reversals within the scale-down window are flaps", () => {
+  test("reversals within 300 s are flaps, whatever the HPA's own window", () => {
     const s = summarize([
       sync({ t: 0, from: 1, to: 3 }), // up
       sync({ t: 60, from: 3, to: 2 }), // down 60 s after an up, within 300 s: flap 1
@@ -282,7 +283,8 @@ describe("scaling actions, flaps and replicas", () => {
       sync({ t: 400, from: 2, to: 4 }), // up 340 s after the down: no flap
       sync({ t: 415, from: 4, to: 3 }), // down 15 s after: flap 2
       sync({ t: 430, from: 3, to: 2 }), // down after a down: no reversal
-      // the trace now says the behavior's scale-down window is 10 s: 500 − 430 = 70 > 10
+      // up 70 s after the down: flap 3. The trace says the behavior's scale-down window is 10 s,
+      // but flaps are counted with one 300 s yardstick for every run (issue 39)
       sync({
         t: 500,
         from: 2,
@@ -301,7 +303,7 @@ describe("scaling actions, flaps and replicas", () => {
     ]);
     assert.equal(s.scaleUps, 3);
     assert.equal(s.scaleDowns, 3);
-    assert.equal(s.flaps, 2);
+    assert.equal(s.flaps, 3);
     assert.equal(s.lowestReplicas, 1);
     assert.equal(s.highestReplicas, 5);
     assert.equal(s.finalReplicas, 5);
@@ -316,6 +318,29 @@ describe("scaling actions, flaps and replicas", () => {
         [500, 2, 5],
       ],
     );
+  });
+
+  test("a window of 0 flaps like any other: the yardstick is not the HPA's setting", () => {
+    const window0 = {
+      stabilization: {
+        path: "behavior" as const,
+        recommendation: 1,
+        stabilized: 1,
+        reason: "ReadyForNewScale",
+        scaleUpWindowSeconds: 0,
+        scaleDownWindowSeconds: 0,
+      },
+    };
+    const s = summarize(
+      [
+        sync({ t: 0, from: 1, to: 3, trace: window0 }),
+        sync({ t: 180, from: 3, to: 1, trace: window0 }), // 180 ≤ 300: flap 1
+        sync({ t: 360, from: 1, to: 3, trace: window0 }), // flap 2
+        sync({ t: 661, from: 3, to: 1, trace: window0 }), // 301 > 300: not a flap
+      ],
+      start({ durationSeconds: 700, hpas: [{ ...start().hpas[0]!, scaleDownWindowSeconds: 0 }] }),
+    );
+    assert.equal(s.flaps, 2);
   });
 
   test("a reversal exactly at the window's length is a flap (inclusive)", () => {
@@ -494,5 +519,83 @@ describe("collector", () => {
         },
       ),
     );
+  });
+});
+
+describe("elasticity (Herbst et al.)", () => {
+  const yardsticks = { "default/web": { capacityRps: 100, bounds: [] } };
+  const run = (
+    records: SimulationRecord[],
+    durationSeconds: number,
+    y: Record<string, DemandYardstick | null> = yardsticks,
+  ) => {
+    const collector = new MeasureCollector(start({ durationSeconds }), y);
+    for (const r of records) collector.add(r);
+    return collector.summary().hpas[0]!;
+  };
+
+  test("accuracy, timeshare, instability and jitter of a hand-made run", () => {
+    // demand = ⌈rps / 100⌉ (at least 1), supply = ready pods; each sample holds 60 s.
+    const s = run(
+      [
+        sample({ t: 0, demandRps: 100, readyPods: 1 }), //   d1 s1
+        sample({ t: 60, demandRps: 300, readyPods: 1 }), //  d3 s1: under 2/3; d moved, s not
+        sample({ t: 120, demandRps: 300, readyPods: 4 }), // d3 s4: over 1/3; s moved, d not
+        sample({ t: 180, demandRps: 100, readyPods: 2 }), // d1 s2: over 1; both down: stable
+        sample({ t: 240, demandRps: 100, readyPods: 3 }), // d1 s3: over 2; s moved, d not
+      ],
+      300,
+    );
+    // θU = 100 × (2/3 × 60) / 300; θO = 100 × (1/3 + 1 + 2) × 60 / 300
+    assert.ok(Math.abs(s.underProvisioningAccuracy! - 40 / 3) < 1e-9);
+    assert.ok(Math.abs(s.overProvisioningAccuracy! - 200 / 3) < 1e-9);
+    assert.equal(s.underProvisioningTimeshare, 20); // 60 of 300 s
+    assert.equal(s.overProvisioningTimeshare, 60); // 180 of 300 s
+    assert.equal(s.instability, 75); // 180 of the 240 s after the first sample
+    // 3 supply changes − 2 demand changes over 5 minutes
+    assert.ok(Math.abs(s.jitter! - 0.2) < 1e-12);
+    // (1 + 3 + 3 + 1 + 1) × 60 pod-seconds
+    assert.equal(s.demandPodHours, 0.15);
+  });
+
+  test("a demand the targets cannot meet leaves its samples out", () => {
+    const s = run(
+      [
+        sample({ t: 0, demandRps: 50, readyPods: 2 }),
+        sample({ t: 60, demandRps: 150, readyPods: 2 }),
+      ],
+      120,
+      // cpu: idle 50m, 1m per rps, target 100m: 50 rps need 1 pod, 150 rps need 3.
+      {
+        "default/web": {
+          capacityRps: null,
+          bounds: [{ metric: "cpu", base: 50, perRps: 1, target: 100 }],
+        },
+      },
+    );
+    assert.equal(s.overProvisioningTimeshare, 50); // d1 s2 for 60 s, then d3 s2
+    assert.equal(s.underProvisioningTimeshare, 50);
+    const never = run([sample({ t: 0, demandRps: 50, readyPods: 2 })], 60, {
+      "default/web": {
+        capacityRps: null,
+        bounds: [{ metric: "cpu", base: 120, perRps: 1, target: 100 }],
+      },
+    });
+    assert.equal(never.underProvisioningAccuracy, null);
+    assert.equal(never.demandPodHours, null);
+  });
+
+  test("without a demand model every elasticity measure is null", () => {
+    const s = run([sample({ t: 0, demandRps: 100, readyPods: 1 })], 60, {});
+    for (const key of [
+      "demandPodHours",
+      "underProvisioningAccuracy",
+      "overProvisioningAccuracy",
+      "underProvisioningTimeshare",
+      "overProvisioningTimeshare",
+      "instability",
+      "jitter",
+    ] as const)
+      assert.equal(s[key], null, key);
   });
 });

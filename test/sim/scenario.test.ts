@@ -3,6 +3,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import { trafficAt } from "../../src/cluster/traffic.js";
 import {
   formatScenarioError,
   type LoadOptions,
@@ -105,6 +106,25 @@ describe("examples", () => {
       assert.ok(spec.workloads.length >= 1);
     });
   }
+
+  test("nasa-trace replays the shipped trace as recorded: counts per minute × 311, gaps 0", async () => {
+    const result = await loadScenarioFile(join(dir, "nasa-trace.yaml"));
+    assert.ok(result.ok);
+    const [model] = result.scenario.spec.workloads[0]!.traffic;
+    assert.equal(model!.type, "replay");
+    assert.equal(model!.type === "replay" && model!.points.length, 81_396);
+    const rps = (minutes: number) => trafficAt([model!], minutes * 60_000);
+    const perMinute = (count: number) => (count * 311) / 60;
+    // 1995-07-15 00:00 (14 days in) had 25 requests, 00:01 53; 05:29 has no row (0).
+    assert.equal(rps(0), perMinute(25));
+    assert.equal(rps(1.5), perMinute(53));
+    assert.equal(rps(5 * 60 + 29), 0);
+    // The logs' hole from 1995-07-28 13:32 (its last row, 42) to 08-01 00:00 reads 0.
+    const hole = (13 * 24 + 13) * 60 + 32;
+    assert.equal(rps(hole), perMinute(42));
+    assert.equal(rps(hole + 1), 0);
+    assert.equal(rps(hole + 24 * 60), 0);
+  });
 
   test("custom-metrics is the book's walkthrough", async () => {
     const result = await loadScenarioFile(join(dir, "custom-metrics.yaml"));
@@ -1008,6 +1028,11 @@ describe("replay traces", () => {
     "/scenarios/bad.csv": "0,10\n60;20\n30,5\nx,1\n90,-2\n",
     "/scenarios/bad.json": '[{"t": 0, "rps": 1},',
     "/scenarios/empty.csv": "seconds,rps\n",
+    // As the NASA trace is written: date-times, counts per minute, a minute with no row.
+    "/scenarios/minutes.csv":
+      "minute,count\n1995-07-01 00:00:00,42\n1995-07-01 00:01:00,60\n1995-07-01 00:03:00,6\n",
+    "/scenarios/zoned.csv": "2026-11-17T08:00:00+02:00,1\n2026-11-17T06:00:30Z,2\n",
+    "/scenarios/mixed.csv": "2026-11-17 08:00,1\n60,2\n2026-02-30 08:00,3\n",
   };
   const readFile = (path: string) => {
     const text = files[path];
@@ -1039,6 +1064,47 @@ describe("replay traces", () => {
           { atMs: 0, rps: 10 },
           { atMs: 30_000, rps: 40 },
         ],
+      },
+    },
+    {
+      name: "CSV with date-times (relative to the first row) and a header",
+      traffic: "{type: replay, file: minutes.csv}",
+      want: {
+        type: "replay",
+        source: "minutes.csv",
+        points: [
+          { atMs: 0, rps: 42 },
+          { atMs: 60_000, rps: 60 },
+          { atMs: 180_000, rps: 6 },
+        ],
+      },
+    },
+    {
+      name: "date-times with zones",
+      traffic: "{type: replay, file: zoned.csv}",
+      want: {
+        type: "replay",
+        source: "zoned.csv",
+        points: [
+          { atMs: 0, rps: 1 },
+          { atMs: 30_000, rps: 2 },
+        ],
+      },
+    },
+    {
+      name: "as recorded: each row holds for its interval, counts per minute, scaled, from an offset",
+      traffic: "{type: replay, file: minutes.csv, interval: 1m, per: 1m, scale: 3, offset: 1m}",
+      want: {
+        type: "replay",
+        source: "minutes.csv",
+        // 42 per minute × 3 = 2.1 rps
+        points: [
+          { atMs: 0, rps: 2.1 },
+          { atMs: 60_000, rps: 3 },
+          { atMs: 180_000, rps: 0.3 },
+        ],
+        holdMs: 60_000,
+        offsetMs: 60_000,
       },
     },
   ];
@@ -1093,6 +1159,32 @@ describe("replay traces", () => {
       assert.deepEqual(errorLines(scenario(c.traffic), { readFile }), c.errors);
     });
   }
+
+  test("a date-time file is all date-times; an impossible date is not one", () => {
+    assert.deepEqual(errorLines(scenario("{type: replay, file: mixed.csv}"), { readFile }), [
+      's.yaml:26:28: document 2 (Scenario/t): spec.workloads[0].traffic[0].file: mixed.csv:2: time "60" must be a date-time such as "1995-07-01 00:00:00", as the first row\'s',
+      's.yaml:26:28: document 2 (Scenario/t): spec.workloads[0].traffic[0].file: mixed.csv:3: time "2026-02-30 08:00" must be a date-time such as "1995-07-01 00:00:00", as the first row\'s',
+    ]);
+  });
+
+  test("bad interval, per, scale and offset are named", () => {
+    const lines = errorLines(
+      scenario("{type: replay, file: trace.csv, interval: 0s, per: -1m, scale: 0, offset: x}"),
+      { readFile },
+    );
+    assert.equal(lines.length, 4, lines.join("\n"));
+    for (const [field, message] of [
+      ["interval", "must be greater than 0"],
+      ["per", "must not be negative"],
+      ["scale", "must be a positive number"],
+      ["offset", "x"],
+    ]) {
+      assert.ok(
+        lines.some((l) => l.includes(`traffic[0].${field}: `) && l.includes(message!)),
+        `${field}: ${lines.join("\n")}`,
+      );
+    }
+  });
 
   test("out-of-order times are rejected", () => {
     files["/scenarios/order.csv"] = "0,1\n60,2\n60,3\n";

@@ -130,6 +130,25 @@ describe("--compare", () => {
     assert.match(out, /delta/);
     assert.match(out, /highest replicas/);
   });
+
+  it("measures the edited run's elasticity against the first run's demand", async () => {
+    // A target of 90% would need fewer pods by its own reckoning; compared with 50%, the demand
+    // stays the file's, so the two runs' θ and τ compare like with like.
+    const { code, out } = await cli(example("cpu-step.yaml"), {
+      compareSet: ["hpa/web:spec.metrics[0].resource.target.averageUtilization=90"],
+    });
+    assert.equal(code, 0);
+    const row = out.split("\n").find((l) => l.trimStart().startsWith("demand (pod-hours)"));
+    assert.ok(row, out);
+    const [a, b, delta] = row
+      .trim()
+      .split(/\s{2,}/)
+      .slice(1);
+    assert.ok(Number(a) > 0, row);
+    assert.equal(b, a, row);
+    assert.equal(delta, "0", row);
+    assert.match(out, /θO over-provisioning \(%\)/);
+  });
 });
 
 describe("readiness rules under a rolling update", () => {

@@ -274,6 +274,68 @@ describe("horizon tune over the scale-down policies example", () => {
   });
 });
 
+describe("horizon tune compares every candidate with one yardstick", () => {
+  // Issue 39: a 6-minute sine load; a window of 0 reverses every few minutes. Counted against
+  // each candidate's own window, window 0 could never flap and ranked first as "flaps 0".
+  it("a scale-down window of 0 under a sine load flaps; flaps==0 rules it out", async () => {
+    const text = readFileSync(example("cpu-step.yaml"), "utf8").replace(
+      /traffic:\n[\s\S]*$/,
+      "traffic:\n    - {type: sine, base: 150, amplitude: 120, period: 6m}\n",
+    );
+    const file = join(scratch, "sine.yaml");
+    writeFileSync(file, text);
+    const result = await cli(file, {
+      search: ["spec.behavior.scaleDown.stabilizationWindowSeconds: [0, 60, 300, 600]"],
+      constraint: ["flaps==0"],
+      duration: "1h",
+    });
+    assert.equal(result.code, 0, result.err);
+    const key = "spec.behavior.scaleDown.stabilizationWindowSeconds";
+    type JsonRow = { values: Record<string, number>; feasible: boolean; hpas: { flaps: number }[] };
+    const byWindow = new Map<number, JsonRow>(
+      result.json.rows.map((r: JsonRow) => [r.values[key], r]),
+    );
+    const zero = byWindow.get(0)!;
+    assert.ok(zero.hpas[0]!.flaps > 0, `window 0: ${zero.hpas[0]!.flaps} flaps`);
+    assert.equal(zero.feasible, false);
+    assert.equal(byWindow.get(60)!.feasible, false);
+    assert.equal(byWindow.get(300)!.feasible, true);
+    assert.equal(result.json.best.values[key], 300);
+  });
+});
+
+describe("horizon tune's elasticity measures", () => {
+  it("are objectives and constraints, every candidate measured against the file's demand", async () => {
+    const key = "spec.metrics[0].resource.target.averageUtilization";
+    const result = await cli(example("cpu-step.yaml"), {
+      search: [`${key}: [40, 50, 70, 90]`],
+      minimize: "thetaO",
+      constraint: ["thetaU<=10"],
+      duration: "30m",
+    });
+    assert.equal(result.code, 0, result.err);
+    type JsonRow = {
+      values: Record<string, number>;
+      objective: number;
+      feasible: boolean;
+      hpas: {
+        demandPodHours: number;
+        overProvisioningAccuracy: number;
+        underProvisioningAccuracy: number;
+      }[];
+    };
+    const rows: JsonRow[] = result.json.rows;
+    // A candidate's own target would make its own demand: 90% would need fewer pods than 40%.
+    const demands = new Set(rows.map((r) => r.hpas[0]!.demandPodHours));
+    assert.equal(demands.size, 1, JSON.stringify([...demands]));
+    for (const r of rows) {
+      assert.equal(r.objective, r.hpas[0]!.overProvisioningAccuracy);
+      assert.equal(r.feasible, r.hpas[0]!.underProvisioningAccuracy <= 10);
+    }
+    assert.ok(rows.some((r) => !r.feasible) && rows.some((r) => r.feasible));
+  });
+});
+
 describe("bad input is reported before anything runs", () => {
   const file = example("cpu-step.yaml");
   const cases: { name: string; options: Partial<TuneCommandOptions>; error: RegExp }[] = [

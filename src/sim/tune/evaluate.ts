@@ -1,6 +1,7 @@
 // One candidate of `horizon tune`: the scenario file with the candidate's `--set` edits, run to
 // its summary. Runs in a worker thread (./worker.ts) or in-process; either way the same inputs
 // give the same summary, so results do not depend on --jobs.
+import type { DemandYardstick } from "../demand.js";
 import { runSimulation } from "../runner.js";
 import { formatScenarioError, parseScenario } from "../scenario.js";
 import type { SummaryRecord } from "../timeline.js";
@@ -16,6 +17,12 @@ export interface TuneBase {
   sets: string[];
   seed?: number;
   durationMs?: number;
+  /**
+   * The elasticity measures' demand models of the file as written, given to every candidate:
+   * a measure the search compares must not move with the setting searched (a candidate's own
+   * CPU target would redefine its demand).
+   */
+  yardsticks?: Record<string, DemandYardstick | null>;
 }
 
 export interface TuneTask {
@@ -74,7 +81,10 @@ export async function evaluateTask(base: TuneBase, task: TuneTask): Promise<Task
   const durationMs = task.durationMs ?? base.durationMs ?? scenario.spec.durationMs;
   scenario.spec.durationMs = durationMs;
   if (!primed) await prime(base, task, durationMs);
-  const { summary } = await runSimulation({ scenario });
+  const { summary } = await runSimulation({
+    scenario,
+    ...(base.yardsticks ? { yardsticks: base.yardsticks } : {}),
+  });
   // Wall time is not part of a result: it would make runs differ by machine and --jobs.
   const { wallMs: _wallMs, ...result } = summary;
   return { id: task.id, ok: true, summary: result, durationMs };

@@ -24,6 +24,7 @@ const ADDITIVE = new Set([
   "unmetDemandPodSeconds",
   "unmetDemandSeconds",
   "loadSteps",
+  "demandPodHours",
 ]);
 
 export function parseObjective(

@@ -5,6 +5,7 @@
 // on --jobs or on the order runs finish in.
 import { Random } from "../../registry/random.js";
 import type { Assertion } from "../assertions.js";
+import { scenarioYardsticks } from "../demand.js";
 import { parseScenario } from "../scenario.js";
 import type { SummaryRecord } from "../timeline.js";
 import type { TaskOutcome, TuneBase } from "./evaluate.js";
@@ -154,7 +155,10 @@ export async function tune(options: TuneOptions): Promise<TuneResult> {
   const { entries } = options;
   const size = spaceSize(entries);
   const strategy = chooseStrategy(options, size);
-  const pool = new TunePool(options.base, Math.max(1, options.jobs));
+  const base = options.base.yardsticks
+    ? options.base
+    : { ...options.base, yardsticks: writtenYardsticks(options.base) };
+  const pool = new TunePool(base, Math.max(1, options.jobs));
   let runs = 0;
   let planned = 0;
   const runAll = async (tasks: { id: number; sets: string[]; durationMs?: number }[]) => {
@@ -232,6 +236,16 @@ function referenceCandidates(entries: readonly SearchEntry[]): { label: string; 
       sets: behaviorTargets.map((t) => `${t}:spec.behavior=null`),
     });
   return out;
+}
+
+/** The demand models of the file as written (with the run's `--set`s), one per HPA. */
+function writtenYardsticks(base: TuneBase): NonNullable<TuneBase["yardsticks"]> {
+  const loaded = parseScenario(base.text, {
+    file: base.file,
+    baseDir: base.baseDir,
+    sets: base.sets,
+  });
+  return loaded.ok ? scenarioYardsticks(loaded.scenario) : {};
 }
 
 function scenarioDuration(base: TuneBase): number {
