@@ -16,17 +16,40 @@ export function formatSeconds(seconds: number): string {
 
 export { formatNumber };
 
+/** At most this many load steps are listed one by one; more are summarised. */
+const LISTED_LOAD_STEPS = 3;
+
 function formatTimeToMeet(s: HpaSummary): string {
   if (s.timeToMeetDemandSeconds.length === 0) return "no load step";
-  return s.timeToMeetDemandSeconds
-    .map((secs, i) => {
-      const step = s.loadSteps[i];
-      const after = step
-        ? ` after ${formatSeconds(step.t)} (${formatNumber(step.fromRps, 1)} → ${formatNumber(step.toRps, 1)} rps)`
-        : "";
-      return `${secs === null ? "never" : formatSeconds(secs)}${after}`;
+  const step = (i: number) => {
+    const secs = s.timeToMeetDemandSeconds[i] ?? null;
+    const at = s.loadSteps[i];
+    const after = at
+      ? ` after ${formatSeconds(at.t)} (${formatNumber(at.fromRps, 1)} → ${formatNumber(at.toRps, 1)} rps)`
+      : "";
+    return `${secs === null ? "never" : formatSeconds(secs)}${after}`;
+  };
+  const all = s.timeToMeetDemandSeconds.map((_, i) => i);
+  if (all.length <= LISTED_LOAD_STEPS) return all.map(step).join("; ");
+  // A long trace has hundreds of steps: their count, median and worst, and the worst few.
+  const met = s.timeToMeetDemandSeconds
+    .filter((t): t is number => t !== null)
+    .sort((a, b) => a - b);
+  const never = all.length - met.length;
+  const median = met.length === 0 ? null : met[Math.floor((met.length - 1) / 2)]!;
+  const worst = [...all]
+    .sort((a, b) => {
+      const ta = s.timeToMeetDemandSeconds[a] ?? Number.POSITIVE_INFINITY;
+      const tb = s.timeToMeetDemandSeconds[b] ?? Number.POSITIVE_INFINITY;
+      return tb - ta || a - b;
     })
-    .join("; ");
+    .slice(0, LISTED_LOAD_STEPS);
+  const figures = [
+    `${all.length} load steps`,
+    ...(median === null ? [] : [`median ${formatSeconds(median)}`]),
+    ...(never > 0 ? [`never met ${never}`] : []),
+  ].join(", ");
+  return `${figures}; worst: ${worst.map(step).join("; ")}`;
 }
 
 /** Left-aligned columns separated by two spaces, without trailing blanks. */

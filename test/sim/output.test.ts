@@ -152,6 +152,22 @@ describe("formatSummaryTable", () => {
     assert.equal(formatSummaryTable(summary, start), expected);
   });
 
+  test("more than three load steps: their count, median and the worst three", () => {
+    const steps = [30, null, 45, 15, 60, 30];
+    const busy: HpaSummary = {
+      ...web,
+      timeToMeetDemandSeconds: steps,
+      loadSteps: steps.map((_, i) => ({ t: 600 * (i + 1), fromRps: 10 * i, toRps: 10 * i + 50 })),
+    };
+    const text = formatSummaryTable({ type: "summary", hpas: [busy] }, start);
+    const line = text.split("\n").find((l) => l.startsWith("  time to meet demand"));
+    assert.equal(
+      line,
+      "  time to meet demand  6 load steps, median 30s, never met 1; worst: never after 20m0s " +
+        "(10 → 60 rps); 1m0s after 50m0s (40 → 90 rps); 45s after 30m0s (20 → 70 rps)",
+    );
+  });
+
   test("no action, no load step, no cpu target, wall time", () => {
     const quiet: HpaSummary = {
       ...web,
