@@ -371,6 +371,8 @@ export class MeasureCollector {
           w && w.utilizationSeconds > 0 ? w.utilizationWeighted / w.utilizationSeconds : null,
         targetUtilization: h.targetUtilization,
         actions: h.actions.map((a) => ({ ...a })),
+        // Only an HPA that never read its scale carries the field (--assert fails on it).
+        ...(h.final === null ? { failedGetScale: true as const } : {}),
       });
     }
     return { type: "summary", hpas };

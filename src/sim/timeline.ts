@@ -105,6 +105,11 @@ export interface HpaSummary {
   targetUtilization: number | null;
   /** Every rescale: when, from, to, the reason text and the limit that applied. */
   actions: { t: number; from: number; to: number; reason: string; limit: string }[];
+  /**
+   * Present (true) when no sync ever read the scale target (upstream's FailedGetScale: a
+   * scaleTargetRef naming nothing): the replica measures then describe no workload.
+   */
+  failedGetScale?: true;
 }
 
 export interface SummaryRecord {
