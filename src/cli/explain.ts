@@ -111,10 +111,15 @@ export async function readSimulation(
   input: NodeJS.ReadableStream,
   namespace: string,
   name: string,
-): Promise<Parsed<{ records: DecisionRecord[]; start?: string }>> {
+): Promise<
+  Parsed<{ records: DecisionRecord[]; start?: string; durationSeconds?: number; hpas: string[] }>
+> {
   const wanted = `${namespace}/${name}`;
   const records: DecisionRecord[] = [];
+  /** Every HPA the file holds syncs of ("namespace/name"), for a name or namespace not found. */
+  const hpas = new Set<string>();
   let start: string | undefined;
+  let durationSeconds: number | undefined;
   let lineNumber = 0;
   let sawRecord = false;
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
@@ -133,6 +138,10 @@ export async function readSimulation(
       }
       sawRecord = true;
       if (parsed.type === "start" && typeof parsed.startTime === "string") start = parsed.startTime;
+      if (parsed.type === "start" && typeof parsed.durationSeconds === "number") {
+        durationSeconds = parsed.durationSeconds;
+      }
+      if (parsed.type === "sync" && typeof parsed.hpa === "string") hpas.add(parsed.hpa);
       if (parsed.type !== "sync" || parsed.hpa !== wanted) continue;
       const record: DecisionRecord = {
         trace: parsed.trace as DecisionTrace,
@@ -149,7 +158,15 @@ export async function readSimulation(
   }
   if (!sawRecord)
     return { ok: false, error: "no records (expected `horizon simulate --output json` output)" };
-  return { ok: true, value: { records, ...(start !== undefined ? { start } : {}) } };
+  return {
+    ok: true,
+    value: {
+      records,
+      ...(start !== undefined ? { start } : {}),
+      ...(durationSeconds !== undefined ? { durationSeconds } : {}),
+      hpas: [...hpas].sort(),
+    },
+  };
 }
 
 /** GET {address}/debug/decisions for one HPA. */
@@ -504,6 +521,31 @@ export async function explainCommand(
     if (!read.ok) {
       io.err(`error: --from-simulation ${file}: ${read.error}`);
       return 1;
+    }
+    const { hpas, durationSeconds, start } = read.value;
+    if (read.value.records.length === 0 && hpas.length > 0) {
+      // A wrong name or namespace: say which HPAs the run has.
+      const held = hpas.map((key) => {
+        const [ns, hpaName] = [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)];
+        return `hpa/${hpaName} -n ${ns}`;
+      });
+      io.err(
+        `error: no HPA hpa/${name} in namespace ${namespace} in the simulation ${file === "-" ? "on standard input" : file}; it holds ${held.join(", ")}`,
+      );
+      return 1;
+    }
+    // --at after the run's end would silently explain its last sync.
+    if (at !== null && durationSeconds !== undefined) {
+      const endMs = start !== undefined ? Date.parse(start) + durationSeconds * 1000 : Number.NaN;
+      const past =
+        at.kind === "offset"
+          ? at.seconds > durationSeconds
+          : Number.isFinite(endMs) && at.ms > endMs;
+      if (past) {
+        return bad(
+          `--at ${options.at}: after the end of the simulation (${formatDuration(durationSeconds * 1000)}${Number.isFinite(endMs) ? `, ${new Date(endMs).toISOString().replace(".000Z", "Z")}` : ""})`,
+        );
+      }
     }
     source = {
       description: `from the simulation ${file === "-" ? "on standard input" : file}`,
