@@ -286,6 +286,12 @@ describe("--assert and --report", () => {
     const workload = doc.runs[0]!.workloads[hpa.target!]!;
     for (const series of [workload.demand, workload.spec, hpa.desired, hpa.metrics[0]!.current])
       assert.ok(series.length > 0, "a chart's series");
+    // The first syncs fail (no CPU sample yet) and decide nothing: the desired replicas start
+    // with the first decision, never at the empty status' 0 (minReplicas is 1).
+    assert.ok(
+      hpa.desired.every(([, v]) => v >= 1),
+      `desired ${JSON.stringify(hpa.desired.slice(0, 4))}`,
+    );
     const { result } = await run(example("cpu-step.yaml"));
     assert.deepEqual(
       hpa.actions.map((a) => [a.from, a.to]),
