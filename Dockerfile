@@ -18,5 +18,6 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 # The image's unprivileged "node" user would do too; a fixed numeric uid suits runAsNonRoot.
 USER 65532:65532
-ENTRYPOINT ["node", "--max-semi-space-size=32", "dist/cli/main.js"]
+# An absolute path, so `docker run -w DIR` (a scenario mounted there) still finds the CLI.
+ENTRYPOINT ["node", "--max-semi-space-size=32", "/app/dist/cli/main.js"]
 CMD ["controller"]

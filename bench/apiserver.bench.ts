@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "../src/cli/gc.js";
 import { type RunningUp, startUp } from "../src/up/up.js";
+import { meetsTarget, shownText } from "./figures.js";
 
 const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
 const GET_CONCURRENCY = 64;
@@ -293,13 +294,9 @@ interface Figure {
 }
 
 function report(figure: Figure): boolean {
-  const pass =
-    figure.kind === "min" ? figure.value >= figure.target : figure.value <= figure.target;
+  const pass = meetsTarget(figure.value, figure.target, figure.kind);
   const op = figure.kind === "min" ? "≥" : "≤";
-  const value =
-    figure.value >= 100
-      ? Math.round(figure.value).toLocaleString("en-US")
-      : figure.value.toFixed(2);
+  const value = shownText(figure.value);
   const target = figure.target.toLocaleString("en-US");
   console.log(
     `${figure.name.padEnd(52)} ${`${value} ${figure.unit}`.padStart(16)}   target ${op} ${target} ${figure.unit}   ${pass ? "PASS" : "MISS"}${figure.note ? `   (${figure.note})` : ""}`,

@@ -36,6 +36,7 @@ import { fileURLToPath } from "node:url";
 import type { SyncObservation } from "../src/controller/metrics.js";
 import { parseControllerOptions } from "../src/controller-manager/options.js";
 import type { RunningUp } from "../src/up/up.js";
+import { meetsTarget, shownText } from "./figures.js";
 
 const SIZES = [1000, 10_000];
 const REPLICAS = 10;
@@ -564,14 +565,11 @@ interface Figure {
 }
 
 function report(figure: Figure): boolean {
-  const value =
-    Math.abs(figure.value) >= 100
-      ? Math.round(figure.value).toLocaleString("en-US")
-      : figure.value.toFixed(figure.digits ?? 2);
+  const value = shownText(figure.value, figure.digits);
   let verdict = "";
   let pass = true;
   if (figure.target !== undefined) {
-    pass = figure.kind === "min" ? figure.value >= figure.target : figure.value <= figure.target;
+    pass = meetsTarget(figure.value, figure.target, figure.kind ?? "max", figure.digits);
     const op = figure.kind === "min" ? "≥" : "≤";
     verdict = `target ${op} ${figure.target.toLocaleString("en-US")} ${figure.unit}   ${pass ? "PASS" : "MISS"}`;
   }

@@ -21,6 +21,7 @@ import {
   podOfIdentity,
   readSimulation,
   selectAt,
+  simulationLookupProblem,
 } from "../explain/decisions.js";
 import { findLeaderAddress } from "../kube/leader.js";
 import { ioErrorText } from "./files.js";
@@ -196,6 +197,18 @@ export async function explainCommand(
       io.err(`error: --from-simulation ${file}: ${read.error}`);
       return 1;
     }
+    const problem = simulationLookupProblem(read.value, {
+      namespace,
+      name,
+      at,
+      ...(options.at !== undefined ? { atText: options.at } : {}),
+      file,
+    });
+    if (problem?.kind === "no-such-hpa") {
+      io.err(`error: ${problem.message}`);
+      return 1;
+    }
+    if (problem?.kind === "after-the-end") return bad(problem.message);
     source = {
       description: `from the simulation ${file === "-" ? "on standard input" : file}`,
       records: read.value.records,

@@ -27,6 +27,16 @@ export interface DecisionSource {
   simulationStart?: string;
 }
 
+/** One HPA's syncs in a simulation's JSON, with what the file says of the run. */
+export interface SimulationRead {
+  records: DecisionRecord[];
+  /** The run's start (RFC 3339). */
+  start?: string;
+  durationSeconds?: number;
+  /** Every HPA the file holds syncs of, as namespace/name, sorted. */
+  hpas: string[];
+}
+
 /**
  * The sync records of one HPA in a `horizon simulate --output json` stream. A read error of the
  * input (a directory opens, then fails to read: EISDIR) rejects, for the reader to word.
@@ -35,10 +45,13 @@ export async function readSimulation(
   input: NodeJS.ReadableStream,
   namespace: string,
   name: string,
-): Promise<Parsed<{ records: DecisionRecord[]; start?: string }>> {
+): Promise<Parsed<SimulationRead>> {
   const wanted = `${namespace}/${name}`;
   const records: DecisionRecord[] = [];
+  /** Every HPA the file holds syncs of ("namespace/name"), for a name or namespace not found. */
+  const hpas = new Set<string>();
   let start: string | undefined;
+  let durationSeconds: number | undefined;
   let lineNumber = 0;
   let sawRecord = false;
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
@@ -56,6 +69,10 @@ export async function readSimulation(
     }
     sawRecord = true;
     if (parsed.type === "start" && typeof parsed.startTime === "string") start = parsed.startTime;
+    if (parsed.type === "start" && typeof parsed.durationSeconds === "number") {
+      durationSeconds = parsed.durationSeconds;
+    }
+    if (parsed.type === "sync" && typeof parsed.hpa === "string") hpas.add(parsed.hpa);
     if (parsed.type !== "sync" || parsed.hpa !== wanted) continue;
     const record: DecisionRecord = {
       trace: parsed.trace as DecisionTrace,
@@ -68,7 +85,51 @@ export async function readSimulation(
   }
   if (!sawRecord)
     return { ok: false, error: "no records (expected `horizon simulate --output json` output)" };
-  return { ok: true, value: { records, ...(start !== undefined ? { start } : {}) } };
+  return {
+    ok: true,
+    value: {
+      records,
+      ...(start !== undefined ? { start } : {}),
+      ...(durationSeconds !== undefined ? { durationSeconds } : {}),
+      hpas: [...hpas].sort(),
+    },
+  };
+}
+
+/**
+ * What is wrong with explaining `hpa/name -n namespace` at `at` from a simulation read: an HPA
+ * the file does not hold (the message lists those it holds), or a time after the run's end
+ * (which would silently explain its last sync). Null when neither.
+ */
+export function simulationLookupProblem(
+  read: SimulationRead,
+  wanted: { namespace: string; name: string; at: AtPoint | null; atText?: string; file: string },
+): { kind: "no-such-hpa" | "after-the-end"; message: string } | null {
+  const { hpas, durationSeconds, start } = read;
+  if (read.records.length === 0 && hpas.length > 0) {
+    const held = hpas.map((key) => {
+      const slash = key.indexOf("/");
+      return `hpa/${key.slice(slash + 1)} -n ${key.slice(0, slash)}`;
+    });
+    const where = wanted.file === "-" ? "on standard input" : wanted.file;
+    return {
+      kind: "no-such-hpa",
+      message: `no HPA hpa/${wanted.name} in namespace ${wanted.namespace} in the simulation ${where}; it holds ${held.join(", ")}`,
+    };
+  }
+  const { at } = wanted;
+  if (at === null || durationSeconds === undefined) return null;
+  const endMs = start !== undefined ? Date.parse(start) + durationSeconds * 1000 : Number.NaN;
+  const past =
+    at.kind === "offset" ? at.seconds > durationSeconds : Number.isFinite(endMs) && at.ms > endMs;
+  if (!past) return null;
+  const end = Number.isFinite(endMs)
+    ? `, ${new Date(endMs).toISOString().replace(".000Z", "Z")}`
+    : "";
+  return {
+    kind: "after-the-end",
+    message: `--at ${wanted.atText}: after the end of the simulation (${formatDuration(durationSeconds * 1000)}${end})`,
+  };
 }
 
 /** GET {address}/debug/decisions for one HPA. */

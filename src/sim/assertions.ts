@@ -155,6 +155,14 @@ export function checkAssertions(
       continue;
     }
     for (const h of hpas) {
+      // A broken scaleTargetRef measures 0 replicas and 0 pod-hours: no measure of it passes.
+      if (h.failedGetScale) {
+        passed = false;
+        lines.push(
+          `FAIL hpa/${h.hpa} ${a.measure}: the HPA never got its scale (FailedGetScale: its scaleTargetRef names nothing to scale), so it has no measures`,
+        );
+        continue;
+      }
       const actual = MEASURES[a.measure]!(h);
       const ok = actual !== null && compare(actual, a.op, a.value);
       if (!ok) passed = false;

@@ -485,6 +485,8 @@ export class MeasureCollector {
         targetUtilization: h.targetUtilization,
         actions: h.actions.map((a) => ({ ...a })),
         ...(h.elasticity && h.workload !== null ? h.elasticity.result(end) : NO_ELASTICITY),
+        // Only an HPA that never read its scale carries the field (--assert fails on it).
+        ...(h.final === null ? { failedGetScale: true as const } : {}),
       });
     }
     return { type: "summary", hpas };

@@ -137,6 +137,9 @@ export function formatSummaryTable(summary: SummaryRecord, start: StartRecord): 
     ];
     const elasticity = formatElasticity(s);
     if (elasticity) rows.push(["elasticity", elasticity]);
+    if (s.failedGetScale) {
+      rows.splice(2, 0, ["scale target", "never read (FailedGetScale): no replicas to measure"]);
+    }
     out.push(...columns(rows, "  "));
     if (s.actions.length === 0) out.push("  no scaling action");
     else out.push("  scaling actions:", ...columns(actionRows(s), "    "));

@@ -274,7 +274,8 @@ export class ReportBuilder {
   #sync(r: SyncRecord): void {
     const h = this.#hpaData(r.hpa, null, []);
     const trace = r.trace;
-    h.desired.add(r.t, r.desiredReplicas);
+    // A failed sync decided nothing: its desired count is the status' old one (0 at first).
+    if (trace.outcome !== "failed") h.desired.add(r.t, r.desiredReplicas);
     if (!("error" in trace.scale)) h.current.add(r.t, r.currentReplicas);
     for (const m of trace.metrics) {
       const point = metricPoint(m);

@@ -562,6 +562,14 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
     docs.push(doc);
   });
 
+  if (docs.length === 0 && r.positioned.length === 0) {
+    // Nothing to simulate: an empty file (or only comments) is a mistake, not an empty run.
+    r.positioned.push({
+      file: options.file,
+      message:
+        "nothing to simulate: no document; a scenario is a workload's manifest, its HorizontalPodAutoscaler and optionally a Scenario document (docs/scenarios.md)",
+    });
+  }
   // The Scenario document's feature gates govern HPA validation: they are read first.
   const scenarioDocs = docs.filter(
     (d) => isObj(d.data) && (d.data.kind === "Scenario" || isHorizonApi(d.data.apiVersion)),

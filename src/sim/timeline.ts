@@ -119,6 +119,11 @@ export interface HpaSummary {
   instability?: number | null;
   /** j: (supply changes − demand changes) per minute. */
   jitter?: number | null;
+  /**
+   * Present (true) when no sync ever read the scale target (upstream's FailedGetScale: a
+   * scaleTargetRef naming nothing): the replica measures then describe no workload.
+   */
+  failedGetScale?: true;
 }
 
 export interface SummaryRecord {

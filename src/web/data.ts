@@ -145,6 +145,8 @@ export class DashboardData {
     if (!hpa && !latest) return null;
     const sparkline = this.history
       .get(namespace, name, SPARKLINE_MS)
+      // A failed sync decided nothing (its desired replicas are the status' old value, 0 at first).
+      .filter((record) => record.sample.outcome !== "failed")
       .map((record) => record.sample.desiredReplicas);
     const lastSync = latest?.sample.at ?? null;
     if (hpa) {

@@ -21,7 +21,7 @@ import type { HpaLister, WhatIfAnswer } from "./data.js";
 import type { HpaHistory } from "./history.js";
 import { decisionOf, type HistoryRecord, sampleOf } from "./history.js";
 import type { RunMeasures, SyncSample, WhatIfEdits } from "./types.js";
-import { editHpa, mergePatchOf } from "./whatif.js";
+import { editHpa } from "./whatif.js";
 
 /** Each valid metric's demand in replicas at target (null: the metric gave no proposal). */
 export function demandsOf(trace: DecisionTrace): (number | null)[] {
@@ -265,7 +265,7 @@ export function liveWhatIf(parts: {
       response !== null &&
       records.some((r) => r.sample.loadRps !== null) &&
       (recorded.spec.metrics ?? []).some((_, index) => cpuTarget(recorded, index) !== null);
-    const patch = mergePatchOf(edits);
+    const patch = edit.patch;
     return {
       ok: true,
       value: {

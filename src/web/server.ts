@@ -143,15 +143,21 @@ function loginPage(message: string): string {
 
 const INDEX = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Horizon dashboard</title><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/app.css"></head><body><div id="app"></div><script type="module" src="/assets/app.js"></script></body></html>`;
 
+/**
+ * The request's body, or null above `limit` bytes. The rest of a body too large is read and
+ * dropped, not destroyed with the socket, so the caller's 413 reaches the client; the answer
+ * then closes the connection (`Connection: close`).
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
+      if (size > limit) return;
       size += chunk.length;
       if (size > limit) {
+        chunks.length = 0;
         resolve(null);
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -230,17 +236,23 @@ export function createDashboardHandler(options: DashboardHandlerOptions): Handle
         return json(res, 415, { error: "the body must be application/json" });
       }
       void readBody(req, 64 * 1024).then(async (body) => {
-        if (body === null) return json(res, 413, { error: "the body is larger than 64 KiB" });
+        if (body === null) {
+          res.setHeader("Connection", "close");
+          return json(res, 413, { error: "the body is larger than 64 KiB" });
+        }
         let parsed: unknown;
         try {
           parsed = JSON.parse(body);
         } catch (error) {
           return json(res, 400, { error: `the body is not JSON: ${(error as Error).message}` });
         }
-        const edits = parseWhatIfEdits(parsed);
-        if (!edits.ok) return json(res, 400, { error: edits.error });
         const namespace = decodeURIComponent(whatIfPath[1]!);
         const name = decodeURIComponent(whatIfPath[2]!);
+        const edits = parseWhatIfEdits(parsed, name);
+        if (!edits.ok) {
+          const { status, error, causes } = edits;
+          return json(res, status, causes ? { error, causes } : { error });
+        }
         const running = data.whatIf(namespace, name, edits.edits);
         if (running === null) {
           return json(res, 501, { error: "this dashboard has no what-if runs" });

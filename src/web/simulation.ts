@@ -12,7 +12,7 @@ import type { SimulationRecord, SummaryRecord } from "../sim/timeline.js";
 import { DashboardData, type HpaLister, type WhatIfAnswer } from "./data.js";
 import { HpaHistory } from "./history.js";
 import type { RunMeasures, Trajectory, WhatIfEdits } from "./types.js";
-import { editHpa, mergePatchOf } from "./whatif.js";
+import { editHpa } from "./whatif.js";
 
 export interface RecordedRun {
   label: string;
@@ -205,7 +205,7 @@ export async function whatIf(
     kind: "HorizontalPodAutoscaler",
   } as unknown as KubeObject;
   const run = await recordRun({ ...base.scenario, objects }, "what-if");
-  const patch = mergePatchOf(edits);
+  const patch = edit.patch;
   return {
     ok: true,
     value: {

@@ -26,7 +26,7 @@ export interface HpaSummary {
   targets: string;
   conditions: HorizontalPodAutoscalerCondition[];
   lastScaleTime: string | null;
-  /** Desired replicas of each sync in the last hour, oldest first. */
+  /** Desired replicas of each sync in the last hour that decided (not failed), oldest first. */
   sparkline: number[];
   /** Epoch ms of the last recorded sync. */
   lastSync: number | null;

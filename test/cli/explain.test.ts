@@ -164,13 +164,14 @@ describe("from a simulation's JSON", () => {
       name: "unknown HPA",
       target: "hpa/nope",
       options: {},
-      err: /no decision traces for hpa\/nope in namespace default/,
+      // The HPAs the file holds, to pick from.
+      err: /^error: no HPA hpa\/nope in namespace default in the simulation \S+run\.jsonl; it holds hpa\/web -n default$/,
     },
     {
       name: "other namespace",
       target: "hpa/web",
       options: { namespace: "shop" },
-      err: /in namespace shop/,
+      err: /^error: no HPA hpa\/web in namespace shop in the simulation \S+run\.jsonl; it holds hpa\/web -n default$/,
     },
     {
       name: "before the first sync",
@@ -187,6 +188,20 @@ describe("from a simulation's JSON", () => {
       assert.equal(answer.out, "");
     });
   }
+
+  it("exit 2: --at after the end of the run (it would explain the last sync)", async () => {
+    for (const at of ["21m", "3600", "2026-01-01T00:20:01Z"]) {
+      const answer = await explain("hpa/web", { fromSimulation: file, at });
+      assert.equal(answer.code, 2, `${at}: ${answer.err}`);
+      assert.equal(
+        answer.err,
+        `error: --at ${at}: after the end of the simulation (20m0s, 2026-01-01T00:20:00Z)`,
+      );
+      assert.equal(answer.out, "");
+    }
+    // The end itself is the last sync's time.
+    assert.equal((await explain("hpa/web", { fromSimulation: file, at: "20m" })).code, 0);
+  });
 
   it("exit 1: a missing file, a directory, or not simulation JSON", async () => {
     const missing = await explain("hpa/web", { fromSimulation: join(dir, "nope.jsonl") });

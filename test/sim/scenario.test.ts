@@ -588,6 +588,13 @@ describe("errors", () => {
   // The Scenario document starts at line 31; its spec body at line 36.
   const cases = [
     {
+      name: "an empty file (or comments only): nothing to simulate",
+      text: "# a scenario, some day\n---\n",
+      errors: [
+        "s.yaml: nothing to simulate: no document; a scenario is a workload's manifest, its HorizontalPodAutoscaler and optionally a Scenario document (docs/scenarios.md)",
+      ],
+    },
+    {
       name: "YAML syntax error, with position",
       text: file(DEPLOYMENT, "apiVersion: v1\nkind: [Service\n"),
       errors: [

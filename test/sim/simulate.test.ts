@@ -264,6 +264,34 @@ describe("--assert and --report", () => {
     assert.equal(passing.code, 0, passing.err);
   });
 
+  it("fails every assertion on an HPA whose scaleTargetRef names nothing (FailedGetScale)", async () => {
+    const broken = await cli(example("cpu-step.yaml"), {
+      set: ["hpa:spec.scaleTargetRef.name=nothing", "scenario:spec.duration=5m"],
+      assert: ["maxReplicas<=10", "podHours<=5"],
+      quiet: false,
+    });
+    assert.equal(broken.code, 1, broken.err);
+    assert.match(
+      broken.err,
+      /Warning: .*scale target Deployment\/nothing is not among the manifests/,
+    );
+    assert.match(
+      broken.err,
+      /^FAIL hpa\/default\/web maxReplicas: the HPA never got its scale \(FailedGetScale/m,
+    );
+    assert.match(broken.err, /^FAIL hpa\/default\/web podHours: the HPA never got its scale/m);
+    assert.doesNotMatch(broken.err, /^PASS/m);
+    assert.match(broken.out, /scale target +never read \(FailedGetScale\)/);
+    const json = await cli(example("cpu-step.yaml"), {
+      set: ["hpa:spec.scaleTargetRef.name=nothing", "scenario:spec.duration=5m"],
+      output: "json",
+    });
+    const summary = JSON.parse(json.out.trim().split("\n").at(-1)!) as {
+      hpas: { failedGetScale?: boolean }[];
+    };
+    assert.equal(summary.hpas[0]!.failedGetScale, true);
+  });
+
   it("writes a self-contained report with the charts and every action's trace", async () => {
     const file = join(scratch, "report.html");
     const { code, err } = await cli(example("cpu-step.yaml"), { report: file });
@@ -277,6 +305,12 @@ describe("--assert and --report", () => {
     const workload = doc.runs[0]!.workloads[hpa.target!]!;
     for (const series of [workload.demand, workload.spec, hpa.desired, hpa.metrics[0]!.current])
       assert.ok(series.length > 0, "a chart's series");
+    // The first syncs fail (no CPU sample yet) and decide nothing: the desired replicas start
+    // with the first decision, never at the empty status' 0 (minReplicas is 1).
+    assert.ok(
+      hpa.desired.every(([, v]) => v >= 1),
+      `desired ${JSON.stringify(hpa.desired.slice(0, 4))}`,
+    );
     const { result } = await run(example("cpu-step.yaml"));
     assert.deepEqual(
       hpa.actions.map((a) => [a.from, a.to]),

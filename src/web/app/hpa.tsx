@@ -10,6 +10,7 @@ import { api } from "./api.js";
 import { type ChartSeries, TimeChart } from "./charts.js";
 import { ConditionChips } from "./overview.js";
 import { Link } from "./router.js";
+import { metricSeries, plottedDesired } from "./series.js";
 import { ago, clock } from "./time.js";
 import { MeasuresTable, TrajectoryChart, WhatIfPanel } from "./whatif.js";
 
@@ -39,7 +40,7 @@ function replicasChart(samples: SyncSample[]) {
   const data: [number[], ...(number | null)[][]] = [
     seconds(samples),
     samples.map((s) => s.currentReplicas),
-    samples.map((s) => s.desiredReplicas),
+    samples.map(plottedDesired),
     samples.map((s) => s.maxReplicas),
     samples.map((s) => s.minReplicas),
   ];
@@ -51,16 +52,9 @@ function replicasChart(samples: SyncSample[]) {
 }
 
 function metricCharts(samples: SyncSample[]) {
-  const names = new Map<string, string>();
-  for (const s of samples) for (const m of s.metrics) names.set(m.name, m.unit);
-  return [...names].map(([name, unit]) => {
-    const point = (s: SyncSample) => s.metrics.find((m) => m.name === name);
-    const data: [number[], ...(number | null)[][]] = [
-      seconds(samples),
-      samples.map((s) => point(s)?.current ?? null),
-      samples.map((s) => point(s)?.target ?? null),
-    ];
-    const latest = samples.length > 0 ? point(samples[samples.length - 1]!) : undefined;
+  return metricSeries(samples).map(({ name, unit, current, target }) => {
+    const data: [number[], ...(number | null)[][]] = [seconds(samples), current, target];
+    const latest = samples[samples.length - 1]?.metrics.find((m) => m.name === name);
     const summary = latest
       ? `current ${latest.current ?? "unknown"}${unit ? ` ${unit}` : ""}, target ${latest.target ?? "unknown"}`
       : "";

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import type { HpaDetail, RunMeasures, Trajectory, WhatIfEdits, WhatIfResult } from "../types.js";
 import { ApiError, api } from "./api.js";
 import { TimeChart } from "./charts.js";
-import { aligned } from "./series.js";
+import { aligned, plottedDesired } from "./series.js";
 
 const fixed = (n: number, digits = 1) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
 
@@ -67,7 +67,7 @@ export function MeasuresTable({ runs }: { runs: Trajectory[] }) {
 export function TrajectoryChart({ runs, title }: { runs: Trajectory[]; title: string }) {
   const data = aligned(
     runs.map((r) => r.samples),
-    (s) => s.desiredReplicas,
+    plottedDesired,
   );
   const colors = ["--c-current", "--c-desired", "--c-target"];
   const last = runs.map(
