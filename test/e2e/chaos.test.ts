@@ -484,9 +484,13 @@ describe("chaos: the leader frozen past its lease (SIGSTOP), a standby takes ove
       timeoutMs: 10_000,
     });
     const resumedAt = Date.now();
+    let exitedAfterMs = Number.NaN;
     leader.kill("SIGCONT");
     const code = await Promise.race([
-      leader.exited,
+      leader.exited.then((exit) => {
+        exitedAfterMs = Date.now() - resumedAt;
+        return exit;
+      }),
       new Promise<"late">((resolve) => setTimeout(() => resolve("late"), 15_000)),
     ]);
     assert.equal(
@@ -498,7 +502,7 @@ describe("chaos: the leader frozen past its lease (SIGSTOP), a standby takes ove
       (r) => r.user === leader.name && r.receivedAt >= resumedAt && isLeaderWrite(r),
     );
     console.log(
-      `# failover: takeover ${takeover.receivedAt - stoppedAt} ms after SIGSTOP; ${deposedWrites.length} writes by the deposed leader after SIGCONT`,
+      `# failover: takeover ${takeover.receivedAt - stoppedAt} ms after SIGSTOP; ${deposedWrites.length} writes by the deposed leader after SIGCONT, its exit ${exitedAfterMs} ms after it`,
     );
     assert.deepEqual(
       deposedWrites.map(
