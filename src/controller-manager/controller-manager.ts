@@ -15,6 +15,7 @@ import { ControllerMetrics } from "../controller/metrics.js";
 import type { ControllerPorts } from "../controller/ports.js";
 import {
   ControllerRuntime,
+  HORIZON_FIELD_MANAGER,
   type ObservedEvent,
   type RuntimeSyncReport,
 } from "../controller/runtime.js";
@@ -28,7 +29,7 @@ import {
   startObservabilityServer,
   syncObserver,
 } from "../controller/server.js";
-import { createKubeClient, type HttpKubeClient } from "../kube/client.js";
+import { createKubeClient, type HttpKubeClient, type KubeClientOptions } from "../kube/client.js";
 import { type KubeConnection, type LoadConfigOptions, loadKubeConfig } from "../kube/config.js";
 import { HPA_COMPONENT, KubeEventRecorder } from "../kube/events.js";
 import { HpaInformer } from "../kube/hpas.js";
@@ -117,6 +118,24 @@ export function restoreDecisions(decisions: DecisionStore, history: HpaHistory):
   for (const { namespace, name, record } of restored) decisions.restore(namespace, name, record);
 }
 
+/**
+ * Stopping: in-flight syncs get this long to finish, and each final write (the lease's
+ * release, the last Events) one attempt of at most FINAL_ATTEMPT_MS, so a controller whose API
+ * server is gone exits within seconds.
+ */
+const DRAIN_MS = 3_000;
+const FINAL_ATTEMPT_MS = 1_500;
+
+/** Waits for `work`, at most `ms`. */
+async function withinMs(work: Promise<void> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work ?? Promise.resolve(), late]);
+  clearTimeout(timer);
+}
+
 /** The namespace of the leader-election Lease: the flag, else the pod's, else kube-system. */
 function leaseNamespace(config: ControllerCommandConfig, connection: KubeConnection): string {
   if (config.leaderElection.resourceNamespace) return config.leaderElection.resourceNamespace;
@@ -169,10 +188,12 @@ export async function startController(
   });
   const decisions = new DecisionStore();
   restoreDecisions(decisions, history);
-  const client = createKubeClient(connection, {
+  const clientOptions: KubeClientOptions = {
     qps: config.kubeApiQps,
     burst: config.kubeApiBurst,
-    userAgent: "horizon-controller/v0.1.0",
+    // Its program name is the field manager the API server records: Horizon's writes are told
+    // by it (ForeignWriterDetector), whichever replica sent them.
+    userAgent: `${HORIZON_FIELD_MANAGER}/v0.1.0`,
     // The path has no query: a watch is told by the client's verb (watch=true on the wire).
     onRequest: (record) =>
       metrics.recordApiRequest({
@@ -181,7 +202,17 @@ export async function startController(
         ...(record.verb === "watch" ? { query: { watch: "true" } } : {}),
         status: record.status,
       }),
+  };
+  // Leader election has a client of its own (kube-controller-manager's too): the lease's
+  // renewals and its Events are not fenced by the lease.
+  const client = createKubeClient(connection, {
+    ...clientOptions,
+    // A leader whose lease renewal is overdue (e.g. resumed after a freeze) sends no write.
+    mayWrite: () => !config.leaderElection.enabled || (elector?.mayWrite() ?? false),
   });
+  const leaseClient = config.leaderElection.enabled
+    ? createKubeClient(connection, clientOptions)
+    : client;
   log.info("connected", {
     server: connection.server,
     source: connection.source,
@@ -204,10 +235,17 @@ export async function startController(
   });
   const pods = new PodInformer({ client, ...informerTuning });
   const mapper = new DiscoveryRestMapper({ client });
-  const events = new KubeEventRecorder({ client });
+  const events = new KubeEventRecorder({
+    client,
+    // What a leader queued is not sent once its lease renewal is overdue (a freeze).
+    mayWrite: () => !config.leaderElection.enabled || (elector?.mayWrite() ?? false),
+  });
   // The Lease's LeaderElection events, from the controller as a whole (kube-controller-manager's
   // recorder names its binary), not from its HPA controller.
-  const leaseEvents = new KubeEventRecorder({ client, component: LEADER_ELECTION_COMPONENT });
+  const leaseEvents = new KubeEventRecorder({
+    client: leaseClient,
+    component: LEADER_ELECTION_COMPONENT,
+  });
   const subresource = new KubeScaleTargetPort({ client, mapper });
   const sharedReads = config.sharedReadsMaxAgeMs > 0;
   const watchedScales = sharedReads
@@ -265,6 +303,8 @@ export async function startController(
           { ...warning },
         ),
       queueMetrics: metrics.workQueueHooks(),
+      // A leader whose renewal is overdue (e.g. resumed after a freeze) writes nothing more.
+      ...(config.leaderElection.enabled ? { mayWrite: () => elector?.mayWrite() ?? false } : {}),
       log: (level, message, fields) => {
         if (level === "debug") log.v(4).info(message, fields);
         else if (level === "error") log.error(message, undefined, fields);
@@ -360,6 +400,7 @@ export async function startController(
       watchedScales?.stop(),
     ]);
     client.close();
+    leaseClient.close();
     history.close();
     // The flag of the listener that failed (the /debug one may be apart from /metrics).
     const flag = error instanceof ListenError ? error.flag : "--metrics-bind-address";
@@ -394,6 +435,7 @@ export async function startController(
       await Promise.all([hpas.informer.stop(), pods.informer.stop(), hpaEvents.stop()]);
       await server.close();
       client.close();
+      leaseClient.close();
       history.close();
       return { ok: false, error: `--dashboard-bind-address: ${errorText(error)}` };
     }
@@ -407,7 +449,7 @@ export async function startController(
   if (config.leaderElection.enabled) {
     const namespace = leaseNamespace(config, connection);
     lock = new LeaseLock({
-      client,
+      client: leaseClient,
       namespace,
       name: config.leaderElection.resourceName,
       identity: deps.identity ?? defaultIdentity(),
@@ -430,6 +472,7 @@ export async function startController(
         renewDeadlineMs: config.leaderElection.renewDeadlineMs,
         retryPeriodMs: config.leaderElection.retryPeriodMs,
         releaseOnCancel: true,
+        releaseTimeoutMs: Math.min(config.leaderElection.renewDeadlineMs, FINAL_ATTEMPT_MS),
       },
       callbacks: {
         onStartedLeading: () => {
@@ -446,13 +489,15 @@ export async function startController(
             // Deployment restarts it as a standby.
             log.error("leaderelection lost", undefined, { lease: lock!.describe() });
             lostLease = true;
+            // Events the lost term queued are not sent (kube-controller-manager exits at once).
+            events.discard();
             await current?.stop({ drain: false });
             resolveDone(1);
             return;
           }
-          await current?.stop({ drain: true });
-          // The last syncs' events go out while the lease is still ours.
-          await events.flush();
+          await withinMs(current?.stop({ drain: true }), DRAIN_MS);
+          // The last syncs' events go out while the lease is still ours: one bounded attempt.
+          await events.flush({ finalMs: FINAL_ATTEMPT_MS });
         },
         onNewLeader: (identity) => {
           if (identity !== lock!.identity) log.info("new leader", { identity });
@@ -475,7 +520,7 @@ export async function startController(
     stopping ??= (async () => {
       shuttingDown = true;
       if (elector) await elector.stop();
-      else await runtime?.stop({ drain: true });
+      else await withinMs(runtime?.stop({ drain: true }), DRAIN_MS);
       unsubscribeForget();
       forgetOnDelete();
       await Promise.all([
@@ -484,13 +529,18 @@ export async function startController(
         hpaEvents.stop(),
         watchedScales?.stop(),
       ]);
-      // After a lost lease the API server is often out of reach: "stopped leading" is written
-      // if it can be while the rest flushes, as kube-controller-manager exits without waiting.
-      await Promise.all([events.flush(), lostLease ? undefined : leaseEvents.flush()]);
+      // One bounded attempt for what is left, as kube-controller-manager exits without waiting
+      // (the API server may be gone); after a lost lease "stopped leading" is not waited for.
+      if (lostLease) leaseEvents.discard();
+      await Promise.all([
+        events.flush({ finalMs: FINAL_ATTEMPT_MS }),
+        leaseEvents.flush({ finalMs: FINAL_ATTEMPT_MS }),
+      ]);
       await server?.close();
       await dashboard?.close();
       history.close();
       client.close();
+      leaseClient.close();
       resolveDone(0);
     })();
     return stopping;

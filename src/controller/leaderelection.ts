@@ -3,8 +3,10 @@
 // - a candidate acquires when the record has no holder, or when it has not seen the record
 //   change for the record's leaseDurationSeconds on its OWN clock (observedTime), never by
 //   comparing renewTime with its clock (clocks of two machines need not agree);
-// - the leader renews every retry period; when a renewal round has not succeeded within
-//   renewDeadline it stops leading (the others wait a full lease duration, which is longer);
+// - the leader renews every retry period; when it has not renewed for renewDeadline (on its
+//   own clock, from its last successful renewal, so a leader frozen by SIGSTOP or a long pause
+//   past it has lost on resuming) it stops leading (the others wait a full lease duration,
+//   which is longer); `mayWrite` tells the guarded work whether it may still write;
 // - writes use the Lease's resourceVersion: a 409 means another candidate won the race;
 // - on a graceful stop the leader releases: holder "", leaseDurationSeconds 1, as client-go.
 // The decisions are pure functions of the observed state and `now`; LeaderElector runs them on
@@ -61,6 +63,8 @@ export interface LeaderElectionConfig {
   retryPeriodMs: number;
   /** client-go's ReleaseOnCancel: release the lease when stopped. */
   releaseOnCancel: boolean;
+  /** How long the release on a stop may take (default renewDeadlineMs): one bounded attempt. */
+  releaseTimeoutMs?: number;
 }
 
 /** kube-controller-manager's defaults (15s / 10s / 2s); Horizon releases on a graceful stop. */
@@ -289,6 +293,10 @@ export class LeaderElector {
   private observed: Observation = NO_OBSERVATION;
   private reportedLeader = "";
   private leading = false;
+  /** Local time (before sending) of the last successful acquire or renewal. */
+  private renewedAt = Number.NEGATIVE_INFINITY;
+  /** Aborted when mayWrite finds the renew deadline passed: the renewal loop ends at once. */
+  private deadlinePassed = new AbortController();
   private running: Promise<void> | null = null;
   private stopping = false;
   private readonly stopRequested = deferred();
@@ -314,6 +322,23 @@ export class LeaderElector {
   /** True between onStartedLeading and onStoppedLeading. */
   isLeading(): boolean {
     return this.leading;
+  }
+
+  /**
+   * Whether the work this lease guards may write now: leading, the last record seen names this
+   * candidate, and the last successful renewal is younger than renewDeadline on this clock.
+   * Checked before each write; a leader past its deadline (resumed after a freeze) stops
+   * leading at once instead of writing until its renewal loop notices.
+   */
+  mayWrite(): boolean {
+    if (!this.leading) return false;
+    if (
+      this.timers.now() - this.renewedAt < this.config.renewDeadlineMs &&
+      isLeaderIn(this.observed, this.identity)
+    )
+      return true;
+    this.deadlinePassed.abort();
+    return false;
   }
 
   /** The last observed holder ("" when none). */
@@ -367,6 +392,7 @@ export class LeaderElector {
     this.lock.recordEvent?.("became leader");
     this.log("info", `successfully acquired lease ${this.lock.describe()}`);
     this.leading = true;
+    this.deadlinePassed = new AbortController();
     this.safely(() => this.callbacks.onStartedLeading());
 
     const renewAbort = new AbortController();
@@ -409,33 +435,39 @@ export class LeaderElector {
 
   /**
    * Rounds of renewal every retry period. A round retries every retry period until
-   * renewDeadline after it began; a round that does not succeed by then loses the lease.
+   * renewDeadline after the last successful renewal (client-go counts from the round's start,
+   * which a frozen leader would begin afresh on resuming); a round that does not succeed by
+   * then, or that reads another holder, loses the lease.
    */
   private async renew(signal: AbortSignal): Promise<"lost" | "cancelled"> {
+    const passed = this.deadlinePassed.signal;
     while (!signal.aborted) {
       const round = new AbortController();
       const abortRound = () => round.abort();
       signal.addEventListener("abort", abortRound, { once: true });
-      const deadline = this.timers.setTimeout(abortRound, this.config.renewDeadlineMs);
+      passed.addEventListener("abort", abortRound, { once: true });
+      const left = this.renewedAt + this.config.renewDeadlineMs - this.timers.now();
+      const deadline = this.timers.setTimeout(abortRound, Math.max(0, left));
       let renewed = false;
       try {
-        while (!round.signal.aborted) {
+        while (!round.signal.aborted && left > 0) {
           if (await this.tryAcquireOrRenew(round.signal)) {
             renewed = true;
             break;
           }
-          if (round.signal.aborted) break;
+          if (round.signal.aborted || !isLeaderIn(this.observed, this.identity)) break;
           await this.sleep(this.config.retryPeriodMs, round.signal);
         }
       } finally {
         this.timers.clearTimeout(deadline);
         signal.removeEventListener("abort", abortRound);
+        passed.removeEventListener("abort", abortRound);
       }
       this.maybeReportTransition();
       if (signal.aborted) return "cancelled";
       if (!renewed) return "lost";
       this.log("debug", `successfully renewed lease ${this.lock.describe()}`);
-      await this.sleep(this.config.retryPeriodMs, signal);
+      await this.sleep(this.config.retryPeriodMs, AbortSignal.any([signal, passed]));
     }
     return "cancelled";
   }
@@ -449,6 +481,7 @@ export class LeaderElector {
       const written = await this.bounded(this.lock.update(fast, signal), signal);
       if (written.ok) {
         this.observed = observeWrite(this.observed, fast, this.timers.now());
+        this.renewedAt = now;
         return true;
       }
       this.log("error", "Failed to update lock optimistically, falling back to slow path", {
@@ -474,6 +507,7 @@ export class LeaderElector {
         return false;
       }
       this.observed = observeWrite(this.observed, record, this.timers.now());
+      this.renewedAt = now;
       return true;
     }
 
@@ -496,6 +530,7 @@ export class LeaderElector {
       return false;
     }
     this.observed = observeWrite(this.observed, decision.record, this.timers.now());
+    this.renewedAt = now;
     return true;
   }
 
@@ -506,7 +541,10 @@ export class LeaderElector {
    */
   private async release(): Promise<boolean> {
     const timeout = new AbortController();
-    const timer = this.timers.setTimeout(() => timeout.abort(), this.config.renewDeadlineMs);
+    const timer = this.timers.setTimeout(
+      () => timeout.abort(),
+      this.config.releaseTimeoutMs ?? this.config.renewDeadlineMs,
+    );
     try {
       const read = await this.bounded(this.lock.get(timeout.signal), timeout.signal);
       if (!read.ok) {

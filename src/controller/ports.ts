@@ -72,6 +72,11 @@ export interface HpaSource {
   list(): readonly HorizontalPodAutoscaler[];
   /** Called after every add, update (`hpa` is the new object) or delete (`hpa` is null). */
   subscribe(listener: (key: string, hpa: HorizontalPodAutoscaler | null) => void): () => void;
+  /**
+   * The field managers of the HPA's newest status write (its `status` managedFields entries
+   * with the latest time), as last delivered; undefined when the server tracks none.
+   */
+  statusWriters?(key: string): readonly string[] | undefined;
 }
 
 export interface Clock {

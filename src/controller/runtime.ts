@@ -21,6 +21,15 @@ import {
   type WorkQueueMetrics,
 } from "./workqueue.js";
 
+/**
+ * The field manager of Horizon's controller (its User-Agent's program name, which the API
+ * server records in managedFields): writes it made are Horizon's, whichever replica sent them.
+ */
+export const HORIZON_FIELD_MANAGER = "horizon-controller";
+
+/** The error of a write refused by ControllerRuntimeOptions.mayWrite. */
+export const NOT_LEADING = "not written: this replica's leader lease is not renewed in time";
+
 /** The default of ControllerRuntimeOptions.foreignWriterHoldMs. */
 export const FOREIGN_WRITER_HOLD_MS = 300_000;
 
@@ -72,6 +81,11 @@ export interface ControllerRuntimeOptions {
    * evidence comes in bursts, and a yield that ended at each quiet sync would fight again.
    */
   foreignWriterHoldMs?: number;
+  /**
+   * Asked before every write (scale, status, Event): false refuses it (a leader whose lease
+   * renewal is overdue, LeaderElector.mayWrite). Default: always.
+   */
+  mayWrite?: () => boolean;
   timers?: Timers;
   memory?: ControllerMemory;
   queueMetrics?: WorkQueueMetrics;
@@ -190,7 +204,14 @@ export class ControllerRuntime {
     const managed = hpa !== null && (this.options.manages?.(hpa) ?? true);
     if (managed) {
       this.hpas.set(key, hpa);
-      this.report(this.detector.observeHpa(key, hpa, this.timers.now()));
+      this.report(
+        this.detector.observeHpa(
+          key,
+          hpa,
+          this.timers.now(),
+          this.options.source.statusWriters?.(key),
+        ),
+      );
       // upstream enqueueHPA/updateHPA: AddRateLimited, one sync period from now unless sooner.
       this.queue.addRateLimited(key);
       return;
@@ -268,14 +289,25 @@ export class ControllerRuntime {
     }
   }
 
-  /** Tells the detector which status writes and events are this controller's own. */
+  /**
+   * Tells the detector which status writes and events are this controller's own, and refuses
+   * writes that `mayWrite` forbids.
+   */
   private wrapPorts(ports: ControllerPorts): ControllerPorts {
     const detector = this.detector;
     const timers = this.timers;
+    const mayWrite = this.options.mayWrite ?? (() => true);
+    const refused = { ok: false as const, error: NOT_LEADING };
     return {
       ...ports,
+      scale: {
+        getScale: (namespace, ref) => ports.scale.getScale(namespace, ref),
+        updateScale: (namespace, ref, replicas) =>
+          mayWrite() ? ports.scale.updateScale(namespace, ref, replicas) : refused,
+      },
       status: {
         updateStatus(hpa, status: HorizontalPodAutoscalerStatus) {
+          if (!mayWrite()) return refused;
           const key = hpaKey(hpa);
           detector.ownStatusWriteStarted(key, timers.now());
           const answer = ports.status.updateStatus(hpa, status);
@@ -288,6 +320,7 @@ export class ControllerRuntime {
       },
       events: {
         record(hpa, event: SyncEvent, now: number) {
+          if (!mayWrite()) return;
           detector.ownEventRecorded(hpaKey(hpa), event, now);
           ports.events.record(hpa, event, now);
         },
@@ -360,7 +393,12 @@ export class ForeignWriterHolds {
 
 /** The fields of a core/v1 (or events.k8s.io/v1 read as core) Event the detector reads. */
 export interface ObservedEvent {
-  metadata?: { namespace?: string };
+  metadata?: {
+    namespace?: string;
+    name?: string;
+    /** Who wrote the Event (API servers track it for every object). */
+    managedFields?: { manager?: string }[] | null;
+  };
   involvedObject?: { kind?: string; namespace?: string; name?: string };
   /** events.k8s.io/v1 names it `regarding`. */
   regarding?: { kind?: string; namespace?: string; name?: string };
@@ -375,6 +413,7 @@ export interface ObservedEvent {
   lastTimestamp?: string | null;
   eventTime?: string | null;
   series?: { lastObservedTime?: string | null; count?: number };
+  count?: number;
 }
 
 export interface ForeignWriterWarning {
@@ -395,21 +434,40 @@ export interface ForeignWriterDetectorOptions {
   component?: string;
   /** Recognises this controller's own events (e.g. by reportingInstance); default: the ledger. */
   isOwnEvent?: (event: ObservedEvent) => boolean;
+  /**
+   * Horizon's field manager (default HORIZON_FIELD_MANAGER): a status write or an Event whose
+   * managedFields name it was made by Horizon (this replica, or another replica of the same
+   * deployment, e.g. a deposed leader's last writes), never by another controller.
+   */
+  ownManager?: string;
 }
+
+/** Events judged are remembered this long (the API server's event TTL is 1 h). */
+const SEEN_EVENT_MS = 2 * 3_600_000;
 
 /**
  * A pure detector (no I/O, time passed in) of another controller writing the HPAs managed here:
  * 1. an HPA's status changes with no status write of ours waiting for its echo, or
  * 2. an Event from the `horizontal-pod-autoscaler` component (upstream's recorder) about a
- *    managed HPA, newer than our start, that is not one we recorded (same reason and message,
- *    within the echo window) — Horizon records with the same component, so our own events are
- *    told apart by this ledger (or by `isOwnEvent`).
+ *    managed HPA, newer than our start, that Horizon did not write — Horizon records with the
+ *    same component, so its events are told apart by their managedFields (Horizon's field
+ *    manager), else by the ledger of the events we recorded (same reason and message, within
+ *    the echo window), or by `isOwnEvent`.
+ * A write by Horizon's field manager is never evidence (another replica's writes, our own
+ * whose answer was lost). An Event delivered again unchanged (a re-list after a watch's 410, an
+ * API server's restart) was judged at its first delivery: a re-list is no evidence.
  * Each HPA warns once per kind of evidence; `evidenceOf` has the latest of every kind.
  */
 export class ForeignWriterDetector {
   private readonly options: ForeignWriterDetectorOptions;
   private readonly echoWindowMs: number;
   private readonly component: string;
+  private readonly ownManager: string;
+  /** Events judged, by namespace/name: their last occurrence and whether they were ours. */
+  private readonly seenEvents = new Map<
+    string,
+    { occurrence: string; ours: boolean; at: number }
+  >();
   private readonly statuses = new Map<string, HorizontalPodAutoscalerStatus | undefined>();
   /** Start times of our status writes whose echo has not been seen. */
   private readonly pendingWrites = new Map<string, number[]>();
@@ -424,6 +482,7 @@ export class ForeignWriterDetector {
     this.options = options;
     this.echoWindowMs = options.echoWindowMs ?? 60_000;
     this.component = options.component ?? "horizontal-pod-autoscaler";
+    this.ownManager = options.ownManager ?? HORIZON_FIELD_MANAGER;
   }
 
   /** Every warning so far. */
@@ -453,11 +512,15 @@ export class ForeignWriterDetector {
     this.ownEvents.set(key, list);
   }
 
-  /** An HPA as the informer delivered it (null: deleted). */
+  /**
+   * An HPA as the informer delivered it (null: deleted); `statusWriters`: the field managers of
+   * its newest status write, when the server tracks them (HpaSource.statusWriters).
+   */
   observeHpa(
     key: string,
     hpa: HorizontalPodAutoscaler | null,
     now: number,
+    statusWriters?: readonly string[],
   ): ForeignWriterWarning | null {
     if (hpa === null) {
       this.statuses.delete(key);
@@ -481,6 +544,8 @@ export class ForeignWriterDetector {
     }
     this.pendingWrites.delete(key);
     if (!this.options.manages(key)) return null;
+    // Written by Horizon: another replica (a deposed leader), or ours with its answer lost.
+    if (statusWriters?.includes(this.ownManager)) return null;
     return this.warn(
       key,
       "statusWrite",
@@ -509,27 +574,52 @@ export class ForeignWriterDetector {
     const last = times.length > 0 ? Math.max(...times) : Number.NaN;
     // Times have second precision: anything before the second we started is history.
     if (Number.isNaN(last) || last < Math.floor(this.options.startedAt / 1000) * 1000) return null;
-    if (this.options.isOwnEvent) {
-      if (this.options.isOwnEvent(event)) return null;
-    } else {
-      const text = `${event.reason ?? ""}\n${event.message ?? event.note ?? ""}`;
-      const ledger = (this.ownEvents.get(key) ?? []).filter(
-        (entry) => now - entry.at <= this.echoWindowMs,
-      );
-      const index = ledger.findIndex((entry) => entry.text === text);
-      if (index >= 0) {
-        ledger.splice(index, 1);
-        this.ownEvents.set(key, ledger);
-        return null;
-      }
-      this.ownEvents.set(key, ledger);
+    const name = event.metadata?.name;
+    const id = name ? `${key.split("/")[0]}/${name}` : null;
+    const occurrence = `${event.count ?? event.series?.count ?? 1}\n${last}`;
+    const seen = id === null ? undefined : this.seenEvents.get(id);
+    if (seen && (seen.ours || seen.occurrence === occurrence)) {
+      // Delivered again (a re-list), or a repeat of ours (only our correlator patches it).
+      seen.occurrence = occurrence;
+      return null;
     }
+    const ours = this.isOwnEvent(key, event, now);
+    if (id !== null) this.remember(id, occurrence, ours, now);
+    if (ours) return null;
     return this.warn(
       key,
       "event",
       now,
       `another controller is writing HorizontalPodAutoscaler ${key}: event ${event.reason ?? ""} from ${component} that this controller did not record; disable the built-in controller (kube-controller-manager --controllers=*,-horizontalpodautoscaling) or exclude this HPA with --hpa-selector`,
     );
+  }
+
+  /** Horizon's by its managedFields when the server tracks them, else by the ledger. */
+  private isOwnEvent(key: string, event: ObservedEvent, now: number): boolean {
+    if (this.options.isOwnEvent) return this.options.isOwnEvent(event);
+    const text = `${event.reason ?? ""}\n${event.message ?? event.note ?? ""}`;
+    const ledger = (this.ownEvents.get(key) ?? []).filter(
+      (entry) => now - entry.at <= this.echoWindowMs,
+    );
+    const index = ledger.findIndex((entry) => entry.text === text);
+    const managers = (event.metadata?.managedFields ?? []).map((entry) => entry.manager ?? "");
+    const byManager = managers.length > 0 ? managers.every((m) => m === this.ownManager) : null;
+    // A matched entry is used up, whichever way the event was told ours.
+    if (index >= 0 && byManager !== false) ledger.splice(index, 1);
+    this.ownEvents.set(key, ledger);
+    return byManager ?? index >= 0;
+  }
+
+  private remember(id: string, occurrence: string, ours: boolean, now: number): void {
+    if (this.seenEvents.size >= 4096) {
+      for (const [key, entry] of this.seenEvents) {
+        if (now - entry.at > SEEN_EVENT_MS) this.seenEvents.delete(key);
+      }
+      // Still full: the oldest goes.
+      const oldest = this.seenEvents.keys().next();
+      if (this.seenEvents.size >= 4096 && !oldest.done) this.seenEvents.delete(oldest.value);
+    }
+    this.seenEvents.set(id, { occurrence, ours, at: now });
   }
 
   private warn(

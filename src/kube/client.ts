@@ -70,6 +70,12 @@ export interface KubeClientOptions {
   onRequest?: (record: RequestRecord) => void;
   /** Idle keep-alive sockets kept per host (client-go's MaxIdleConnsPerHost: 25). */
   maxFreeSockets?: number;
+  /**
+   * Asked right before a write (any method but GET) goes out, after the rate limiter: false
+   * fails it unsent (KubeTransportError code ENOTLEADER), e.g. a leader whose lease renewal is
+   * overdue. Default: always.
+   */
+  mayWrite?: () => boolean;
 }
 
 export interface KubeClientStats {
@@ -335,6 +341,9 @@ export function createKubeClient(
   const agent: http.Agent =
     connection.proxyAgent ??
     (isHttps ? new https.Agent(agentOptions) : new http.Agent(agentOptions));
+  // close() ends every request still waiting, retrying or in flight: a stopping process must
+  // not be held by retries against an API server that is gone.
+  const live = new Set<AbortController>();
   const stats: KubeClientStats = {
     requests: 0,
     retries: 0,
@@ -378,6 +387,14 @@ export function createKubeClient(
       headers["Content-Length"] = body.length;
     }
     if (signal?.aborted) return { kind: "error", error: abortError(), code: "ABORT_ERR" };
+    // As late as can be: a process frozen before this point sends nothing once it resumes.
+    if (method !== "GET" && options.mayWrite && !options.mayWrite()) {
+      const error = new KubeTransportError(
+        `${method} ${url}: not sent: this replica's leader lease is not renewed in time`,
+        "ENOTLEADER",
+      );
+      return { kind: "error", error, code: "ENOTLEADER" };
+    }
     return new Promise((resolve) => {
       const req = (isHttps ? https : http).request(url, { method, headers, agent });
       let settled = false;
@@ -419,7 +436,39 @@ export function createKubeClient(
     query: KubeRequest["query"],
     body: Buffer | undefined,
     contentType: string,
-    signal: AbortSignal | undefined,
+    requestSignal: AbortSignal | undefined,
+    watch: boolean,
+    timeoutReadsBody: boolean,
+  ): Promise<{ res: http.IncomingMessage; text: string | null }> {
+    const local = new AbortController();
+    const onAbort = () => local.abort();
+    if (requestSignal?.aborted) local.abort();
+    requestSignal?.addEventListener("abort", onAbort, { once: true });
+    live.add(local);
+    try {
+      return await exchangeOnce(
+        method,
+        path,
+        query,
+        body,
+        contentType,
+        local.signal,
+        watch,
+        timeoutReadsBody,
+      );
+    } finally {
+      live.delete(local);
+      requestSignal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function exchangeOnce(
+    method: KubeMethod,
+    path: string,
+    query: KubeRequest["query"],
+    body: Buffer | undefined,
+    contentType: string,
+    signal: AbortSignal,
     watch: boolean,
     timeoutReadsBody: boolean,
   ): Promise<{ res: http.IncomingMessage; text: string | null }> {
@@ -545,6 +594,7 @@ export function createKubeClient(
     },
 
     close() {
+      for (const request of live) request.abort();
       agent.destroy();
     },
   };

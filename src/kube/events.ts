@@ -52,6 +52,11 @@ export interface KubeEventsOptions {
   random?: () => number;
   /** Errors of writes given up on (upstream logs them). */
   onError?: (error: string, event: KubeEvent) => void;
+  /**
+   * Asked right before each attempt: false drops the write (a leader whose lease renewal is
+   * overdue sends nothing more, not even what it queued before). Default: always.
+   */
+  mayWrite?: () => boolean;
 }
 
 interface Write {
@@ -60,7 +65,8 @@ interface Write {
   patch?: EventPatch;
 }
 
-const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// Unref: a retry pending at exit must not keep the process alive.
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export class KubeEventRecorder implements EventsPort {
   readonly #client: KubeClient;
@@ -73,11 +79,14 @@ export class KubeEventRecorder implements EventsPort {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #onError: ((error: string, event: KubeEvent) => void) | undefined;
+  readonly #mayWrite: () => boolean;
 
   readonly #queue: Write[] = [];
   readonly #inFlight = new Set<string>();
   #active = 0;
   #idle: (() => void)[] = [];
+  /** Aborted by flush({ finalMs }): no more retries, and retry sleeps end at once. */
+  readonly #final = new AbortController();
 
   /** Writes dropped because the queue was full. */
   dropped = 0;
@@ -99,6 +108,7 @@ export class KubeEventRecorder implements EventsPort {
     this.#sleep = options.sleep ?? sleepMs;
     this.#random = options.random ?? Math.random;
     this.#onError = options.onError;
+    this.#mayWrite = options.mayWrite ?? (() => true);
   }
 
   /** Events the spam filter kept from being written. */
@@ -159,30 +169,68 @@ export class KubeEventRecorder implements EventsPort {
     }
   }
 
-  /** Resolves once every queued write has been delivered or given up on. */
-  flush(): Promise<void> {
-    if (this.#active === 0 && this.#queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+  /**
+   * Resolves once every queued write has been delivered or given up on. With `finalMs` (the
+   * process is stopping): one attempt each, no retries, and after `finalMs` what is still queued
+   * or in flight is given up on (counted as failed), as a process exiting drops its
+   * broadcaster's queue.
+   */
+  flush(options: { finalMs?: number } = {}): Promise<void> {
+    if (options.finalMs !== undefined) this.#final.abort();
+    const idle =
+      this.#active === 0 && this.#queue.length === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => this.#idle.push(resolve));
+    if (options.finalMs === undefined) return idle;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.discard();
+        resolve();
+      }, options.finalMs);
+    });
+    return Promise.race([idle, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** Drops the queued writes (counted as failed); those in flight finish. */
+  discard(): void {
+    this.failed += this.#queue.length;
+    this.#queue.length = 0;
   }
 
   async #deliver(write: Write): Promise<void> {
     for (let tries = 1; ; tries++) {
       const outcome = await this.#attempt(write);
       if (outcome === "done") return;
-      if (tries >= this.#maxTries) {
+      if (tries >= this.#maxTries || this.#final.signal.aborted) {
         this.failed++;
         this.#onError?.(`Unable to write event (retry limit exceeded!): ${outcome}`, write.event);
         return;
       }
       // client-go randomizes the first sleep so that clients do not retry in step.
       const delay = tries === 1 ? this.#retrySleepMs * this.#random() : this.#retrySleepMs;
-      await this.#sleep(delay);
+      await this.#sleepUnlessFinal(delay);
     }
+  }
+
+  #sleepUnlessFinal(ms: number): Promise<void> {
+    const final = this.#final.signal;
+    if (final.aborted) return Promise.resolve();
+    return Promise.race([
+      this.#sleep(ms),
+      new Promise<void>((resolve) =>
+        final.addEventListener("abort", () => resolve(), { once: true }),
+      ),
+    ]);
   }
 
   /** recordEvent: "done" (written or rejected for good), or the transport error to retry on. */
   async #attempt(write: Write): Promise<"done" | string> {
     const { event } = write;
+    if (!this.#mayWrite()) {
+      this.failed++;
+      return "done";
+    }
     const namespace = encodeURIComponent(event.metadata.namespace);
     const deadline = { timeoutMs: this.#timeoutMs };
     let answer: Awaited<ReturnType<typeof requestWithDeadline<KubeEvent>>> | undefined;

@@ -3,7 +3,7 @@
 // survive to the status write. `--hpa-selector` becomes the list/watch labelSelector.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { HpaSource } from "../controller/ports.js";
-import { Informer, type InformerOptions, type RawObject } from "./informer.js";
+import { Informer, type InformerOptions, objectKey, type RawObject } from "./informer.js";
 import type { KubeClient } from "./types.js";
 
 export interface HpaInformerOptions
@@ -28,19 +28,55 @@ export function hpaFromObject(object: RawObject): HorizontalPodAutoscaler {
   } as HorizontalPodAutoscaler;
 }
 
+/**
+ * The managers of the newest `status` managedFields entries (times have second precision: all
+ * those of the latest second), or undefined when the object has none.
+ */
+export function statusWritersOf(object: RawObject): string[] | undefined {
+  const entries = (object.metadata as { managedFields?: unknown } | undefined)?.managedFields;
+  if (!Array.isArray(entries)) return undefined;
+  let newest = Number.NEGATIVE_INFINITY;
+  let writers: string[] = [];
+  for (const entry of entries as { manager?: unknown; subresource?: unknown; time?: unknown }[]) {
+    if (entry?.subresource !== "status" || typeof entry.manager !== "string") continue;
+    const time = typeof entry.time === "string" ? Date.parse(entry.time) : Number.NaN;
+    const at = Number.isNaN(time) ? Number.NEGATIVE_INFINITY : time;
+    if (at > newest) {
+      newest = at;
+      writers = [entry.manager];
+    } else if (at === newest) writers.push(entry.manager);
+  }
+  return writers.length > 0 ? writers : undefined;
+}
+
 export class HpaInformer implements HpaSource {
   readonly informer: Informer<HorizontalPodAutoscaler>;
+  /** statusWritersOf each HPA as last delivered, by namespace/name. */
+  readonly #statusWriters = new Map<string, string[]>();
 
   constructor(options: HpaInformerOptions) {
     const { namespace, ...rest } = options;
+    const transform = (object: RawObject) => {
+      const writers = statusWritersOf(object);
+      if (writers) this.#statusWriters.set(objectKey(object), writers);
+      else this.#statusWriters.delete(objectKey(object));
+      return hpaFromObject(object);
+    };
     this.informer = new Informer<HorizontalPodAutoscaler>({
       name: "horizontalpodautoscalers",
       ...rest,
       path: namespace
         ? `/apis/autoscaling/v2/namespaces/${encodeURIComponent(namespace)}/horizontalpodautoscalers`
         : "/apis/autoscaling/v2/horizontalpodautoscalers",
-      transform: hpaFromObject,
+      transform,
     });
+    this.informer.subscribe((key, value) => {
+      if (value === null) this.#statusWriters.delete(key);
+    });
+  }
+
+  statusWriters(key: string): readonly string[] | undefined {
+    return this.#statusWriters.get(key);
   }
 
   start(): void {

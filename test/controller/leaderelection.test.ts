@@ -584,14 +584,35 @@ describe("LeaderElector over a Lease in the in-process API server", () => {
     const lastSuccess = e.get("a").lock.writes.at(-1)!.at;
     e.get("a").lock.failing = true;
     await e.run(20_000);
-    // The next round starts a retry period after the last success and gives up renewDeadline later.
-    assert.deepEqual(e.get("a").stopped, [{ at: lastSuccess + 2_000 + 10_000, reason: "lost" }]);
+    // The renew deadline counts from the last successful renewal (client-go counts it from the
+    // start of the round, a retry period later): no write is allowed past it, so leading ends.
+    assert.deepEqual(e.get("a").stopped, [{ at: lastSuccess + 10_000, reason: "lost" }]);
     assert.equal(e.get("a").elector.isLeading(), false);
     // client-go's renew records "stopped leading" as it returns, lost or not.
     assert.deepEqual(
       e.get("a").lock.recorded.map((r) => r.what),
       ["became leader", "stopped leading"],
     );
+    await e.stopAll();
+  });
+
+  it("mayWrite: only while the last renewal is younger than the renew deadline; asking past it ends leading at once", async () => {
+    const e = election({ names: ["a"] });
+    assert.equal(e.get("a").elector.mayWrite(), false, "not leading yet");
+    e.start("a");
+    await e.run(5_000);
+    assert.equal(e.get("a").elector.mayWrite(), true);
+    const lastSuccess = e.get("a").lock.writes.at(-1)!.at;
+    // Frozen (SIGSTOP): the renewals stop, time goes on; no timer has fired yet on resuming.
+    e.get("a").lock.crashed = true;
+    e.timers.current = lastSuccess + 9_999;
+    assert.equal(e.get("a").elector.mayWrite(), true, "just within the renew deadline");
+    e.timers.current = lastSuccess + 10_000;
+    assert.equal(e.get("a").elector.mayWrite(), false, "the renew deadline has passed");
+    await e.run(100);
+    // Asking ended the renewal loop at once (it would have waited for its timers).
+    assert.deepEqual(e.get("a").stopped, [{ at: lastSuccess + 10_000, reason: "lost" }]);
+    assert.equal(e.get("a").elector.isLeading(), false);
     await e.stopAll();
   });
 

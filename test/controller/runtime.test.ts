@@ -1009,4 +1009,116 @@ describe("ForeignWriterDetector", () => {
       assert.equal(d.observeEvent(c.event, T + 5_000)?.evidence ?? null, c.expected);
     });
   }
+
+  // Issue 40: after an API server's restart the Event watch gets 410 and the informer re-lists,
+  // delivering Horizon's own Events a second time; a deposed leader's writes are Horizon's too.
+  const named = (name: string, overrides: Record<string, unknown> = {}) =>
+    hpaEvent({ metadata: { namespace: "default", name }, ...overrides });
+  const managed = (manager: string) => [{ manager, operation: "Update", apiVersion: "v1" }];
+  const deliveryCases: {
+    name: string;
+    /** Each delivery: the event, and whether we recorded its text just before. */
+    deliveries: { event: Record<string, unknown>; recorded?: boolean }[];
+    expected: (string | null)[];
+  }[] = [
+    {
+      name: "our event delivered again by a re-list (its ledger entry used up) is no evidence",
+      deliveries: [{ event: named("a.1"), recorded: true }, { event: named("a.1") }],
+      expected: [null, null],
+    },
+    {
+      name: "our event repeated by our correlator (count 2) stays ours",
+      deliveries: [
+        { event: named("a.1"), recorded: true },
+        { event: named("a.1", { count: 2, lastTimestamp: new Date(T + 9_000).toISOString() }) },
+      ],
+      expected: [null, null],
+    },
+    {
+      name: "an event written by Horizon's field manager is Horizon's (another replica's), ledger or not",
+      deliveries: [
+        {
+          event: named("a.2", {
+            metadata: {
+              namespace: "default",
+              name: "a.2",
+              managedFields: managed("horizon-controller"),
+            },
+          }),
+        },
+      ],
+      expected: [null],
+    },
+    {
+      name: "an event written by kube-controller-manager is foreign even with a matching text",
+      deliveries: [
+        {
+          event: named("a.3", {
+            metadata: {
+              namespace: "default",
+              name: "a.3",
+              managedFields: managed("kube-controller-manager"),
+            },
+          }),
+          recorded: true,
+        },
+      ],
+      expected: ["event"],
+    },
+    {
+      name: "a foreign event is evidence once per occurrence: its re-list is not new evidence, its repeat is",
+      deliveries: [
+        { event: named("k.1") },
+        { event: named("k.1") },
+        { event: named("k.1", { count: 2, lastTimestamp: new Date(T + 9_000).toISOString() }) },
+      ],
+      expected: ["event", null, "event"],
+    },
+  ];
+  for (const c of deliveryCases) {
+    it(c.name, () => {
+      const d = detector();
+      const seen = c.deliveries.map((delivery, i) => {
+        const now = T + 5_000 + i * 1_000;
+        if (delivery.recorded) {
+          d.ownEventRecorded(
+            "default/a",
+            {
+              type: "Normal",
+              reason: String(delivery.event.reason),
+              message: String(delivery.event.message),
+            },
+            now - 500,
+          );
+        }
+        d.observeEvent(delivery.event, now);
+        return d.evidenceOf("default/a")?.at === now ? "event" : null;
+      });
+      assert.deepEqual(seen, c.expected);
+    });
+  }
+
+  const writerCases: { name: string; writers: string[] | undefined; expected: string | null }[] = [
+    {
+      name: "a status change by Horizon's field manager (another replica) is no evidence",
+      writers: ["horizon-controller"],
+      expected: null,
+    },
+    {
+      name: "one by kube-controller-manager is",
+      writers: ["kube-controller-manager"],
+      expected: "statusWrite",
+    },
+    { name: "one the server tracks no writer of is", writers: undefined, expected: "statusWrite" },
+  ];
+  for (const c of writerCases) {
+    it(c.name, () => {
+      const d = detector();
+      d.observeHpa("default/a", withStatus(2), T);
+      assert.equal(
+        d.observeHpa("default/a", withStatus(3), T + 1000, c.writers)?.evidence ?? null,
+        c.expected,
+      );
+    });
+  }
 });
