@@ -4,8 +4,8 @@
 // that selects its pods, as the book's load-generator loop does. So the pods' app counts the
 // requests (`http_requests_total` on /metrics, access lines in their logs) and Prometheus sees
 // them. The workload is marked `trafficSent`: its pods' answers are its demand in the usage
-// model, and the models are not added a second time. A workload no Service reaches keeps its
-// traffic modelled (said once in the log).
+// model, and the models are not added a second time. A workload no Service reaches, or whose
+// pods declare no port, keeps its traffic modelled (said once in the log).
 import type { KubeObject } from "../api/types.js";
 import type { EmbeddedCluster } from "./cluster.js";
 import { serviceSelects } from "./load.js";
@@ -71,6 +71,25 @@ export function trafficTarget(
   return null;
 }
 
+/**
+ * Whether the workload's pods declare a TCP container port: pods without one listen on nothing,
+ * so their traffic stays modelled rather than vanish in refused connections.
+ */
+export function podsListen(workload: Pick<Workload, "obj">): boolean {
+  const template = (
+    workload.obj.spec as {
+      template?: {
+        spec?: { containers?: { ports?: { containerPort?: number; protocol?: string }[] }[] };
+      };
+    }
+  )?.template;
+  return (template?.spec?.containers ?? []).some((c) =>
+    (c.ports ?? []).some(
+      (p) => typeof p.containerPort === "number" && (p.protocol ?? "TCP") === "TCP",
+    ),
+  );
+}
+
 export class ScenarioTraffic {
   readonly #cluster: EmbeddedCluster;
   readonly #log: (line: string) => void;
@@ -111,13 +130,16 @@ export class ScenarioTraffic {
     for (const workload of this.#cluster.workloads()) {
       if (workload.removed || workload.traffic.length === 0) continue;
       seen.add(workload);
-      const target = trafficTarget(workload, services);
+      const listens = podsListen(workload);
+      const target = listens ? trafficTarget(workload, services) : null;
       const sender = this.#senders.get(workload);
       if (!target) {
         if (sender) this.#end(sender);
         this.#say(
           workload,
-          "modelled: no Service with a ClusterIP and a TCP port selects its pods",
+          listens
+            ? "modelled: no Service with a ClusterIP and a TCP port selects its pods"
+            : "modelled: its pods declare no TCP containerPort to send requests to",
         );
         continue;
       }

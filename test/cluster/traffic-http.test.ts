@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import type { KubeObject } from "../../src/api/types.js";
 import { EmbeddedCluster } from "../../src/cluster/cluster.js";
 import { LoadGenerator } from "../../src/cluster/loadgen.js";
-import { trafficTarget } from "../../src/cluster/traffic-http.js";
+import { podsListen, ScenarioTraffic, trafficTarget } from "../../src/cluster/traffic-http.js";
 import { samplesByName } from "../../src/core/replica-calculator.js";
 import { clusterModelOf } from "../../src/sim/cluster.js";
 import { deployment, lifecycle, scenario, T0, workloadModel } from "./builders.js";
@@ -72,6 +72,20 @@ describe("trafficTarget: the Service a workload's requests go to", () => {
   for (const c of cases) {
     test(c.name, () => assert.deepEqual(trafficTarget(workload, c.services), c.want));
   }
+});
+
+describe("podsListen: only pods that declare a TCP port get requests", () => {
+  const withPorts = (ports: unknown[] | undefined) => {
+    const object = deployment() as KubeObject;
+    const spec = object.spec as { template: { spec: { containers: Record<string, unknown>[] } } };
+    if (ports) spec.template.spec.containers[0]!.ports = ports;
+    return { obj: object };
+  };
+  test("a containerPort: yes; none, or only UDP: no", () => {
+    assert.equal(podsListen(withPorts([{ containerPort: 8080 }])), true);
+    assert.equal(podsListen(withPorts(undefined)), false);
+    assert.equal(podsListen(withPorts([{ containerPort: 53, protocol: "UDP" }])), false);
+  });
 });
 
 describe("traffic sent as requests is counted once by the usage model (fake clock)", () => {
@@ -193,5 +207,49 @@ describe("LoadGenerator at a rate read at each tick (loopback)", () => {
     } finally {
       await generator.stop();
     }
+  });
+});
+
+describe("ScenarioTraffic: sent while a Service reaches the workload's pods, else modelled", () => {
+  test("no Service: modelled; a Service: sent (trafficSent); the Service gone: modelled again", async () => {
+    const c = new EmbeddedCluster({
+      // Rate 0: nothing is really sent (the address listens on nothing here).
+      model: clusterModelOf(scenario({ workloads: [workloadModel()] })),
+      startTime: T0,
+    });
+    const web = deployment() as KubeObject;
+    const spec = web.spec as { template: { spec: { containers: Record<string, unknown>[] } } };
+    spec.template.spec.containers[0]!.ports = [{ containerPort: 8080 }];
+    c.create(web);
+    const lines: string[] = [];
+    const traffic = new ScenarioTraffic({ cluster: c, log: (l) => lines.push(l), clock: () => T0 });
+    const workload = c.workload("default", "Deployment", "web")!;
+    try {
+      traffic.refresh();
+      assert.equal(workload.trafficSent, false);
+      assert.equal(traffic.counts(workload.key), null);
+      c.create(
+        service("web", {
+          selector: { app: "web" },
+          clusterIP: "127.65.0.2",
+          ports: [{ name: "http", port: 80, targetPort: 8080 }],
+        }),
+      );
+      traffic.refresh();
+      traffic.refresh();
+      assert.equal(workload.trafficSent, true);
+      assert.deepEqual(traffic.counts(workload.key)?.sent, 0);
+      c.store.delete("Service", "default", "web");
+      traffic.refresh();
+      assert.equal(workload.trafficSent, false);
+      assert.deepEqual(lines, [
+        "scenario traffic of deployment/web (namespace default): modelled: no Service with a ClusterIP and a TCP port selects its pods",
+        "scenario traffic of deployment/web (namespace default): sent as HTTP requests to service/web at http://127.65.0.2/",
+        "scenario traffic of deployment/web (namespace default): modelled: no Service with a ClusterIP and a TCP port selects its pods",
+      ]);
+    } finally {
+      await traffic.stop();
+    }
+    assert.equal(workload.trafficSent, false);
   });
 });
