@@ -12,7 +12,7 @@ import { Agent, request } from "node:http";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { LoadGenerator, type LoadTarget, summarize } from "../src/cli/loadgen.js";
+import { LoadGenerator, type LoadTarget, summarize } from "../src/cluster/loadgen.js";
 import { emptyScenario, startUp } from "../src/up/up.js";
 
 const PODS = 10;

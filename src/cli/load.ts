@@ -22,8 +22,8 @@ import { join, resolve } from "node:path";
 import { ApiException, CoreV1Api } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { formatDuration, parseDuration } from "../api/duration.js";
+import { formatCounts, LoadGenerator, summarize } from "../cluster/loadgen.js";
 import { loadKubeConfig } from "../kube/config.js";
-import { formatCounts, LoadGenerator, summarize } from "./loadgen.js";
 import { defaultKubeconfigPath } from "./up.js";
 
 export const DEFAULT_CONCURRENCY = 100;

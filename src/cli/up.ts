@@ -56,6 +56,7 @@ export interface UpCommandOptions {
   adapterConfig?: string;
   podCidr?: string;
   serviceCidr?: string;
+  scenarioTraffic?: string;
   maxRequestsInflight?: string;
   maxMutatingRequestsInflight?: string;
 }
@@ -156,6 +157,16 @@ export function parseUpOptions(options: UpCommandOptions): Parsed<StartUpOptions
   const prometheus = parsePrometheusFlags(flags);
   if (!prometheus.ok) return prometheus;
   if (prometheus.value) out.prometheus = prometheus.value;
+  if (options.scenarioTraffic !== undefined) {
+    const mode = options.scenarioTraffic;
+    if (mode !== "requests" && mode !== "model") {
+      return {
+        ok: false,
+        error: `--scenario-traffic: must be requests (sent to the pods) or model (modelled only), got "${mode}"`,
+      };
+    }
+    out.scenarioTraffic = mode;
+  }
   const inFlight: Partial<InFlightLimits> = {};
   for (const [flag, text, key] of [
     ["--max-requests-inflight", options.maxRequestsInflight, "maxRequestsInflight"],
@@ -211,6 +222,15 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       `  network: pods ${network.podIps.cidr.text}, Services ${network.serviceIps.cidr.text}${running.podNetwork ? " (pods listen, ClusterIPs proxy)" : " (addresses only, no listeners)"}`,
     );
   }
+  if (running.scenarioTraffic && hasTraffic(options)) {
+    lines.push(
+      "  traffic: the scenario's traffic is sent as HTTP requests to its workloads' Services (--scenario-traffic model keeps it modelled)",
+    );
+  } else if (running.podNetwork && hasTraffic(options)) {
+    lines.push(
+      "  traffic: the scenario's traffic is modelled: the pods' CPU follows it, no request reaches them (--scenario-traffic requests sends it)",
+    );
+  }
   if (options.insecureHttp) {
     lines.push(
       "  transport: plain HTTP (--insecure-http): no TLS and NO authentication (kubectl sends no credentials over HTTP)",
@@ -240,6 +260,16 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
   }
   lines.push("Press Ctrl-C to stop.");
   return lines;
+}
+
+/** The scenario models traffic for a workload, from the start or from one of its events. */
+function hasTraffic(options: StartUpOptions): boolean {
+  const spec = options.scenario?.spec;
+  if (!spec) return false;
+  return (
+    spec.workloads.some((w) => w.traffic.length > 0) ||
+    spec.events.some((e) => e.type === "setTraffic" && e.traffic.length > 0)
+  );
 }
 
 /** Where the controller serves /metrics and decisions, and the explain command that reads them. */
@@ -378,6 +408,10 @@ export function registerUpCommand(program: Command): void {
       "--service-cidr <cidr>",
       "Service ClusterIPs, a loopback range apart from --pod-cidr (each ClusterIP proxies to the Ready endpoints)",
       DEFAULT_SERVICE_CIDR,
+    )
+    .option(
+      "--scenario-traffic <mode>",
+      "the scenario's traffic: requests (sent as real HTTP requests to the ClusterIP of each workload's Service, so the pods count them on /metrics; the default with --prometheus) or model (modelled: the pods' CPU follows it, nothing reaches them; the default without)",
     )
     .option(
       "--max-requests-inflight <n>",

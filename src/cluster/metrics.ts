@@ -172,10 +172,12 @@ export class MetricsPipeline {
     const start = this.#cluster.startTime;
     const slot = k % this.ringSize;
     for (const workload of this.#cluster.workloads()) {
-      // The requests its pods really answered since the last scrape add to the modelled traffic.
+      // The requests its pods really answered since the last scrape add to the modelled traffic
+      // (which is not counted twice when it is itself sent as requests).
       const answered = workload.servedTotal - workload.servedAtScrape;
       workload.servedAtScrape = workload.servedTotal;
-      const demand = trafficAt(workload.traffic, t - start) + answered / (this.resolution / 1000);
+      const modelled = workload.trafficSent ? 0 : trafficAt(workload.traffic, t - start);
+      const demand = modelled + answered / (this.resolution / 1000);
       const ready = workload.readyCount();
       const ring = workload.ring;
       ring.time[slot] = t;

@@ -279,6 +279,11 @@ export class Workload {
   /** Requests its pods answered on the pod network (`horizon up`), and the count at the last scrape. */
   servedTotal = 0;
   servedAtScrape = 0;
+  /**
+   * Its traffic models are being sent to its pods as real requests (`horizon up`: the scenario's
+   * traffic, traffic-http.ts): what they answer is its demand, so the models are not added to it.
+   */
+  trafficSent = false;
   readonly owners: PodOwner[] = [];
   templateHash = "";
   /** Last revision number given to a ReplicaSet (deployment.kubernetes.io/revision). */

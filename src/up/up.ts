@@ -51,6 +51,7 @@ import { HttpPodNetwork } from "../cluster/network-http.js";
 import { hostSystemInfo, NodeStatusReporter } from "../cluster/node-status.js";
 import { type DataDir, openDataDir } from "../cluster/persistence.js";
 import { RealtimeDriver } from "../cluster/realtime.js";
+import { ScenarioTraffic } from "../cluster/traffic-http.js";
 import { cpuModelUniform, servedPerPod } from "../cluster/usage.js";
 import type { SyncReport } from "../controller/controller.js";
 import { createLogger } from "../controller/log.js";
@@ -156,6 +157,13 @@ export interface StartUpOptions {
    * does; default false, so tests that do not need sockets open none).
    */
   listeners?: boolean;
+  /**
+   * What becomes of the scenario's traffic models: "requests" sends them as real HTTP requests to
+   * the Services of their workloads (needs `listeners`), "model" keeps them modelled (the pods'
+   * CPU follows them; nothing reaches the pods). Default: "requests" with `prometheus` and
+   * `listeners` (Prometheus reads the pods' own counters), else "model".
+   */
+  scenarioTraffic?: ScenarioTrafficMode;
   /** The API server's --max-requests-inflight / --max-mutating-requests-inflight. */
   inFlight?: Partial<InFlightLimits>;
   /**
@@ -200,9 +208,13 @@ export interface RunningUp {
   prometheus: RunningStack | null;
   /** The pods' listeners and the Service proxies (null without `listeners`). */
   podNetwork: HttpPodNetwork | null;
+  /** The scenario's traffic sent as requests (null: it stays modelled). */
+  scenarioTraffic: ScenarioTraffic | null;
   /** Stops the controller loop and the server. */
   close(): Promise<void>;
 }
+
+export type ScenarioTrafficMode = "requests" | "model";
 
 /** `usage`: the flags do not fit the data directory (the command exits 2, as for bad input). */
 export type StartUpResult =
@@ -434,6 +446,14 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
 
   const ranges = parseRanges(options);
   if (!ranges.ok) return ranges;
+  const trafficMode =
+    options.scenarioTraffic ?? (options.prometheus && options.listeners ? "requests" : "model");
+  if (trafficMode === "requests" && !options.listeners) {
+    return {
+      ok: false,
+      error: "--scenario-traffic requests: needs the pods' listeners (the pod network)",
+    };
+  }
   // Pods report listen failures after the cluster exists: the network reaches it through this.
   let clusterRef: EmbeddedCluster | undefined;
   const podNetwork = options.listeners
@@ -593,12 +613,14 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       : resolve(options.kubeconfigOut ?? defaultKubeconfigPath());
   let controller: RunningController | null = null;
   let stack: RunningStack | null = null;
+  let scenarioTraffic: ScenarioTraffic | null = null;
   let privateKubeconfigDir: string | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await controller?.stop();
+    await scenarioTraffic?.stop();
     await stack?.close();
     if (privateKubeconfigDir) rmSync(privateKubeconfigDir, { recursive: true, force: true });
     kubernetesService.stop();
@@ -643,6 +665,13 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
       return started;
     }
     stack = started.value;
+  }
+  if (trafficMode === "requests") {
+    scenarioTraffic = new ScenarioTraffic({
+      cluster,
+      log: (line) => log(`${clockTime()} ${line}`),
+    });
+    scenarioTraffic.start();
   }
   if (overHttp && controllerConfig) {
     const file = await kubeconfigFile();
@@ -751,6 +780,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
         : null,
       prometheus: stack,
       podNetwork,
+      scenarioTraffic,
       close,
     },
   };

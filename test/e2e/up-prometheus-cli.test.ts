@@ -1,6 +1,7 @@
 // `horizon up SCENARIO --prometheus` as a process (the real CLI): the scenario's ServiceMonitor
 // is created with the other objects and becomes Prometheus' scrape job (it used to be skipped
-// with a warning), and a SIGKILLed `horizon up` takes its Prometheus child with it.
+// with a warning), its traffic is sent to the app's Service (scenario-traffic.test.ts follows
+// it to the HPA), and a SIGKILLed `horizon up` takes its Prometheus child with it.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -102,6 +103,15 @@ describe("horizon up examples/custom-metrics.yaml --prometheus (the CLI)", { ski
   test("the scenario's ServiceMonitor is created and becomes the operator's scrape job", async () => {
     assert.doesNotMatch(stderr, /ServiceMonitor/);
     assert.match(stdout, /cluster: scenario .*custom-metrics\.yaml \(4 objects\)/);
+    // Its traffic is sent to the sample app's Service (from the spike at 1m on), not only modelled.
+    assert.match(
+      stdout,
+      /^ {2}traffic: the scenario's traffic is sent as HTTP requests to its workloads' Services \(--scenario-traffic model keeps it modelled\)$/m,
+    );
+    assert.match(
+      stdout,
+      /scenario traffic of deployment\/sample-app \(namespace default\): sent as HTTP requests to service\/sample-app at http:\/\/127\.\d+\.\d+\.\d+\/$/m,
+    );
     const jobs = await pollUntil(
       "the ServiceMonitor's job in Prometheus' configuration",
       async () => {

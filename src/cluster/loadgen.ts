@@ -1,5 +1,5 @@
-// An open-loop HTTP load generator (`horizon load`, `npm run bench:traffic`): requests leave at
-// the asked rate whether or not earlier ones were answered (as the docs' load-generator loop
+// An open-loop HTTP load generator (`horizon load`, `npm run bench:traffic`, and a scenario's
+// traffic sent for real under `horizon up`: traffic-http.ts): requests leave at the asked rate whether or not earlier ones were answered (as the docs' load-generator loop
 // with many copies, or a real user population), at most `concurrency` in flight; each request
 // on a new connection by default, as `wget` in a loop, so a ClusterIP's proxy balances every
 // request. Counts what was sent, answered (by status code) and failed, and latency percentiles.
@@ -14,14 +14,19 @@ export interface LoadTarget {
 export interface LoadGeneratorOptions {
   /** Where requests go; several: in turn (the benchmark's direct-to-pods baseline). */
   target: LoadTarget | readonly LoadTarget[];
-  /** Requests per second (> 0). */
-  rps: number;
+  /**
+   * Requests per second (> 0), or a rate read at every tick (>= 0; a scenario's traffic model
+   * on the real clock): the requests due are its integral over time.
+   */
+  rps: number | (() => number);
   /** Most requests in flight; one due while this many are open is not sent (counted as an error). */
   concurrency: number;
   /** Reuse connections (a keep-alive agent with `concurrency` sockets) instead of one per request. */
   keepAlive?: boolean;
   /** A request unanswered after this long fails (default 10 s). */
   timeoutMs?: number;
+  /** Keep each latency for `latencies` and `window()` (default true; a load without end keeps none). */
+  keepLatencies?: boolean;
 }
 
 export interface LoadCounts {
@@ -76,13 +81,16 @@ export class LoadGenerator {
   #startedAt = 0;
   #scheduled = 0;
   #inFlight = 0;
-  readonly #targets: readonly LoadTarget[];
+  #targets: readonly LoadTarget[];
+  /** A variable rate's requests due so far (fractional) and the time it was last read. */
+  #credit = 0;
+  #ratedAt = 0;
   #timer: NodeJS.Timeout | null = null;
   #idle: (() => void) | null = null;
 
   constructor(options: LoadGeneratorOptions) {
     this.#options = options;
-    this.#targets = "host" in options.target ? [options.target] : options.target;
+    this.#targets = targetsOf(options.target);
     this.#agent = options.keepAlive
       ? new Agent({ keepAlive: true, maxSockets: options.concurrency })
       : false;
@@ -92,8 +100,14 @@ export class LoadGenerator {
     return this.#inFlight;
   }
 
+  /** Sends the next requests elsewhere (a Service's address changed). */
+  retarget(target: LoadTarget | readonly LoadTarget[]): void {
+    this.#targets = targetsOf(target);
+  }
+
   start(): void {
     this.#startedAt = performance.now();
+    this.#ratedAt = this.#startedAt;
     this.#tick();
     this.#timer = setInterval(() => this.#tick(), TICK_MS);
   }
@@ -114,7 +128,16 @@ export class LoadGenerator {
   }
 
   #tick(): void {
-    const due = dueCount(performance.now() - this.#startedAt, this.#options.rps);
+    const rps = this.#options.rps;
+    let due: number;
+    if (typeof rps === "number") due = dueCount(performance.now() - this.#startedAt, rps);
+    else {
+      const now = performance.now();
+      this.#credit += (Math.max(0, rps()) * (now - this.#ratedAt)) / 1000;
+      this.#ratedAt = now;
+      due = this.#scheduled + Math.floor(this.#credit);
+      this.#credit -= Math.floor(this.#credit);
+    }
     while (this.#scheduled < due) {
       this.#scheduled++;
       if (this.#inFlight >= this.#options.concurrency) {
@@ -140,9 +163,11 @@ export class LoadGenerator {
       else {
         this.counts.answered++;
         this.counts.codes[code] = (this.counts.codes[code] ?? 0) + 1;
-        const ms = performance.now() - started;
-        this.latencies.push(ms);
-        this.#window.push(ms);
+        if (this.#options.keepLatencies !== false) {
+          const ms = performance.now() - started;
+          this.latencies.push(ms);
+          this.#window.push(ms);
+        }
       }
       if (this.#inFlight === 0 && this.#idle) {
         const idle = this.#idle;
@@ -168,6 +193,10 @@ export class LoadGenerator {
     req.on("error", () => finish(null));
     req.end();
   }
+}
+
+function targetsOf(target: LoadTarget | readonly LoadTarget[]): readonly LoadTarget[] {
+  return "host" in target ? [target] : target;
 }
 
 /** `sent 30, answered 30 (200: 30), errors 0, p50 1.2ms, p99 3.4ms` */
