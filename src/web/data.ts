@@ -76,6 +76,7 @@ export function syncEntryOf(record: HistoryRecord): SyncEntry {
     desiredReplicas: record.sample.desiredReplicas,
     outcome: record.sample.outcome,
     reason: record.reason,
+    limited: record.limited,
   };
 }
 

@@ -48,6 +48,8 @@ export interface HistoryRecord extends DecisionJsonHolder {
   sample: SyncSample;
   /** Why the sync ended as it did: the rescale reason, the error, the limit or window that held it. */
   reason: string;
+  /** Whether a bound, a policy or a stabilization window held the recommendation back. */
+  limited: boolean;
   events: SyncEvent[];
   /** Where the DecisionRecord's JSON is kept, with other syncs' (read it with decisionJson). */
   batch: PackedBatch;
@@ -66,6 +68,7 @@ class StoredRecord implements HistoryRecord {
     readonly seq: number,
     readonly sample: SyncSample,
     readonly reason: string,
+    readonly limited: boolean,
     readonly events: SyncEvent[],
     public batch: PackedBatch,
   ) {}
@@ -133,6 +136,16 @@ export function reasonOf(decision: DecisionRecord): string {
   const window = trace.stabilization;
   if (window && window.stabilized !== window.recommendation) return window.reason;
   return "";
+}
+
+/** A bound (min/max), a `behavior` policy or a stabilization window changed the outcome. */
+export function isLimited(decision: DecisionRecord): boolean {
+  const trace = decision.trace;
+  if (decision.error) return false;
+  const window = trace.stabilization;
+  // DesiredWithinRange is upstream's ScalingLimited False: nothing held it back.
+  const bounded = trace.limit !== undefined && trace.limit.reason !== "DesiredWithinRange";
+  return bounded || (window !== undefined && window.stabilized !== window.recommendation);
 }
 
 export type HistoryEvent =
@@ -376,6 +389,7 @@ export class HpaHistory {
       ++this.seq,
       sampleOf(decision, at, loadRps),
       intern(reasonOf(decision)),
+      isLimited(decision),
       decision.events.length === 0 ? NO_EVENTS : decision.events,
       this.open,
     );

@@ -41,6 +41,8 @@ export interface SyncEntry {
   outcome: SyncSample["outcome"];
   /** The rescale reason, or the error, or the stabilization/limit reason that held it. */
   reason: string;
+  /** A bound, a `behavior` policy or a stabilization window held the recommendation back. */
+  limited: boolean;
 }
 
 export interface RecordedEvent extends SyncEvent {

@@ -464,4 +464,57 @@ describe("what-if over a simulation, in a browser", { skip: skipBrowser }, () =>
     await alert.waitFor();
     assert.match(await alert.innerText(), /spec\.maxReplicas/);
   });
+
+  it("the Syncs list filters (scaled, failed, limited) and pages its syncs", async () => {
+    // src/web/app/hpa.tsx's SYNCS_PER_PAGE.
+    const SYNCS_PER_PAGE = 50;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(dashboard.loginUrl());
+    await page.locator('tr[data-key="default/worker"] td.name a').click();
+    const filters = page.locator(".sync-filters button");
+    await filters.first().waitFor();
+    const count = async (label: string) => {
+      const text = await filters.filter({ hasText: label }).innerText();
+      return Number(/\((\d+)\)$/.exec(text)?.[1]);
+    };
+    const all = await count("All");
+    assert.ok(all > SYNCS_PER_PAGE, `${all} syncs: more than a page`);
+    assert.equal(await page.locator(".timeline > .sync").count(), SYNCS_PER_PAGE);
+    assert.match(
+      await page.locator(".sync-pages").innerText(),
+      new RegExp(
+        `1–${SYNCS_PER_PAGE} of ${all} \\(page 1 of ${Math.ceil(all / SYNCS_PER_PAGE)}\\)`,
+      ),
+    );
+    await page.locator(".sync-pages button", { hasText: "older" }).click();
+    await page.locator(".sync-pages", { hasText: `${SYNCS_PER_PAGE + 1}–` }).waitFor();
+
+    for (const [label, selector] of [
+      ["Scaled", ".sync.scaled"],
+      ["Failed", ".sync.failed"],
+    ] as const) {
+      const expected = await count(label);
+      await filters.filter({ hasText: label }).click();
+      assert.equal(await filters.filter({ hasText: label }).getAttribute("aria-pressed"), "true");
+      const shown = Math.min(expected, SYNCS_PER_PAGE);
+      if (expected === 0) {
+        await page.locator(".sync-list", { hasText: "No " }).waitFor();
+      } else {
+        await page
+          .locator(".timeline > .sync")
+          .nth(shown - 1)
+          .waitFor();
+        assert.equal(await page.locator(".timeline > .sync").count(), shown);
+        assert.equal(await page.locator(`.timeline > ${selector}`).count(), shown);
+      }
+    }
+    const limited = await count("Limited");
+    assert.ok(limited > 0 && limited < all, `${limited} limited of ${all}`);
+    await filters.filter({ hasText: "Limited" }).click();
+    await page.locator(".timeline > .sync").first().waitFor();
+    assert.equal(
+      await page.locator(".timeline > .sync").count(),
+      Math.min(limited, SYNCS_PER_PAGE),
+    );
+  });
 });

@@ -10,7 +10,7 @@ import {
   DecisionStore,
   decisionRecordOf,
 } from "../../src/controller/decisions.js";
-import { decisionOf, HpaHistory } from "../../src/web/history.js";
+import { decisionOf, HpaHistory, isLimited } from "../../src/web/history.js";
 import { syncReport } from "../controller/sync-reports.js";
 
 function decision(input: Parameters<typeof syncReport>[0]): DecisionRecord {
@@ -332,6 +332,52 @@ describe("HpaHistory", () => {
     assert.throws(
       () => new HpaHistory({ capacity: 1, maxRecords: 0, clock: fakeClock() }),
       /maxRecords must be at least 1/,
+    );
+  });
+});
+
+describe("isLimited: a bound, a policy or a window held the recommendation back", () => {
+  const decision = (trace: Partial<DecisionRecord["trace"]>, error: string | null = null) =>
+    ({ trace, conditions: [], events: [], error }) as unknown as DecisionRecord;
+  const cases = [
+    {
+      name: "within range, no window",
+      trace: { limit: { reason: "DesiredWithinRange", message: "" } },
+      limited: false,
+    },
+    { name: "a policy", trace: { limit: { reason: "ScaleUpLimit", message: "" } }, limited: true },
+    {
+      name: "the max bound",
+      trace: { limit: { reason: "TooManyReplicas", message: "" } },
+      limited: true,
+    },
+    {
+      name: "a stabilization window held it",
+      trace: {
+        stabilization: {
+          path: "behavior",
+          recommendation: 2,
+          stabilized: 4,
+          reason: "ScaleDownStabilized",
+        },
+      },
+      limited: true,
+    },
+    {
+      name: "a window that changed nothing",
+      trace: { stabilization: { path: "behavior", recommendation: 4, stabilized: 4, reason: "" } },
+      limited: false,
+    },
+  ] as const;
+  for (const { name, trace, limited } of cases) {
+    it(name, () => {
+      assert.equal(isLimited(decision(trace as Partial<DecisionRecord["trace"]>)), limited);
+    });
+  }
+  it("a failed sync is not limited", () => {
+    assert.equal(
+      isLimited(decision({ limit: { reason: "ScaleUpLimit", message: "" } }, "boom")),
+      false,
     );
   });
 });

@@ -152,6 +152,75 @@ function SyncItem(props: { namespace: string; name: string; entry: SyncEntry }) 
   );
 }
 
+/** The Syncs list's filters: what a reader looks for in thousands of syncs. */
+const SYNC_FILTERS = {
+  all: { label: "All", keep: (_: SyncEntry) => true },
+  scaled: { label: "Scaled", keep: (e: SyncEntry) => e.outcome === "scaled" },
+  failed: { label: "Failed", keep: (e: SyncEntry) => e.outcome === "failed" },
+  limited: { label: "Limited", keep: (e: SyncEntry) => e.limited },
+} as const;
+type SyncFilter = keyof typeof SYNC_FILTERS;
+
+/** Syncs shown at once; older ones are on the next pages. */
+export const SYNCS_PER_PAGE = 50;
+
+/** The recorded syncs, newest first, filtered and a page at a time. */
+function SyncList(props: { namespace: string; name: string; syncs: SyncEntry[] }) {
+  const [filter, setFilter] = useState<SyncFilter>("all");
+  const [page, setPage] = useState(0);
+  const kept = useMemo(
+    () => props.syncs.filter(SYNC_FILTERS[filter].keep).reverse(),
+    [props.syncs, filter],
+  );
+  const pages = Math.max(1, Math.ceil(kept.length / SYNCS_PER_PAGE));
+  const shown = Math.min(page, pages - 1);
+  const first = shown * SYNCS_PER_PAGE;
+  const choose = (next: SyncFilter) => {
+    setFilter(next);
+    setPage(0);
+  };
+  return (
+    <div class="sync-list">
+      <fieldset class="sync-filters">
+        <legend class="small">Show</legend>
+        {(Object.keys(SYNC_FILTERS) as SyncFilter[]).map((name) => (
+          <button
+            key={name}
+            type="button"
+            aria-pressed={filter === name}
+            onClick={() => choose(name)}
+          >
+            {SYNC_FILTERS[name].label} ({props.syncs.filter(SYNC_FILTERS[name].keep).length})
+          </button>
+        ))}
+      </fieldset>
+      {kept.length === 0 ? (
+        <p class="muted">No {filter} syncs recorded.</p>
+      ) : (
+        <ol class="timeline" reversed start={kept.length - first}>
+          {kept.slice(first, first + SYNCS_PER_PAGE).map((entry) => (
+            <SyncItem key={entry.seq} namespace={props.namespace} name={props.name} entry={entry} />
+          ))}
+        </ol>
+      )}
+      {pages > 1 && (
+        <nav class="sync-pages" aria-label="Sync pages">
+          <button type="button" disabled={shown === 0} onClick={() => setPage(shown - 1)}>
+            ← newer
+          </button>
+          <span class="small">
+            {first + 1}–{Math.min(first + SYNCS_PER_PAGE, kept.length)} of {kept.length} (page{" "}
+            {shown + 1} of {pages})
+          </span>
+          <button type="button" disabled={shown === pages - 1} onClick={() => setPage(shown + 1)}>
+            older →
+          </button>
+        </nav>
+      )}
+    </div>
+  );
+}
+
 export function HpaView(props: HpaViewProps) {
   const [detail, setDetail] = useState<HpaDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -283,11 +352,7 @@ export function HpaView(props: HpaViewProps) {
       <p class="muted small">
         The last {detail.capacity} syncs are kept; open one to read its decision.
       </p>
-      <ol class="timeline" reversed>
-        {[...detail.syncs].reverse().map((entry) => (
-          <SyncItem key={entry.seq} namespace={props.namespace} name={props.name} entry={entry} />
-        ))}
-      </ol>
+      <SyncList namespace={props.namespace} name={props.name} syncs={detail.syncs} />
 
       <h3>Events</h3>
       {detail.events.length === 0 ? (
