@@ -5,6 +5,7 @@
 
 import { parseDuration } from "../api/duration.js";
 import { parseSelector } from "../api/selector.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { isLoopbackHost } from "../controller/server.js";
 import {
   applyControllerFlags,
@@ -12,6 +13,7 @@ import {
   type ControllerConfig,
   defaultControllerConfig,
 } from "../core/config.js";
+import { readKubernetesVersionFlag } from "./kubernetes-version.js";
 
 /** What commander hands over (every value a string, as typed). */
 export interface ControllerCommandOptions {
@@ -25,6 +27,7 @@ export interface ControllerCommandOptions {
   horizontalPodAutoscalerCpuInitializationPeriod?: string;
   horizontalPodAutoscalerInitialReadinessDelay?: string;
   featureGates?: string;
+  kubernetesVersion?: string;
   hpaSelector?: string;
   leaderElect?: string | boolean;
   leaderElectLeaseDuration?: string;
@@ -154,8 +157,14 @@ export function parseControllerOptions(
   for (const flag of Object.keys(hpaFlags)) {
     if (!(flag in CONTROLLER_FLAGS)) throw new Error(`unknown controller flag ${flag}`);
   }
-  const applied = applyControllerFlags(defaultControllerConfig(), hpaFlags);
-  let controller = defaultControllerConfig();
+  let version: KubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (read.ok) version = read.value.version;
+    else errors.push(read.error.replace(/^error: /, ""));
+  }
+  const applied = applyControllerFlags(defaultControllerConfig(version), hpaFlags);
+  let controller = defaultControllerConfig(version);
   if (applied.ok) controller = applied.config;
   else for (const issue of applied.issues) errors.push(`${issue.flag}: ${issue.message}`);
 

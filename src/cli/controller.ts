@@ -50,6 +50,7 @@ import {
   type ControllerCommandOptions,
   parseControllerOptions,
 } from "./controller-options.js";
+import { KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP } from "./kubernetes-version.js";
 
 export interface ControllerDeps {
   /** Where the connection comes from besides --kubeconfig (tests: env, service-account dir). */
@@ -596,7 +597,8 @@ export function registerControllerCommand(program: Command): void {
       "after pod start, readiness changes count as initial for this long",
       "30s",
     )
-    .option("--feature-gates <gates>", "e.g. HPAConfigurableTolerance=true")
+    .option("--feature-gates <gates>", "e.g. HPAScaleToZero=true")
+    .option(KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP)
     .option(
       "--hpa-selector <selector>",
       "manage only HPAs with these labels (opt-in migration, or sharding), e.g. autoscaling.horizon.dev/controller=horizon",

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../api/duration.js";
+import { parseKubernetesVersion } from "../api/versions.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
 import { CsvWriter, formatComparison, formatSummaryTable, JsonLinesWriter } from "../sim/output.js";
 import { RangeQueries } from "../sim/prometheus-traffic.js";
@@ -22,6 +23,7 @@ import { DashboardAuth, type RunningDashboard, startDashboardServer } from "../w
 import { type RecordedRun, RunRecorder, simulationData } from "../web/simulation.js";
 import { parseBindAddress } from "./controller-options.js";
 import { ioErrorText, outputFileProblem, writeOutputFile } from "./files.js";
+import { readKubernetesVersionFlag } from "./kubernetes-version.js";
 
 export interface SimulateOptions {
   duration?: string;
@@ -36,6 +38,8 @@ export interface SimulateOptions {
   fromPrometheus?: string;
   /** `--serve [host:port]`: true without a value. */
   serve?: string | boolean;
+  /** `--kubernetes-version`: wins over the scenario's `spec.kubernetesVersion`. */
+  kubernetesVersion?: string;
 }
 
 export interface SimulateIO {
@@ -89,6 +93,11 @@ async function load(
   shared: Shared,
   stdin: StandardInput,
 ): Promise<Scenario | null> {
+  // Checked by simulateCommand before any load.
+  const version =
+    options.kubernetesVersion === undefined
+      ? undefined
+      : parseKubernetesVersion(options.kubernetesVersion).version;
   let durationMs: number | undefined;
   if (options.duration !== undefined) {
     const parsed = parseDuration(options.duration);
@@ -103,6 +112,7 @@ async function load(
     {
       sets,
       ...shared,
+      ...(version !== undefined ? { kubernetesVersion: version } : {}),
       ...(options.fromPrometheus !== undefined
         ? {
             fromPrometheus: {
@@ -165,6 +175,13 @@ export async function simulateCommand(
   if (!OUTPUTS.includes(options.output as (typeof OUTPUTS)[number])) {
     io.err(`error: --output: expected one of ${OUTPUTS.join(", ")}, got "${options.output}"`);
     return 2;
+  }
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (!read.ok) {
+      io.err(read.error);
+      return 2;
+    }
   }
   const assertions: Assertion[] = [];
   for (const expr of options.assert) {

@@ -11,6 +11,7 @@ import { type Command, Option } from "commander";
 import { formatDuration, parseDuration } from "../api/duration.js";
 import { FeatureGates } from "../api/featuregates.js";
 import type { KubeObject } from "../api/types.js";
+import { DEFAULT_KUBERNETES_VERSION, type ParsedKubernetesVersion } from "../api/versions.js";
 import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
 import {
   type AuthenticationTrust,
@@ -72,6 +73,11 @@ import {
 import { EXPLAIN_DEFAULTS } from "./explain.js";
 import { boundHeapGrowth, fitGarbageCollectorToCores } from "./gc.js";
 import {
+  KUBERNETES_VERSION_FLAG,
+  KUBERNETES_VERSION_HELP,
+  readKubernetesVersionFlag,
+} from "./kubernetes-version.js";
+import {
   AdapterHook,
   DEFAULT_PROMETHEUS_BIND_ADDRESS,
   type PrometheusFlags,
@@ -90,12 +96,13 @@ export const DEFAULT_DASHBOARD_ADDRESS = "127.0.0.1:0";
 export { defaultKubeconfigPath };
 
 /** An empty cluster: no objects, no workload models, every Scenario default (SCENARIO_DEFAULTS). */
-export function emptyScenario(): Scenario {
+export function emptyScenario(kubernetesVersion = DEFAULT_KUBERNETES_VERSION): Scenario {
   return {
     spec: {
       name: "horizon-up",
       durationMs: SCENARIO_DEFAULTS.durationMs,
       seed: SCENARIO_DEFAULTS.seed,
+      kubernetesVersion,
       controllerFlags: {},
       featureGates: {},
       cluster: { capacityPods: null, metricsResolutionMs: SCENARIO_DEFAULTS.metricsResolutionMs },
@@ -112,6 +119,9 @@ export function emptyScenario(): Scenario {
 export interface StartUpOptions {
   /** A parsed scenario (tests, or the CLI after loading the file); default: an empty cluster. */
   scenario?: Scenario;
+  /** What /version and the Node's kubeletVersion say, e.g. `v1.37.2` (default: the
+   * scenario's Kubernetes version, patch 0). */
+  gitVersion?: string;
   /** 0 = an ephemeral port. Default 6443. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -527,9 +537,14 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     const at = `${kind} ${metadata.namespace ? `${metadata.namespace}/` : ""}${metadata.name}`;
     log(`${clockTime()} error: on ${event.type} ${at}: ${(error as Error).stack ?? String(error)}`);
   });
+  const gitVersion = options.gitVersion ?? `v${scenario.spec.kubernetesVersion}.0`;
   const api = createApiHandler({
     cluster,
-    featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
+    featureGates: FeatureGates.fromRecord(
+      scenario.spec.featureGates,
+      FeatureGates.defaults(scenario.spec.kubernetesVersion),
+    ),
+    gitVersion,
     ...(token !== null ? { token } : {}),
     serviceAccountTokens: tokens.value,
     extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
@@ -575,7 +590,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     model: {
       capacityPods: cluster.model.capacityPods ?? 110,
       podCidr: ranges.value.podCidr.text,
-      info: hostSystemInfo(),
+      info: { ...hostSystemInfo(), kubeletVersion: gitVersion },
     },
     now: Date.now,
     ...(options.nodeStatusReportFrequencyMs !== undefined
@@ -830,6 +845,7 @@ export interface UpCommandOptions {
   serviceCidr?: string;
   maxRequestsInflight?: string;
   maxMutatingRequestsInflight?: string;
+  kubernetesVersion?: string;
 }
 
 export interface UpIO {
@@ -957,7 +973,7 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       : source;
   const objects = `${running.startObjectCount} object${running.startObjectCount === 1 ? "" : "s"}`;
   const lines = [
-    `Horizon API server (Kubernetes v1.34 API) listening on ${running.url}`,
+    `Horizon API server (Kubernetes ${options.gitVersion ?? `v${(options.scenario ?? emptyScenario()).spec.kubernetesVersion}.0`} API) listening on ${running.url}`,
     dataDir
       ? `  cluster: ${cluster}; store: ${dataDir.dir} (durable; ${objects}, resourceVersion ${running.startResourceVersion} at start)`
       : `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
@@ -1047,9 +1063,23 @@ export async function upCommand(
     return 2;
   }
   const startOptions = parsed.value;
+  let version: ParsedKubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (!read.ok) {
+      io.err(read.error);
+      return 2;
+    }
+    version = read.value;
+    startOptions.gitVersion = version.gitVersion;
+    startOptions.scenario = emptyScenario(version.version);
+  }
   let source = "empty";
   if (scenarioFile !== undefined) {
-    const loaded = await loadScenarioFile(scenarioFile, { served: true });
+    const loaded = await loadScenarioFile(scenarioFile, {
+      served: true,
+      ...(version ? { kubernetesVersion: version.version } : {}),
+    });
     if (!loaded.ok) {
       for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
       return 2;
@@ -1159,6 +1189,7 @@ export function registerUpCommand(program: Command): void {
       "--max-mutating-requests-inflight <n>",
       `mutating requests served at once; more get 429 (0: no limit; default ${IN_FLIGHT_LIMITS.maxMutatingRequestsInflight})`,
     )
+    .option(KUBERNETES_VERSION_FLAG, `${KUBERNETES_VERSION_HELP} (overrides the scenario)`)
     .action(async (scenario: string | undefined, options: UpCommandOptions, command: Command) => {
       if (options.dataDir !== undefined && options.inMemory) {
         command.error("error: --data-dir and --in-memory cannot be used together");

@@ -10,9 +10,11 @@ import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { isRecord } from "../api/json.js";
 import { fieldErrorMessage, validateHorizontalPodAutoscaler } from "../api/validation.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { strictDecodeProblems } from "../apiserver/strictdecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
 import { formatPath } from "../sim/set-path.js";
+import { readKubernetesVersionFlag } from "./kubernetes-version.js";
 
 /** A document's objects: a `kind: List` (what `kubectl get -o yaml` prints) is its items, as
  * `kubectl create -f` reads it. */
@@ -26,15 +28,24 @@ function objectsOf(value: unknown): { object: unknown; item?: number }[] {
 
 export function validateCommand(
   files: string[],
-  options: { featureGates?: string },
+  options: { featureGates?: string; kubernetesVersion?: string },
   print: (line: string) => void = console.log,
   printError: (line: string) => void = console.error,
 ): number {
+  let version: KubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (!read.ok) {
+      printError(read.error);
+      return 2;
+    }
+    version = read.value.version;
+  }
   let featureGates: FeatureGates;
   try {
     featureGates = options.featureGates
-      ? FeatureGates.parse(options.featureGates)
-      : FeatureGates.defaults();
+      ? FeatureGates.parse(options.featureGates, FeatureGates.defaults(version))
+      : FeatureGates.defaults(version);
   } catch (error) {
     printError(`error: --feature-gates: ${(error as Error).message}`);
     return 2;

@@ -1,5 +1,7 @@
 // Suite `replicaCalculation`: one metric → replica count, through the real metric source modules.
+
 import type { LabelSelector, MetricSpec, MetricTarget, MetricValueStatus } from "../api/types.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import type { PodView } from "../core/pods.js";
 import { metricSourceFor } from "../core/sources/registry.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";
@@ -128,7 +130,7 @@ function currentValue(current: MetricValueStatus | undefined): string | undefine
   return value === undefined ? undefined : String(value);
 }
 
-export function runReplicaCalculation(v: ReplicaVector): VectorOutcome {
+export function runReplicaCalculation(v: ReplicaVector, version: KubernetesVersion): VectorOutcome {
   const spec = metricSpec(v.metric);
   const source = metricSourceFor(spec.type);
   const diff = new Differences();
@@ -145,6 +147,7 @@ export function runReplicaCalculation(v: ReplicaVector): VectorOutcome {
     },
     podLevelResources: true,
     now: NOW,
+    version,
   };
   const result = source.compute(spec, observation(v), context, 0);
   if ("error" in v.expect) {

@@ -53,6 +53,7 @@ export const objectSource: MetricSourceModule = {
         usageRatio,
         pods: context.pods,
         tolerances: context.tolerances,
+        version: context.version,
       });
       if (!calculation.ok)
         return failure(spec, index, REASON, calculation.error, outer(calculation.error));
