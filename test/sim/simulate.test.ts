@@ -215,6 +215,23 @@ spec:
     assert.match(err, /duration/);
   });
 
+  it("an unsupported --kubernetes-version exits 2 listing the supported ones", async () => {
+    const { code, err } = await cli(example("cpu-step.yaml"), { kubernetesVersion: "1.33" });
+    assert.equal(code, 2);
+    assert.equal(
+      err,
+      'error: --kubernetes-version: unsupported Kubernetes version "1.33": supported versions are 1.34, 1.35, 1.36, 1.37',
+    );
+  });
+
+  it("--kubernetes-version overrides the scenario's: a v1.37 gate lock is refused there", async () => {
+    const set = ["scenario:spec.featureGates.HPAConfigurableTolerance=false"];
+    assert.equal((await cli(example("cpu-step.yaml"), { set, kubernetesVersion: "1.36" })).code, 0);
+    const locked = await cli(example("cpu-step.yaml"), { set, kubernetesVersion: "1.37" });
+    assert.equal(locked.code, 2);
+    assert.match(locked.err, /feature is locked to true/);
+  });
+
   it("a field error names the object and the field path as upstream writes it", async () => {
     const { code, err } = await cli(example("cpu-step.yaml"), {
       set: ["hpa:spec.maxReplicas=0"],
