@@ -42,6 +42,8 @@ interface ReplicaVector {
   podMetricValues?: Record<string, string>;
   objectValue?: string;
   externalValues?: string[];
+  /** Extension: the metrics API call fails with this error (the client's message). */
+  metricsError?: string;
   expect:
     | { replicas: number; utilization?: number; rawValue: string; rawValueMilli?: string }
     | { error: true; errorContains: string };
@@ -70,6 +72,7 @@ function metricSpec(m: ReplicaVector["metric"]): MetricSpec {
 }
 
 function observation(v: ReplicaVector): MetricObservation {
+  if (v.metricsError !== undefined) return { kind: "error", error: v.metricsError };
   if (v.podMetrics) {
     return resourceObservation(
       Object.entries(v.podMetrics).map(([name, m]) => ({
