@@ -115,6 +115,25 @@ describe("one manifest, each version's trajectory", () => {
     assert.equal(await highest("1.34"), 4);
   });
 
+  test("v1.37 syncs a new HPA at once, v1.34 one sync period later (kubernetes/kubernetes#138294)", async () => {
+    const firstSync = async (kubernetesVersion: "1.34" | "1.36" | "1.37") => {
+      const result = parse(MANIFESTS + SCENARIO(), { kubernetesVersion });
+      if (!result.ok) assert.fail(result.errors.map(formatScenarioError).join("\n"));
+      const times: number[] = [];
+      await runSimulation({
+        scenario: result.scenario,
+        emit: (record) => {
+          if (record.type === "sync") times.push(record.t);
+          return undefined;
+        },
+      });
+      return times.slice(0, 3);
+    };
+    assert.deepEqual(await firstSync("1.34"), [15, 30, 45]);
+    assert.deepEqual(await firstSync("1.36"), [15, 30, 45]);
+    assert.deepEqual(await firstSync("1.37"), [0, 15, 30]);
+  });
+
   for (const version of ["1.35", "1.37"] as const) {
     test(`v${version} honours it (HPAConfigurableTolerance on): +8% scales 4 -> 5`, async () => {
       assert.equal(await highest(version), 5);
