@@ -6,8 +6,7 @@
 // Stages (sources; docs/versions.md):
 // - HPAScaleToZero: alpha since v1.16, default off through v1.36 (the v1.34 HPA API docs still
 //   say "the alpha feature gate HPAScaleToZero"); beta and on in v1.37
-//   (kubernetes/kubernetes#139648; kubernetes/api v0.37.0-beta.0 marks minReplicas'
-//   `ifEnabled(HPAScaleToZero)` rule `+k8s:beta(since: "1.37")`).
+//   (kubernetes/kubernetes#139648: `{Version: "1.37", Default: true, PreRelease: Beta}`).
 // - HPAConfigurableTolerance: alpha in v1.33–v1.34, default off (kedacore/keda-docs#1662);
 //   beta and on in v1.35–v1.36 (kubernetes/kubernetes#133128, kubernetes/website#52981); GA in
 //   v1.37, so locked on (kubernetes/kubernetes#140107: "the related codepath is always
