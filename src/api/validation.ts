@@ -32,6 +32,7 @@ import type {
   QuantityValue,
   ResourceMetricSource,
 } from "./types.js";
+import type { KubernetesVersion } from "./versions.js";
 
 // ---------------------------------------------------------------------------------------------
 // field.Error
@@ -1207,8 +1208,8 @@ export function dropDisabledHorizontalPodAutoscalerFields(
 
 /**
  * Entry point for the conformance runner's `validation` suite: validates a spec the way upstream's
- * spec validation tests do (the given gates over v1.34 defaults, no defaulting). Throws on an
- * unknown gate or a spec that is not an object.
+ * spec validation tests do (the given gates over `version`'s defaults, no defaulting). Throws on
+ * an unknown gate or a spec that is not an object.
  */
 export function validateSpecForConformance(
   spec: unknown,
@@ -1216,10 +1217,14 @@ export function validateSpecForConformance(
     featureGates: Record<string, boolean>;
     operation: "create" | "update";
     oldSpec?: unknown;
+    version: KubernetesVersion;
   },
 ): FieldError[] {
   if (!isRecord(spec)) throw new TypeError("spec must be an object");
-  const featureGates = FeatureGates.fromRecord(opts.featureGates ?? {});
+  const featureGates = FeatureGates.fromRecord(
+    opts.featureGates ?? {},
+    FeatureGates.defaults(opts.version),
+  );
   let old: HorizontalPodAutoscaler | undefined;
   if (opts.operation === "update") {
     if (!isRecord(opts.oldSpec)) throw new TypeError("an update needs an oldSpec object");

@@ -5,6 +5,7 @@
 //
 // The per-version view of the handler's resource catalogue (resources.ts) is built here.
 import { createHash } from "node:crypto";
+import { DEFAULT_KUBERNETES_VERSION } from "../api/versions.js";
 import { customGeneration } from "../kinds/custom.js";
 import { AUTH_RESOURCES, AUTHENTICATION_GROUP } from "./auth/apis.js";
 import { openapiSchemas } from "./openapi.js";
@@ -131,18 +132,34 @@ export function findResource(
 // /version
 
 /**
- * v1.34's version.Info. kubectl on PATH here is gcloud's dispatcher, which runs the kubectl
- * matching `minor` when it has one (kubectl-protocol.md §1.3); for "34" it has none and uses
- * its built-in kubectl.
+ * The version.Info of the Kubernetes version reproduced (`--kubernetes-version`; its git version
+ * as given, e.g. `v1.37.2`). kubectl on PATH here is gcloud's dispatcher, which runs the kubectl
+ * matching `minor` when it has one (kubectl-protocol.md §1.3); for 34 to 37 it has none and uses
+ * its built-in kubectl. The build fields are placeholders, the same for every version.
  */
+export function versionInfo(gitVersion: string): typeof VERSION_INFO {
+  const [major = "1", minor = "0"] = gitVersion.replace(/^v/, "").split(".");
+  return {
+    ...VERSION_INFO,
+    major,
+    minor,
+    emulationMajor: major,
+    emulationMinor: minor,
+    minCompatibilityMajor: major,
+    minCompatibilityMinor: String(Number(minor) - 1),
+    gitVersion,
+  };
+}
+
+/** The default version's (src/api/versions.ts) version.Info. */
 export const VERSION_INFO = {
   major: "1",
-  minor: "34",
+  minor: DEFAULT_KUBERNETES_VERSION.split(".")[1]!,
   emulationMajor: "1",
-  emulationMinor: "34",
+  emulationMinor: DEFAULT_KUBERNETES_VERSION.split(".")[1]!,
   minCompatibilityMajor: "1",
-  minCompatibilityMinor: "33",
-  gitVersion: "v1.34.0",
+  minCompatibilityMinor: String(Number(DEFAULT_KUBERNETES_VERSION.split(".")[1]) - 1),
+  gitVersion: `v${DEFAULT_KUBERNETES_VERSION}.0`,
   gitCommit: "0000000000000000000000000000000000000000",
   gitTreeState: "clean",
   buildDate: "2025-08-27T00:00:00Z",
@@ -465,12 +482,15 @@ function openapiV2(req: ApiRequest): ApiResponse {
  * of the custom and external metrics group-versions are `handleMetricsApi`'s (dynamic), so
  * those paths also get null here.
  */
-export function handleDiscovery(req: ApiRequest): ApiResponse | null {
+export function handleDiscovery(
+  req: ApiRequest,
+  version: typeof VERSION_INFO = VERSION_INFO,
+): ApiResponse | null {
   if (req.method !== "GET" && req.method !== "HEAD") return null;
   const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
   const accept = req.headers.accept;
 
-  if (path === "/version") return json(VERSION_INFO);
+  if (path === "/version") return json(version);
 
   if (path === "/api") {
     const aggregated = aggregatedDiscoveryVersion(accept);

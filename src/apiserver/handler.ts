@@ -17,7 +17,7 @@ import { impersonation } from "./auth/impersonation.js";
 import { ServiceAccountTokens } from "./auth/tokens.js";
 import { type AuthenticationTrust, startAuthenticationTrust } from "./authentication-trust.js";
 import { startCrdNaming } from "./crdnaming.js";
-import { handleDiscovery } from "./discovery.js";
+import { handleDiscovery, versionInfo } from "./discovery.js";
 import { ObjectEncodings } from "./encoding.js";
 import type { ApiExtensions, Ctx, ServerScope } from "./endpoints/context.js";
 import { create } from "./endpoints/create.js";
@@ -61,7 +61,10 @@ export type { ApiExtensions } from "./endpoints/context.js";
 
 export interface ApiHandlerOptions {
   cluster: EmbeddedCluster;
+  /** Also the Kubernetes version served (`featureGates.version`). */
   featureGates?: FeatureGates;
+  /** What /version says, e.g. `v1.37.2` (default: the gates' version, patch 0). */
+  gitVersion?: string;
   /** The admin's bearer token (none: no authentication, every request has full access). */
   token?: string;
   /** Signs and checks service account tokens (default: a key made for this handler). */
@@ -90,8 +93,10 @@ export interface ApiHandlerOptions {
 }
 
 export function createApiHandler(options: ApiHandlerOptions): Handler {
+  const gates = options.featureGates ?? FeatureGates.defaults();
+  const served = versionInfo(options.gitVersion ?? `v${gates.version}.0`);
   const extensions: Partial<ApiExtensions> = {
-    handleDiscovery,
+    handleDiscovery: (req) => handleDiscovery(req, served),
     toTable,
     isTableRequest,
     handleMetricsApi,
@@ -99,7 +104,7 @@ export function createApiHandler(options: ApiHandlerOptions): Handler {
   };
   const registry = new RegistryStore({
     cluster: options.cluster,
-    featureGates: options.featureGates ?? FeatureGates.defaults(),
+    featureGates: gates,
   });
   const server: ServerScope = {
     extensions,

@@ -3,6 +3,10 @@
 // (src/controller-manager/options.ts) and starts the controller manager
 // (src/controller-manager/controller-manager.ts), which wires the parts.
 import type { Command } from "commander";
+import {
+  KUBERNETES_VERSION_FLAG,
+  KUBERNETES_VERSION_HELP,
+} from "../api/kubernetes-version-flag.js";
 import { createLogger } from "../controller/log.js";
 import { startController } from "../controller-manager/controller-manager.js";
 import {
@@ -87,7 +91,8 @@ export function registerControllerCommand(program: Command): void {
       "after pod start, readiness changes count as initial for this long",
       "30s",
     )
-    .option("--feature-gates <gates>", "e.g. HPAConfigurableTolerance=true")
+    .option("--feature-gates <gates>", "e.g. HPAScaleToZero=true")
+    .option(KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP)
     .option(
       "--hpa-selector <selector>",
       "manage only HPAs with these labels (opt-in migration, or sharding), e.g. autoscaling.horizon.dev/controller=horizon",

@@ -1,6 +1,10 @@
 // The `horizon` command line: every command, and how a usage error ends (exit 2, with the
 // command's help hint). main.ts runs it on process.argv.
 import { Command, CommanderError, type OutputConfiguration } from "commander";
+import {
+  KUBERNETES_VERSION_FLAG,
+  KUBERNETES_VERSION_HELP,
+} from "../api/kubernetes-version-flag.js";
 import { runConformance } from "../conformance/runner.js";
 import { registerAdapterCommand } from "./adapter.js";
 import { registerControllerCommand } from "./controller.js";
@@ -20,7 +24,7 @@ export function createProgram(output?: OutputConfiguration): Command {
   const program = new Command()
     .name("horizon")
     .description(
-      "The Kubernetes Horizontal Pod Autoscaler, exactly as upstream v1.34: predict, explain and run it.",
+      "The Kubernetes Horizontal Pod Autoscaler, exactly as upstream v1.34 to v1.37 (--kubernetes-version): predict, explain and run it.",
     )
     .version("0.1.0");
   // Set before the commands are created: each command copies them. Commander would exit 1 on a
@@ -97,6 +101,7 @@ export function createProgram(output?: OutputConfiguration): Command {
       "--serve [host:port]",
       "after the run, serve the dashboard over it (and the --compare run), with what-if runs; default 127.0.0.1:0 (a free port, printed)",
     )
+    .option(KUBERNETES_VERSION_FLAG, `${KUBERNETES_VERSION_HELP} (overrides the scenario)`)
     .action(async (file: string, options: SimulateOptions) => {
       process.exitCode = await simulateCommand(file, options, {
         out: (chunk) =>
@@ -125,7 +130,8 @@ export function createProgram(output?: OutputConfiguration): Command {
     )
     .argument("<files...>", "YAML or JSON manifests; - reads standard input")
     .option("--feature-gates <gates>", "feature gates, e.g. HPAScaleToZero=true")
-    .action((files: string[], options: { featureGates?: string }) => {
+    .option(KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP)
+    .action((files: string[], options: { featureGates?: string; kubernetesVersion?: string }) => {
       process.exitCode = validateCommand(files, options);
     });
 

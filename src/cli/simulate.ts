@@ -4,6 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { formatDuration, parseDuration } from "../api/duration.js";
+import { readKubernetesVersionFlag } from "../api/kubernetes-version-flag.js";
+import { parseKubernetesVersion } from "../api/versions.js";
 import { parseBindAddress } from "../controller-manager/options.js";
 import { type Assertion, checkAssertions, parseAssertion } from "../sim/assertions.js";
 import { type DemandYardstick, scenarioYardsticks } from "../sim/demand.js";
@@ -37,6 +39,8 @@ export interface SimulateOptions {
   fromPrometheus?: string;
   /** `--serve [host:port]`: true without a value. */
   serve?: string | boolean;
+  /** `--kubernetes-version`: wins over the scenario's `spec.kubernetesVersion`. */
+  kubernetesVersion?: string;
 }
 
 export interface SimulateIO {
@@ -90,6 +94,11 @@ async function load(
   shared: Shared,
   stdin: StandardInput,
 ): Promise<Scenario | null> {
+  // Checked by simulateCommand before any load.
+  const version =
+    options.kubernetesVersion === undefined
+      ? undefined
+      : parseKubernetesVersion(options.kubernetesVersion).version;
   let durationMs: number | undefined;
   if (options.duration !== undefined) {
     const parsed = parseDuration(options.duration);
@@ -104,6 +113,7 @@ async function load(
     {
       sets,
       ...shared,
+      ...(version !== undefined ? { kubernetesVersion: version } : {}),
       ...(options.fromPrometheus !== undefined
         ? {
             fromPrometheus: {
@@ -166,6 +176,13 @@ export async function simulateCommand(
   if (!OUTPUTS.includes(options.output as (typeof OUTPUTS)[number])) {
     io.err(`error: --output: expected one of ${OUTPUTS.join(", ")}, got "${options.output}"`);
     return 2;
+  }
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (!read.ok) {
+      io.err(read.error);
+      return 2;
+    }
   }
   const assertions: Assertion[] = [];
   for (const expr of options.assert) {

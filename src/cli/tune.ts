@@ -6,11 +6,17 @@ import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { formatDuration, parseDuration } from "../api/duration.js";
+import {
+  KUBERNETES_VERSION_FLAG,
+  KUBERNETES_VERSION_HELP,
+  readKubernetesVersionFlag,
+} from "../api/kubernetes-version-flag.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { formatNumber } from "../explain/format.js";
 import { type Assertion, matches as matchesHpa, parseAssertion } from "../sim/assertions.js";
 import { formatScenarioError, parseScenario } from "../sim/scenario.js";
 import { formatPath } from "../sim/set-path.js";
-import type { TuneBase } from "../sim/tune/evaluate.js";
+import { type TuneBase, versionOption } from "../sim/tune/evaluate.js";
 import {
   type Objective,
   objectiveProblem,
@@ -52,6 +58,7 @@ export interface TuneCommandOptions {
   patch?: string;
   top: string;
   quiet?: boolean;
+  kubernetesVersion?: string;
 }
 
 export interface TuneIO {
@@ -131,6 +138,12 @@ function prepare(
     if (parsed.ok && parsed.ms > 0) durationMs = parsed.ms;
     else errors.push(`--duration: ${parsed.ok ? "must be positive" : parsed.error}`);
   }
+  let kubernetesVersion: KubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (read.ok) kubernetesVersion = read.value.version;
+    else errors.push(read.error.replace(/^error: /, ""));
+  }
   if (options.search.length === 0)
     errors.push("--search: give the search space, e.g. --search 'spec.minReplicas: 1..4'");
   const entries: SearchEntry[] = [];
@@ -164,8 +177,14 @@ function prepare(
     sets: options.set,
     ...(seed === undefined ? {} : { seed }),
     ...(durationMs === undefined ? {} : { durationMs }),
+    ...(kubernetesVersion === undefined ? {} : { kubernetesVersion }),
   };
-  const loaded = parseScenario(text, { file, baseDir: base.baseDir, sets: options.set });
+  const loaded = parseScenario(text, {
+    file,
+    baseDir: base.baseDir,
+    sets: options.set,
+    ...versionOption(base),
+  });
   if (!loaded.ok)
     return { ok: false, errors: [...errors, ...loaded.errors.map(formatScenarioError)] };
   const hpas = loaded.scenario.objects
@@ -188,6 +207,7 @@ function prepare(
         file,
         baseDir: base.baseDir,
         sets: [...options.set, setExpression(entry, value)],
+        ...versionOption(base),
       });
       if (one.ok && !dropped) {
         // A field the API server drops (its feature gate is off) would make every row the same.
@@ -462,6 +482,7 @@ export function registerTuneCommand(program: Command): void {
     .option("--patch <file.yaml>", "write the best setting as a merge patch for kubectl patch")
     .option("--report <file.html>", "write an HTML report with the Pareto front")
     .option("-q, --quiet", "only errors and warnings on stderr (no progress, no status lines)")
+    .option(KUBERNETES_VERSION_FLAG, `${KUBERNETES_VERSION_HELP} (overrides the scenario)`)
     .action(async (file: string, options: TuneCommandOptions) => {
       process.exitCode = await tuneCommand(file, options, {
         out: (text) => process.stdout.write(text),

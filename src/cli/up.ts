@@ -5,6 +5,12 @@
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { formatDuration, parseDuration } from "../api/duration.js";
+import {
+  KUBERNETES_VERSION_FLAG,
+  KUBERNETES_VERSION_HELP,
+  readKubernetesVersionFlag,
+} from "../api/kubernetes-version-flag.js";
+import type { ParsedKubernetesVersion } from "../api/versions.js";
 import { IN_FLIGHT_LIMITS, type InFlightLimits } from "../apiserver/filters.js";
 import { defaultKubeconfigPath } from "../apiserver/kubeconfig.js";
 import { DEFAULT_POD_CIDR, DEFAULT_SERVICE_CIDR } from "../cluster/ipam.js";
@@ -18,6 +24,7 @@ import { formatScenarioError, loadScenarioFile } from "../sim/scenario.js";
 import {
   DEFAULT_ADDRESS,
   DEFAULT_PORT,
+  emptyScenario,
   parseRanges,
   type RunningUp,
   type StartUpOptions,
@@ -59,6 +66,7 @@ export interface UpCommandOptions {
   scenarioTraffic?: string;
   maxRequestsInflight?: string;
   maxMutatingRequestsInflight?: string;
+  kubernetesVersion?: string;
 }
 
 export interface UpIO {
@@ -196,7 +204,7 @@ export function usageBanner(running: RunningUp, options: StartUpOptions, source:
       : source;
   const objects = `${running.startObjectCount} object${running.startObjectCount === 1 ? "" : "s"}`;
   const lines = [
-    `Horizon API server (Kubernetes v1.34 API) listening on ${running.url}`,
+    `Horizon API server (Kubernetes ${options.gitVersion ?? `v${(options.scenario ?? emptyScenario()).spec.kubernetesVersion}.0`} API) listening on ${running.url}`,
     dataDir
       ? `  cluster: ${cluster}; store: ${dataDir.dir} (durable; ${objects}, resourceVersion ${running.startResourceVersion} at start)`
       : `  cluster: ${source}; store: in memory (objects are lost when it stops)`,
@@ -305,9 +313,23 @@ export async function upCommand(
     return 2;
   }
   const startOptions = parsed.value;
+  let version: ParsedKubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (!read.ok) {
+      io.err(read.error);
+      return 2;
+    }
+    version = read.value;
+    startOptions.gitVersion = version.gitVersion;
+    startOptions.scenario = emptyScenario(version.version);
+  }
   let source = "empty";
   if (scenarioFile !== undefined) {
-    const loaded = await loadScenarioFile(scenarioFile, { served: true });
+    const loaded = await loadScenarioFile(scenarioFile, {
+      served: true,
+      ...(version ? { kubernetesVersion: version.version } : {}),
+    });
     if (!loaded.ok) {
       for (const e of loaded.errors) io.err(`error: ${formatScenarioError(e)}`);
       return 2;
@@ -421,6 +443,7 @@ export function registerUpCommand(program: Command): void {
       "--max-mutating-requests-inflight <n>",
       `mutating requests served at once; more get 429 (0: no limit; default ${IN_FLIGHT_LIMITS.maxMutatingRequestsInflight})`,
     )
+    .option(KUBERNETES_VERSION_FLAG, `${KUBERNETES_VERSION_HELP} (overrides the scenario)`)
     .action(async (scenario: string | undefined, options: UpCommandOptions, command: Command) => {
       if (options.dataDir !== undefined && options.inMemory) {
         command.error("error: --data-dir and --in-memory cannot be used together");

@@ -9,7 +9,9 @@ import { readHorizontalPodAutoscaler } from "../api/conversion.js";
 import { setDefaultsHorizontalPodAutoscaler } from "../api/defaults.js";
 import { FeatureGates } from "../api/featuregates.js";
 import { isRecord } from "../api/json.js";
+import { readKubernetesVersionFlag } from "../api/kubernetes-version-flag.js";
 import { fieldErrorMessage, validateHorizontalPodAutoscaler } from "../api/validation.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { strictDecodeProblems } from "../apiserver/strictdecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
 import { formatPath } from "../sim/set-path.js";
@@ -26,15 +28,24 @@ function objectsOf(value: unknown): { object: unknown; item?: number }[] {
 
 export function validateCommand(
   files: string[],
-  options: { featureGates?: string },
+  options: { featureGates?: string; kubernetesVersion?: string },
   print: (line: string) => void = console.log,
   printError: (line: string) => void = console.error,
 ): number {
+  let version: KubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (!read.ok) {
+      printError(read.error);
+      return 2;
+    }
+    version = read.value.version;
+  }
   let featureGates: FeatureGates;
   try {
     featureGates = options.featureGates
-      ? FeatureGates.parse(options.featureGates)
-      : FeatureGates.defaults();
+      ? FeatureGates.parse(options.featureGates, FeatureGates.defaults(version))
+      : FeatureGates.defaults(version);
   } catch (error) {
     printError(`error: --feature-gates: ${(error as Error).message}`);
     return 2;

@@ -1,6 +1,7 @@
 // Suites `behaviorDefaulting` and `validation`: the API side of the vectors.
 import { defaultScalingRulesForConformance } from "../api/defaults.js";
 import { fieldErrorMessage, validateSpecForConformance } from "../api/validation.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { Differences, type VectorOutcome } from "./common.js";
 
 interface DefaultingVector {
@@ -32,8 +33,9 @@ interface ValidationVector {
     | { valid: false; firstErrorContains: string; field?: string; errorCount?: number };
 }
 
-export function runValidation(v: ValidationVector): VectorOutcome {
+export function runValidation(v: ValidationVector, version: KubernetesVersion): VectorOutcome {
   const errors = validateSpecForConformance(v.spec, {
+    version,
     featureGates: v.featureGates ?? {},
     operation: v.operation,
     ...(v.oldSpec !== undefined ? { oldSpec: v.oldSpec } : {}),

@@ -4,6 +4,7 @@ import type {
   HorizontalPodAutoscalerBehavior,
   HPAScalingRules,
 } from "../api/types.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { type ControllerConfig, defaultControllerConfig } from "../core/config.js";
 import type {
   HpaHistory,
@@ -55,8 +56,8 @@ const events = (list: AgedEvent[] | null | undefined): TimestampedScaleEvent[] =
     outdated: e.outdated,
   }));
 
-function configOf(v: Vector): ControllerConfig {
-  const config = defaultControllerConfig();
+function configOf(v: Vector, version: KubernetesVersion): ControllerConfig {
+  const config = defaultControllerConfig(version);
   if (v.downscaleStabilizationWindowSeconds !== undefined) {
     config.downscaleStabilizationWindowMs = v.downscaleStabilizationWindowSeconds * 1000;
   }
@@ -78,10 +79,10 @@ function rulesOf(v: Vector, direction: "scaleUp" | "scaleDown", fallbackWindow: 
   return resolveRules(behavior?.[direction] as HPAScalingRules | undefined, fallbackWindow);
 }
 
-export function runNormalization(v: Vector): VectorOutcome {
+export function runNormalization(v: Vector, version: KubernetesVersion): VectorOutcome {
   switch (v.kind) {
     case "legacyConvert":
-      return legacyConvert(v);
+      return legacyConvert(v, version);
     case "legacyStabilize":
       return legacyStabilize(v);
     case "scaleUpLimit":
@@ -95,14 +96,14 @@ export function runNormalization(v: Vector): VectorOutcome {
       return behaviorStabilize(v);
     case "reconcile":
     case "tolerance":
-      return reconcile(v);
+      return reconcile(v, version);
     default:
       return fail(`unknown normalization kind "${v.kind}"`);
   }
 }
 
-function legacyConvert(v: Vector): VectorOutcome {
-  const config = configOf(v);
+function legacyConvert(v: Vector, version: KubernetesVersion): VectorOutcome {
+  const config = configOf(v, version);
   const result = clampLegacy({
     currentReplicas: v.currentReplicas,
     desiredReplicas: v.recommendation,
@@ -258,8 +259,8 @@ function readyPods(count: number): PodView[] {
   }));
 }
 
-function reconcile(v: Vector): VectorOutcome {
-  const config = configOf(v);
+function reconcile(v: Vector, version: KubernetesVersion): VectorOutcome {
+  const config = configOf(v, version);
   const hpa: HorizontalPodAutoscaler = {
     apiVersion: "autoscaling/v2",
     kind: "HorizontalPodAutoscaler",
@@ -289,6 +290,7 @@ function reconcile(v: Vector): VectorOutcome {
       usageRatio: v.usageRatio,
       pods: readyPods(v.readyPods),
       tolerances,
+      version,
     });
     if (!calculated.ok) return diff.note(calculated.error).outcome();
     recommendation = calculated.replicas;

@@ -1,5 +1,7 @@
 // Suite `replicaCalculation`: one metric → replica count, through the real metric source modules.
+
 import type { LabelSelector, MetricSpec, MetricTarget, MetricValueStatus } from "../api/types.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import type { PodView } from "../core/pods.js";
 import { metricSourceFor } from "../core/sources/registry.js";
 import { resourceObservation } from "../core/sources/resource-usage.js";
@@ -40,6 +42,8 @@ interface ReplicaVector {
   podMetricValues?: Record<string, string>;
   objectValue?: string;
   externalValues?: string[];
+  /** Extension: the metrics API call fails with this error (the client's message). */
+  metricsError?: string;
   expect:
     | { replicas: number; utilization?: number; rawValue: string; rawValueMilli?: string }
     | { error: true; errorContains: string };
@@ -68,6 +72,7 @@ function metricSpec(m: ReplicaVector["metric"]): MetricSpec {
 }
 
 function observation(v: ReplicaVector): MetricObservation {
+  if (v.metricsError !== undefined) return { kind: "error", error: v.metricsError };
   if (v.podMetrics) {
     return resourceObservation(
       Object.entries(v.podMetrics).map(([name, m]) => ({
@@ -128,7 +133,7 @@ function currentValue(current: MetricValueStatus | undefined): string | undefine
   return value === undefined ? undefined : String(value);
 }
 
-export function runReplicaCalculation(v: ReplicaVector): VectorOutcome {
+export function runReplicaCalculation(v: ReplicaVector, version: KubernetesVersion): VectorOutcome {
   const spec = metricSpec(v.metric);
   const source = metricSourceFor(spec.type);
   const diff = new Differences();
@@ -145,6 +150,7 @@ export function runReplicaCalculation(v: ReplicaVector): VectorOutcome {
     },
     podLevelResources: true,
     now: NOW,
+    version,
   };
   const result = source.compute(spec, observation(v), context, 0);
   if ("error" in v.expect) {

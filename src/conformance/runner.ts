@@ -1,6 +1,11 @@
 // Runs conformance vector files (schema in test/fixtures/conformance/README.md): every vector of
 // every suite, one line per failing vector, and a closing `N passed, N failed`.
 import { readFileSync } from "node:fs";
+import {
+  isKubernetesVersion,
+  type KubernetesVersion,
+  SUPPORTED_KUBERNETES_VERSIONS,
+} from "../api/versions.js";
 import { runBehaviorDefaulting, runValidation } from "./api-suites.js";
 import { fail, type VectorOutcome } from "./common.js";
 import { runNormalization } from "./normalization.js";
@@ -8,7 +13,30 @@ import { runPodGrouping, runRequestSummation } from "./pod-suites.js";
 import { runReplicaCalculation } from "./replica-calculation.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: each suite checks its own vector shape.
-type SuiteRunner = (vector: any) => VectorOutcome;
+type SuiteRunner = (vector: any, version: KubernetesVersion) => VectorOutcome;
+
+/** The version a vector holds for when neither it nor its file says (the set was checked
+ * against v1.34's behaviour). */
+export const VECTOR_DEFAULT_VERSIONS: readonly KubernetesVersion[] = ["1.34"];
+
+/**
+ * The versions a vector runs under: its `kubernetesVersions`, else its file's, else v1.34. An
+ * entry that is not a supported version is an Error naming it.
+ */
+function versionsOf(listed: unknown, where: string): readonly KubernetesVersion[] | undefined {
+  if (listed === undefined) return undefined;
+  if (!Array.isArray(listed) || listed.length === 0) {
+    throw new Error(`${where}kubernetesVersions: must be a non-empty list of versions`);
+  }
+  for (const v of listed) {
+    if (typeof v !== "string" || !isKubernetesVersion(v)) {
+      throw new Error(
+        `${where}kubernetesVersions: ${JSON.stringify(v)} is not one of ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
+      );
+    }
+  }
+  return listed as KubernetesVersion[];
+}
 
 export const SUITES: Record<string, SuiteRunner> = {
   replicaCalculation: runReplicaCalculation,
@@ -33,14 +61,19 @@ export interface FileResult {
   results: VectorResult[];
 }
 
-export function runVectorFile(file: string): FileResult {
+/** `versions` runs every vector under these versions instead of the ones it lists (to check
+ * which vectors of one version hold for another). */
+export function runVectorFile(
+  file: string,
+  options: { versions?: readonly KubernetesVersion[] } = {},
+): FileResult {
   let document: unknown;
   try {
     document = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
     return { file, error: `cannot read ${file}: ${(error as Error).message}`, results: [] };
   }
-  const doc = document as { suite?: unknown; vectors?: unknown };
+  const doc = document as { suite?: unknown; vectors?: unknown; kubernetesVersions?: unknown };
   if (
     typeof doc !== "object" ||
     doc === null ||
@@ -62,15 +95,32 @@ export function runVectorFile(file: string): FileResult {
       results: [],
     };
   }
-  const results = doc.vectors.map((vector: { id?: string }, index: number) => {
+  let fileVersions: readonly KubernetesVersion[];
+  try {
+    fileVersions = versionsOf(doc.kubernetesVersions, "") ?? VECTOR_DEFAULT_VERSIONS;
+  } catch (error) {
+    return { file, error: `${file}: ${(error as Error).message}`, results: [] };
+  }
+  const results: VectorResult[] = [];
+  doc.vectors.forEach((vector: { id?: string; kubernetesVersions?: unknown }, index: number) => {
     const id = vector?.id ?? `#${index}`;
-    let outcome: VectorOutcome;
+    let versions: readonly KubernetesVersion[];
     try {
-      outcome = runner(vector);
+      versions = options.versions ?? versionsOf(vector?.kubernetesVersions, "") ?? fileVersions;
     } catch (error) {
-      outcome = fail(malformedVector(runner, vector, error));
+      results.push({ file, suite, id, outcome: fail((error as Error).message) });
+      return;
     }
-    return { file, suite, id, outcome };
+    // A vector that holds for several versions is one result per version, `id@version`.
+    for (const version of versions) {
+      let outcome: VectorOutcome;
+      try {
+        outcome = runner(vector, version);
+      } catch (error) {
+        outcome = fail(malformedVector(runner, vector, version, error));
+      }
+      results.push({ file, suite, id: versions.length > 1 ? `${id}@${version}` : id, outcome });
+    }
   });
   return { file, results };
 }
@@ -80,7 +130,12 @@ export function runVectorFile(file: string): FileResult {
  * the vector runs again read through a proxy, and the last field it read before the same error
  * is the one missing or of the wrong shape. Only vectors that threw run twice.
  */
-function malformedVector(runner: SuiteRunner, vector: unknown, error: unknown): string {
+function malformedVector(
+  runner: SuiteRunner,
+  vector: unknown,
+  version: KubernetesVersion,
+  error: unknown,
+): string {
   const text = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
   let last: { path: string; value: unknown } | null = null;
   const wrap = (value: unknown, path: string): unknown => {
@@ -99,7 +154,7 @@ function malformedVector(runner: SuiteRunner, vector: unknown, error: unknown): 
   };
   let again: unknown = null;
   try {
-    runner(wrap(vector, ""));
+    runner(wrap(vector, ""), version);
   } catch (thrown) {
     again = thrown;
   }

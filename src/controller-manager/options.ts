@@ -4,7 +4,9 @@
 // flag's error without starting anything.
 
 import { parseDuration } from "../api/duration.js";
+import { readKubernetesVersionFlag } from "../api/kubernetes-version-flag.js";
 import { parseSelector } from "../api/selector.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { isLoopbackHost } from "../controller/server.js";
 import {
   applyControllerFlags,
@@ -25,6 +27,7 @@ export interface ControllerCommandOptions {
   horizontalPodAutoscalerCpuInitializationPeriod?: string;
   horizontalPodAutoscalerInitialReadinessDelay?: string;
   featureGates?: string;
+  kubernetesVersion?: string;
   hpaSelector?: string;
   leaderElect?: string | boolean;
   leaderElectLeaseDuration?: string;
@@ -154,8 +157,14 @@ export function parseControllerOptions(
   for (const flag of Object.keys(hpaFlags)) {
     if (!(flag in CONTROLLER_FLAGS)) throw new Error(`unknown controller flag ${flag}`);
   }
-  const applied = applyControllerFlags(defaultControllerConfig(), hpaFlags);
-  let controller = defaultControllerConfig();
+  let version: KubernetesVersion | undefined;
+  if (options.kubernetesVersion !== undefined) {
+    const read = readKubernetesVersionFlag(options.kubernetesVersion);
+    if (read.ok) version = read.value.version;
+    else errors.push(read.error.replace(/^error: /, ""));
+  }
+  const applied = applyControllerFlags(defaultControllerConfig(version), hpaFlags);
+  let controller = defaultControllerConfig(version);
   if (applied.ok) controller = applied.config;
   else for (const issue of applied.issues) errors.push(`${issue.flag}: ${issue.message}`);
 

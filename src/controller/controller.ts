@@ -1,6 +1,6 @@
 // The HPA controller's scheduling: every HPA is synced at a fixed interval (the sync period),
 // also after errors, and a new HPA's first sync comes one period after it is seen, as
-// upstream's rate-limited work queue does. Time comes from the clock port, so the same code
+// upstream's rate-limited work queue does (at once from v1.37: controllerSwitches). Time comes from the clock port, so the same code
 // runs on the simulator's virtual clock and on a real one.
 import type { HorizontalPodAutoscaler } from "../api/types.js";
 import type { ControllerConfig } from "../core/config.js";
@@ -13,6 +13,7 @@ import {
   type ReconcileOutcome,
   reconcileHpa,
 } from "./reconcile.js";
+import { controllerSwitches } from "./switches.js";
 
 export interface SyncReport extends ReconcileOutcome {
   key: string;
@@ -92,10 +93,11 @@ export class HorizontalController {
   }
 
   /**
-   * Reconciles the HPA set with what is scheduled: new HPAs are due one sync period from now,
-   * deleted ones are forgotten with their histories.
+   * Reconciles the HPA set with what is scheduled: new HPAs are due one sync period from now
+   * (now, from v1.37), deleted ones are forgotten with their histories.
    */
   observe(now: number): void {
+    const immediate = controllerSwitches(this.config.featureGates.version).immediateFirstSync;
     const seen = new Set<string>();
     for (const hpa of this.listHpas()) {
       const key = hpaKey(hpa);
@@ -105,7 +107,7 @@ export class HorizontalController {
           key,
           namespace: hpa.metadata.namespace ?? "default",
           name: hpa.metadata.name ?? "",
-          at: now + syncPeriodFor(hpa, this.config),
+          at: immediate ? now : now + syncPeriodFor(hpa, this.config),
           removed: false,
           record: null,
         });

@@ -13,6 +13,7 @@ import { jsonEqual } from "../core/json.js";
 import type { SyncEvent, SyncResult } from "../core/sync.js";
 import type { ControllerPorts, HpaSource, PortResult } from "./ports.js";
 import { ControllerMemory, hpaKey, reconcileHpa } from "./reconcile.js";
+import { controllerSwitches } from "./switches.js";
 import {
   fixedIntervalRateLimiter,
   systemTimers,
@@ -203,6 +204,7 @@ export class ControllerRuntime {
     if (this.state !== "running") return;
     const managed = hpa !== null && (this.options.manages?.(hpa) ?? true);
     if (managed) {
+      const added = !this.hpas.has(key);
       this.hpas.set(key, hpa);
       this.report(
         this.detector.observeHpa(
@@ -212,8 +214,11 @@ export class ControllerRuntime {
           this.options.source.statusWriters?.(key),
         ),
       );
-      // upstream enqueueHPA/updateHPA: AddRateLimited, one sync period from now unless sooner.
-      this.queue.addRateLimited(key);
+      // upstream enqueueHPA/updateHPA: AddRateLimited, one sync period from now unless sooner;
+      // from v1.37 an added HPA is enqueued with Add, synced at once (controllerSwitches).
+      const version = this.options.config.featureGates.version;
+      if (added && controllerSwitches(version).immediateFirstSync) this.queue.add(key);
+      else this.queue.addRateLimited(key);
       return;
     }
     if (!this.hpas.delete(key)) return;

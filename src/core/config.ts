@@ -3,6 +3,7 @@
 
 import { formatDuration, parseDuration } from "../api/duration.js";
 import { FeatureGates } from "../api/featuregates.js";
+import type { KubernetesVersion } from "../api/versions.js";
 
 export interface ControllerConfig {
   /** --horizontal-pod-autoscaler-sync-period */
@@ -20,7 +21,8 @@ export interface ControllerConfig {
   /** Legacy (no `behavior`) scale-up cap: max(factor × current, minimum). Not a flag upstream. */
   scaleUpLimitFactor: number;
   scaleUpLimitMinimum: number;
-  /** --feature-gates */
+  /** --feature-gates, over the defaults of the Kubernetes version reproduced
+   * (`featureGates.version`, which the version switches of the core read too). */
   featureGates: FeatureGates;
   /**
    * Not flags: one direction's tolerance for one HPA (`horizon.dev/scale-up-tolerance`,
@@ -30,7 +32,8 @@ export interface ControllerConfig {
   scaleDownTolerance?: number;
 }
 
-export function defaultControllerConfig(): ControllerConfig {
+/** Production defaults, with the feature gates of `version` (default: the newest supported). */
+export function defaultControllerConfig(version?: KubernetesVersion): ControllerConfig {
   return {
     syncPeriodMs: 15_000,
     tolerance: 0.1,
@@ -40,7 +43,7 @@ export function defaultControllerConfig(): ControllerConfig {
     concurrentSyncs: 5,
     scaleUpLimitFactor: 2.0,
     scaleUpLimitMinimum: 4.0,
-    featureGates: FeatureGates.defaults(),
+    featureGates: FeatureGates.defaults(version),
   };
 }
 

@@ -14,6 +14,16 @@ export function ceilToInt32(x: number): number {
   return c;
 }
 
+/**
+ * int32(math.Ceil(x)) as Go compiles it for amd64 (CVTTSD2SL): out of the int32 range, or NaN,
+ * it is MinInt32. Go leaves the conversion implementation-defined (arm64 saturates); the upstream
+ * conversions not yet guarded behave so on amd64 (kubernetes/kubernetes#141397).
+ */
+export function ceilToInt32Amd64(x: number): number {
+  const c = Math.ceil(x);
+  return c >= -2147483648 && c <= MAX_INT32 ? c : MIN_INT32;
+}
+
 /** int64(math.Ceil(x)), saturating at the int64 range. */
 export function ceilToInt64(x: number): bigint {
   if (Number.isNaN(x)) return 0n;

@@ -1,7 +1,9 @@
 // The replica calculator: from one metric's observations to a replica count, as upstream's
 // ReplicaCalculator does it (pkg/controller/podautoscaler/replica_calculator.go). Pure: pods,
 // samples and `now` come in, a count and a trace of how it was reached come out.
-import { ceilToInt32, ceilToInt64, MAX_INT64 } from "./int.js";
+import type { KubernetesVersion } from "../api/versions.js";
+import { versionSwitches } from "../api/versions.js";
+import { ceilToInt32, ceilToInt32Amd64, ceilToInt64, MAX_INT64 } from "./int.js";
 import { isPodReady, type PodView } from "./pods.js";
 import { isWithinTolerance, type Tolerances } from "./tolerance.js";
 
@@ -926,6 +928,13 @@ export function readyRunningPodCount(pods: readonly PodView[]): number {
   return count;
 }
 
+/** What the calculator does differently by Kubernetes version (docs/versions.md). */
+export const calculatorSwitches = versionSwitches({
+  // kubernetes/kubernetes#126979 (v1.35): ceil(ratio × ready pods) of an Object/External Value
+  // target saturates at MaxInt32; v1.34 converted unguarded (MinInt32 on amd64).
+  usageRatioSaturates: "1.35",
+});
+
 /**
  * Object/External with a Value target: ratio = value / target; at zero replicas the count is
  * ceil(ratio) with no tolerance (scale from zero), otherwise ceil(ratio × ready pods).
@@ -935,6 +944,7 @@ export function usageRatioReplicas(input: {
   usageRatio: number;
   pods: readonly PodView[];
   tolerances: Tolerances;
+  version: KubernetesVersion;
 }): { ok: true; replicas: number; trace: CalculationTrace } | { ok: false; error: string } {
   const trace: CalculationTrace = {
     path: "direct",
@@ -959,7 +969,10 @@ export function usageRatioReplicas(input: {
   const ready = readyRunningPodCount(input.pods);
   trace.podCount = input.pods.length;
   trace.readyPodCount = ready;
-  return { ok: true, replicas: ceilToInt32(input.usageRatio * ready), trace };
+  const toInt32 = calculatorSwitches(input.version).usageRatioSaturates
+    ? ceilToInt32
+    : ceilToInt32Amd64;
+  return { ok: true, replicas: toInt32(input.usageRatio * ready), trace };
 }
 
 /**

@@ -411,6 +411,7 @@ function computeMetrics(
     readiness: config,
     podLevelResources: config.featureGates.enabled("PodLevelResources"),
     now: input.now,
+    version: config.featureGates.version,
   };
 
   let replicas = 0;

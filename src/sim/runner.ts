@@ -49,8 +49,12 @@ export interface RunResult {
 }
 
 export function controllerConfigFor(scenario: Scenario): ControllerConfig {
-  const base = defaultControllerConfig();
-  base.featureGates = FeatureGates.fromRecord(scenario.spec.featureGates);
+  const version = scenario.spec.kubernetesVersion;
+  const base = defaultControllerConfig(version);
+  base.featureGates = FeatureGates.fromRecord(
+    scenario.spec.featureGates,
+    FeatureGates.defaults(version),
+  );
   const applied = applyControllerFlags(base, scenario.spec.controllerFlags);
   if (!applied.ok) {
     throw new Error(applied.issues.map((i) => `${i.flag}: ${i.message}`).join("; "));

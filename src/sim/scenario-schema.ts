@@ -11,6 +11,11 @@ import { isRecord as isObj } from "../api/json.js";
 import { Quantity } from "../api/quantity.js";
 import { selectorFromLabelSelector } from "../api/selector.js";
 import type { LabelSelector } from "../api/types.js";
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  type KubernetesVersion,
+  parseKubernetesVersion,
+} from "../api/versions.js";
 import { applyControllerFlags, defaultControllerConfig } from "../core/config.js";
 import type {
   ExternalMetricModel,
@@ -93,6 +98,9 @@ export interface ScenarioContext {
     | { ok: "pending" };
   /** The wall clock (ms) that `now` in a `prometheus` model's start and end means. */
   readonly nowMs: number;
+  /** The Kubernetes version in force (`--kubernetes-version`, else `spec.kubernetesVersion`):
+   * feature gates and controller flags are checked as that version checks them. */
+  readonly kubernetesVersion: KubernetesVersion;
   /** A replay trace's points, or its problems (already worded, at most a handful). */
   readTrace(file: string):
     | { ok: true; points: { atMs: number; rps: number }[] }
@@ -954,7 +962,8 @@ const controllerFlags = z
     (flags, ctx) => {
       if (!isObj(flags)) return;
       const { values, paths } = flagValues(flags);
-      const applied = applyControllerFlags(defaultControllerConfig(), values);
+      const base = defaultControllerConfig(activeContext().kubernetesVersion);
+      const applied = applyControllerFlags(base, values);
       if (applied.ok) return;
       for (const issue of applied.issues) {
         const flag = issue.flag.replace(/^--/, "");
@@ -989,9 +998,13 @@ function flagValues(flags: Record<string, unknown>) {
   return { values, paths };
 }
 
-function gateProblem(name: string, value: boolean): string | undefined {
+function gateProblem(
+  name: string,
+  value: boolean,
+  version: KubernetesVersion = activeContext().kubernetesVersion,
+): string | undefined {
   try {
-    FeatureGates.fromRecord({ [name]: value });
+    FeatureGates.fromRecord({ [name]: value }, FeatureGates.defaults(version));
     return undefined;
   } catch (error) {
     return (error as Error).message;
@@ -1015,23 +1028,57 @@ const featureGates = z
   )
   .meta({ description: "feature gates by name, e.g. HPAScaleToZero: true" });
 
+const kubernetesVersion = z
+  .string({ error: orRequired(MSG.string) })
+  .superRefine(
+    (text, ctx) => {
+      if (typeof text !== "string") return;
+      try {
+        parseKubernetesVersion(text);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    },
+    { when: () => true },
+  )
+  .transform((text) => parseKubernetesVersion(text).version)
+  .meta({
+    description:
+      'the Kubernetes version whose behaviour to reproduce: "1.34" to "1.37" (a patch such as "v1.37.2" is accepted); default the newest, 1.37',
+  });
+
+/** The Kubernetes version a Scenario document runs under: `override` (the flag), else its
+ * `spec.kubernetesVersion`, else the default. A bad value counts as the default here (the
+ * document's parse reports it). */
+export function scenarioVersion(data: unknown, override?: KubernetesVersion): KubernetesVersion {
+  if (override !== undefined) return override;
+  const spec = isObj(data) && isObj(data.spec) ? data.spec : {};
+  if (typeof spec.kubernetesVersion !== "string") return DEFAULT_KUBERNETES_VERSION;
+  try {
+    return parseKubernetesVersion(spec.kubernetesVersion).version;
+  } catch {
+    return DEFAULT_KUBERNETES_VERSION;
+  }
+}
+
 /**
- * The feature gates a Scenario document sets: the controller's `feature-gates` flag, then
- * `spec.featureGates`. Read before the manifests (HPA validation depends on them); entries with
- * problems are left out (the document's parse reports them).
+ * The feature gates a Scenario document sets, at its version: the controller's `feature-gates`
+ * flag, then `spec.featureGates`. Read before the manifests (HPA validation depends on them);
+ * entries with problems are left out (the document's parse reports them).
  */
-export function scenarioGates(data: unknown): FeatureGates {
-  let gates = FeatureGates.defaults();
+export function scenarioGates(data: unknown, override?: KubernetesVersion): FeatureGates {
+  const version = scenarioVersion(data, override);
+  let gates = FeatureGates.defaults(version);
   const spec = isObj(data) && isObj(data.spec) ? data.spec : {};
   if (isObj(spec.controller)) {
     const applied = applyControllerFlags(
-      defaultControllerConfig(),
+      defaultControllerConfig(version),
       flagValues(spec.controller).values,
     );
     if (applied.ok) gates = applied.config.featureGates;
   }
   for (const [name, value] of Object.entries(isObj(spec.featureGates) ? spec.featureGates : {})) {
-    if (typeof value === "boolean" && gateProblem(name, value) === undefined) {
+    if (typeof value === "boolean" && gateProblem(name, value, version) === undefined) {
       gates = FeatureGates.fromRecord({ [name]: value }, gates);
     }
   }
@@ -1068,6 +1115,9 @@ const forwarding: ScenarioContext = {
   rangeQuery: (request) => activeContext().rangeQuery(request),
   get nowMs() {
     return activeContext().nowMs;
+  },
+  get kubernetesVersion() {
+    return activeContext().kubernetesVersion;
   },
 };
 
@@ -1111,6 +1161,7 @@ function buildScenarioSchema(context: ScenarioContext) {
   const spec = strict({
     duration: withDefault(duration("positive"), SCENARIO_DEFAULTS.durationMs),
     seed: withDefault(number("nonNegativeInt"), SCENARIO_DEFAULTS.seed),
+    kubernetesVersion: withDefault(kubernetesVersion, DEFAULT_KUBERNETES_VERSION),
     controller: withDefault(controllerFlags, {}),
     featureGates: withDefault(featureGates, {}),
     cluster: optionalMapping(

@@ -2,6 +2,7 @@
 // milliseconds, quantities in milli-units, every default filled in. The YAML form is documented
 // in docs/scenarios.md; `src/sim/scenario.ts` parses and validates it.
 import type { KubeObject } from "../api/types.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import type {
   ExternalMetricModel,
   ObjectMetricModel,
@@ -53,6 +54,8 @@ export interface ScenarioSpec {
   name: string;
   durationMs: number;
   seed: number;
+  /** The Kubernetes version whose behaviour the run reproduces (src/api/versions.ts). */
+  kubernetesVersion: KubernetesVersion;
   /** Controller flags by upstream name (without dashes), e.g. "horizontal-pod-autoscaler-sync-period": "15s". */
   controllerFlags: Record<string, string>;
   featureGates: Record<string, boolean>;

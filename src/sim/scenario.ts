@@ -22,6 +22,7 @@ import {
   fieldErrorBody,
   validateHorizontalPodAutoscaler,
 } from "../api/validation.js";
+import type { KubernetesVersion } from "../api/versions.js";
 import { type DecodeProblem, strictDecodeProblems } from "../apiserver/strictdecode.js";
 import { goNumber, jsonKind } from "../apiserver/typeddecode.js";
 import { annotationFieldIssues } from "../core/extensions/annotations.js";
@@ -112,6 +113,8 @@ export interface LoadOptions {
    * model (SERVED_ONLY_KINDS) are kept, checked as the API server checks them, not skipped.
    */
   served?: boolean;
+  /** `--kubernetes-version`: wins over the document's `spec.kubernetesVersion`. */
+  kubernetesVersion?: KubernetesVersion;
 }
 
 export type ScenarioResult =
@@ -122,7 +125,10 @@ export type ScenarioResult =
  * traffic models replay. */
 export async function loadScenarioFile(
   path: string,
-  options: Pick<LoadOptions, "sets" | "fromPrometheus" | "nowMs" | "rangeQueries" | "served"> = {},
+  options: Pick<
+    LoadOptions,
+    "sets" | "fromPrometheus" | "nowMs" | "rangeQueries" | "served" | "kubernetesVersion"
+  > = {},
 ): Promise<ScenarioResult> {
   let text: string;
   try {
@@ -582,7 +588,7 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
       `only one Scenario document is allowed (the first is document ${scenarioDoc!.index})`,
     );
   }
-  const gates = scenarioGates(scenarioDoc?.data);
+  const gates = scenarioGates(scenarioDoc?.data, options.kubernetesVersion);
 
   const objects: KubeObject[] = [];
   const sources = new Map<KubeObject, string>();
@@ -618,6 +624,7 @@ export function parseScenario(text: string, options: LoadOptions): ScenarioResul
     name: document.name ?? defaultName(options.file),
     durationMs: document.durationMs,
     seed: document.seed,
+    kubernetesVersion: gates.version,
     controllerFlags: document.controllerFlags,
     featureGates: gates.overrides() as Record<string, boolean>,
     cluster: document.cluster,
@@ -1028,6 +1035,7 @@ function scenarioContext(
         ],
       },
     nowMs: options.nowMs ?? Date.now(),
+    kubernetesVersion: gates.version,
   };
 }
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { FeatureGates } from "../api/featuregates.js";
 import type { KubeObject } from "../api/types.js";
+import { DEFAULT_KUBERNETES_VERSION } from "../api/versions.js";
 import { persistentServiceAccountTokens, ServiceAccountTokens } from "../apiserver/auth/tokens.js";
 import {
   type AuthenticationTrust,
@@ -78,12 +79,13 @@ export const DEFAULT_PORT = 6443;
 export const DEFAULT_ADDRESS = "127.0.0.1";
 
 /** An empty cluster: no objects, no workload models, every Scenario default (SCENARIO_DEFAULTS). */
-export function emptyScenario(): Scenario {
+export function emptyScenario(kubernetesVersion = DEFAULT_KUBERNETES_VERSION): Scenario {
   return {
     spec: {
       name: "horizon-up",
       durationMs: SCENARIO_DEFAULTS.durationMs,
       seed: SCENARIO_DEFAULTS.seed,
+      kubernetesVersion,
       controllerFlags: {},
       featureGates: {},
       cluster: { capacityPods: null, metricsResolutionMs: SCENARIO_DEFAULTS.metricsResolutionMs },
@@ -100,6 +102,9 @@ export function emptyScenario(): Scenario {
 export interface StartUpOptions {
   /** A parsed scenario (tests, or the CLI after loading the file); default: an empty cluster. */
   scenario?: Scenario;
+  /** What /version and the Node's kubeletVersion say, e.g. `v1.37.2` (default: the
+   * scenario's Kubernetes version, patch 0). */
+  gitVersion?: string;
   /** 0 = an ephemeral port. Default 6443. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -536,10 +541,15 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
   });
   // Parts started beside the server (Prometheus) add their /readyz checks here.
   const readiness = new ReadinessChecks();
+  const gitVersion = options.gitVersion ?? `v${scenario.spec.kubernetesVersion}.0`;
   const api = createApiHandler({
     cluster,
     readiness,
-    featureGates: FeatureGates.fromRecord(scenario.spec.featureGates),
+    featureGates: FeatureGates.fromRecord(
+      scenario.spec.featureGates,
+      FeatureGates.defaults(scenario.spec.kubernetesVersion),
+    ),
+    gitVersion,
     ...(token !== null ? { token } : {}),
     serviceAccountTokens: tokens.value,
     extensions: { handleMetricsApi: adapterHook.handleMetricsApi },
@@ -585,7 +595,7 @@ export async function startUp(options: StartUpOptions = {}): Promise<StartUpResu
     model: {
       capacityPods: cluster.model.capacityPods ?? 110,
       podCidr: ranges.value.podCidr.text,
-      info: hostSystemInfo(),
+      info: { ...hostSystemInfo(), kubeletVersion: gitVersion },
     },
     now: Date.now,
     ...(options.nodeStatusReportFrequencyMs !== undefined

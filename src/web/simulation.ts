@@ -195,7 +195,9 @@ export async function whatIf(
   const original = base.hpas.get(key);
   if (index < 0 || !original)
     return { ok: false, status: 404, error: `no HPA ${key} in the scenario` };
-  const edit = editHpa(original, edits, FeatureGates.fromRecord(base.scenario.spec.featureGates));
+  const { featureGates, kubernetesVersion } = base.scenario.spec;
+  const gates = FeatureGates.fromRecord(featureGates, FeatureGates.defaults(kubernetesVersion));
+  const edit = editHpa(original, edits, gates);
   if (!edit.ok) return { ok: false, status: 422, error: edit.error, causes: edit.causes };
   const edited = edit.hpa;
   const objects = [...base.scenario.objects];

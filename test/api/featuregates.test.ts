@@ -2,12 +2,73 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
+  FEATURE_GATES_BY_VERSION,
   type FeatureGateName,
   FeatureGates,
-  KNOWN_FEATURE_GATES,
+  featureGateSpec,
 } from "../../src/api/featuregates.js";
+import type { SUPPORTED_KUBERNETES_VERSIONS } from "../../src/api/versions.js";
 
+// The tests below the per-version table are pinned at v1.34, where every HPA gate can still be
+// set either way (v1.37 locks HPAConfigurableTolerance on).
+const V134 = FeatureGates.defaults("1.34");
+const KNOWN_FEATURE_GATES = FEATURE_GATES_BY_VERSION["1.34"];
 const GATES = Object.keys(KNOWN_FEATURE_GATES) as FeatureGateName[];
+
+describe("feature gates per Kubernetes version", () => {
+  const table: Array<[string, FeatureGateName, boolean, string, boolean]> = [
+    ["1.34", "HPAConfigurableTolerance", false, "ALPHA", false],
+    ["1.35", "HPAConfigurableTolerance", true, "BETA", false],
+    ["1.36", "HPAConfigurableTolerance", true, "BETA", false],
+    ["1.37", "HPAConfigurableTolerance", true, "GA", true],
+    ["1.34", "HPAScaleToZero", false, "ALPHA", false],
+    ["1.36", "HPAScaleToZero", false, "ALPHA", false],
+    ["1.37", "HPAScaleToZero", true, "BETA", false],
+  ];
+  for (const [version, name, on, stage, locked] of table) {
+    test(`${version}: ${name} is ${stage}, ${on ? "on" : "off"}${locked ? ", locked" : ""}`, () => {
+      const v = version as (typeof SUPPORTED_KUBERNETES_VERSIONS)[number];
+      assert.equal(FeatureGates.defaults(v).enabled(name), on);
+      assert.equal(featureGateSpec(name, v).stage, stage);
+      assert.equal(featureGateSpec(name, v).lockToDefault, locked);
+    });
+  }
+
+  test("the default set is v1.37's", () => {
+    assert.equal(FeatureGates.defaults().version, "1.37");
+    assert.equal(FeatureGates.defaults().enabled("HPAConfigurableTolerance"), true);
+  });
+
+  test("v1.37 refuses to turn off the GA tolerance gate, as component-base words it", () => {
+    assert.throws(() => FeatureGates.parse("HPAConfigurableTolerance=false"), {
+      message:
+        "cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true",
+    });
+    // Setting it to its locked value is accepted.
+    assert.equal(
+      FeatureGates.parse("HPAConfigurableTolerance=true").toString(),
+      "HPAConfigurableTolerance=true",
+    );
+    // v1.35 and v1.36 still let it be turned off.
+    const v135 = FeatureGates.parse(
+      "HPAConfigurableTolerance=false",
+      FeatureGates.defaults("1.35"),
+    );
+    assert.equal(v135.enabled("HPAConfigurableTolerance"), false);
+  });
+
+  test("AllBeta=false leaves a GA gate alone", () => {
+    const gates = FeatureGates.parse("AllBeta=false");
+    assert.equal(gates.enabled("HPAConfigurableTolerance"), true);
+    assert.equal(gates.enabled("HPAScaleToZero"), false);
+  });
+
+  test("a parsed set keeps its base's version", () => {
+    assert.equal(FeatureGates.parse("HPAScaleToZero=true", V134).version, "1.34");
+    assert.equal(FeatureGates.fromRecord({}, FeatureGates.defaults("1.36")).version, "1.36");
+    assert.ok(!FeatureGates.defaults("1.35").equals(FeatureGates.defaults("1.36")));
+  });
+});
 
 describe("FeatureGates.defaults (Kubernetes v1.34)", () => {
   const cases: Array<{ name: FeatureGateName; enabled: boolean; stage: string }> = [
@@ -17,13 +78,13 @@ describe("FeatureGates.defaults (Kubernetes v1.34)", () => {
   ];
   for (const c of cases) {
     test(`${c.name} is ${c.stage} and ${c.enabled ? "on" : "off"}`, () => {
-      assert.equal(FeatureGates.defaults().enabled(c.name), c.enabled);
+      assert.equal(V134.enabled(c.name), c.enabled);
       assert.equal(KNOWN_FEATURE_GATES[c.name].stage, c.stage);
     });
   }
 
   test("no gate is set explicitly, so toString is empty", () => {
-    assert.equal(FeatureGates.defaults().toString(), "");
+    assert.equal(V134.toString(), "");
   });
 });
 
@@ -72,7 +133,7 @@ describe("FeatureGates.parse", () => {
   ];
   for (const c of cases) {
     test(c.name, () => {
-      const gates = FeatureGates.parse(c.flag);
+      const gates = FeatureGates.parse(c.flag, V134);
       for (const [name, value] of Object.entries(c.expect)) {
         assert.equal(gates.enabled(name as FeatureGateName), value, name);
       }
@@ -101,12 +162,12 @@ describe("FeatureGates.parse", () => {
   ];
   for (const c of errors) {
     test(`rejects: ${c.name}`, () => {
-      assert.throws(() => FeatureGates.parse(c.flag), { message: c.message });
+      assert.throws(() => FeatureGates.parse(c.flag, V134), { message: c.message });
     });
   }
 
   test("parses over a base", () => {
-    const base = FeatureGates.parse("HPAScaleToZero=true");
+    const base = FeatureGates.parse("HPAScaleToZero=true", V134);
     const gates = FeatureGates.parse("PodLevelResources=false", base);
     assert.equal(gates.enabled("HPAScaleToZero"), true);
     assert.equal(gates.enabled("PodLevelResources"), false);
@@ -115,19 +176,19 @@ describe("FeatureGates.parse", () => {
 
 describe("FeatureGates.with / fromRecord / toString", () => {
   test("with returns a new object and leaves the receiver unchanged", () => {
-    const base = FeatureGates.defaults();
+    const base = V134;
     const next = base.with({ HPAConfigurableTolerance: true });
     assert.equal(next.enabled("HPAConfigurableTolerance"), true);
     assert.equal(base.enabled("HPAConfigurableTolerance"), false);
   });
 
   test("toString prints the explicit gates sorted, in flag syntax", () => {
-    const gates = FeatureGates.defaults().with({ PodLevelResources: false, HPAScaleToZero: true });
+    const gates = V134.with({ PodLevelResources: false, HPAScaleToZero: true });
     assert.equal(gates.toString(), "HPAScaleToZero=true,PodLevelResources=false");
   });
 
   test("fromRecord applies a vector's gates over the defaults", () => {
-    const gates = FeatureGates.fromRecord({ HPAScaleToZero: true });
+    const gates = FeatureGates.fromRecord({ HPAScaleToZero: true }, V134);
     assert.deepEqual(gates.all(), {
       HPAScaleToZero: true,
       HPAConfigurableTolerance: false,
@@ -142,7 +203,7 @@ describe("FeatureGates.with / fromRecord / toString", () => {
   });
 
   test("overrides lists only what was set", () => {
-    assert.deepEqual(FeatureGates.parse("HPAScaleToZero=false").overrides(), {
+    assert.deepEqual(FeatureGates.parse("HPAScaleToZero=false", V134).overrides(), {
       HPAScaleToZero: false,
     });
   });
@@ -160,8 +221,8 @@ describe("FeatureGates properties", () => {
   test("parse(toString()) gives the same gates", () => {
     fc.assert(
       fc.property(overrides, (o) => {
-        const gates = FeatureGates.defaults().with(o);
-        const again = FeatureGates.parse(gates.toString());
+        const gates = V134.with(o);
+        const again = FeatureGates.parse(gates.toString(), V134);
         assert.ok(again.equals(gates));
         assert.equal(again.toString(), gates.toString());
       }),
@@ -171,7 +232,7 @@ describe("FeatureGates properties", () => {
   test("an explicit setting always wins over the default", () => {
     fc.assert(
       fc.property(overrides, (o) => {
-        const gates = FeatureGates.defaults().with(o);
+        const gates = V134.with(o);
         for (const name of GATES) {
           const expected = o[name] ?? KNOWN_FEATURE_GATES[name].default;
           assert.equal(gates.enabled(name), expected);

@@ -43,7 +43,9 @@ interface ValidationVector {
 /** Runs one validation.json vector; the diff says what differed. */
 function runValidationVector(v: unknown): { ok: true } | { ok: false; diff: string } {
   const vector = v as ValidationVector;
+  // The vectors hold for v1.34 (test/fixtures/conformance/README.md).
   const errors = validateSpecForConformance(vector.spec, {
+    version: "1.34",
     featureGates: vector.featureGates,
     operation: vector.operation,
     oldSpec: vector.oldSpec,
@@ -132,7 +134,9 @@ function validHPA(
   return { metadata, spec: validSpec(spec) };
 }
 
-const DEFAULT_GATES = FeatureGates.defaults();
+// Pinned at v1.34: these cases were written for its gates (tolerance alpha and off, minReplicas
+// 0 refused without HPAScaleToZero); newer versions' defaults have their own cases.
+const DEFAULT_GATES = FeatureGates.defaults("1.34");
 
 function specErrors(
   spec: HorizontalPodAutoscalerSpec,
@@ -1587,6 +1591,7 @@ describe("validateSpecForConformance", () => {
         validateSpecForConformance(validSpec(), {
           featureGates: { Nope: true },
           operation: "create",
+          version: "1.34",
         }),
       {
         message: "unrecognized feature gate: Nope",
@@ -1595,7 +1600,12 @@ describe("validateSpecForConformance", () => {
   });
   test("an update needs an old spec", () => {
     assert.throws(
-      () => validateSpecForConformance(validSpec(), { featureGates: {}, operation: "update" }),
+      () =>
+        validateSpecForConformance(validSpec(), {
+          featureGates: {},
+          operation: "update",
+          version: "1.34",
+        }),
       TypeError,
     );
   });

@@ -6,6 +6,7 @@ import {
   handleDiscovery,
   OPENAPI_V2_PROTOBUF,
   RESOURCES,
+  versionInfo,
 } from "../../src/apiserver/discovery.js";
 import type { ApiRequest, ApiResponse } from "../../src/apiserver/types.js";
 
@@ -142,12 +143,27 @@ describe("the resource catalogue", () => {
 });
 
 describe("/version", () => {
-  test("reports v1.34", () => {
+  test("reports the default version, v1.37", () => {
     const b = json(get("/version?timeout=5s"));
     assert.equal(b.major, "1");
-    assert.equal(b.minor, "34");
-    assert.equal(b.gitVersion, "v1.34.0");
+    assert.equal(b.minor, "37");
+    assert.equal(b.gitVersion, "v1.37.0");
     assert.equal(b.platform, "linux/amd64");
+  });
+
+  test("reports the version chosen, patch included", () => {
+    const info = versionInfo("v1.35.2");
+    assert.deepEqual(
+      [info.major, info.minor, info.emulationMinor, info.minCompatibilityMinor, info.gitVersion],
+      ["1", "35", "35", "34", "v1.35.2"],
+    );
+    const req: ApiRequest = {
+      method: "GET",
+      path: "/version",
+      query: new URLSearchParams(),
+      headers: {},
+    };
+    assert.equal(json(handleDiscovery(req, info)).gitVersion, "v1.35.2");
   });
 });
 

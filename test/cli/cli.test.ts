@@ -286,4 +286,42 @@ ${extra}`;
     );
     assert.match(gates.lines[0]!, /--feature-gates: unrecognized feature gate: Nope/);
   });
+
+  it("validates as the chosen --kubernetes-version's API server: minReplicas 0 from v1.37", () => {
+    const zero = write(
+      "zero.yaml",
+      manifest(`  metrics:
+  - type: External
+    external: {metric: {name: q}, target: {type: Value, value: "1"}}
+`).replace("minReplicas: 1", "minReplicas: 0"),
+    );
+    // HPAScaleToZero: alpha and off through v1.36, beta and on in v1.37 (kubernetes#139648).
+    const old = capture();
+    assert.equal(
+      validateCommand([zero], { kubernetesVersion: "1.36" }, old.print, () => {}),
+      1,
+    );
+    assert.match(
+      old.lines.join("\n"),
+      /spec\.minReplicas: Invalid value: 0: must be greater than or equal to 1/,
+    );
+    assert.equal(
+      validateCommand(
+        [zero],
+        {},
+        () => {},
+        () => {},
+      ),
+      0,
+    );
+    const bad = capture();
+    assert.equal(
+      validateCommand([zero], { kubernetesVersion: "1.33" }, () => {}, bad.print),
+      2,
+    );
+    assert.equal(
+      bad.lines[0],
+      'error: --kubernetes-version: unsupported Kubernetes version "1.33": supported versions are 1.34, 1.35, 1.36, 1.37',
+    );
+  });
 });

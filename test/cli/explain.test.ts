@@ -73,7 +73,15 @@ describe("from a simulation's JSON", () => {
     let text = "";
     const code = await simulateCommand(
       "examples/scale-down-policies.yaml",
-      { set: [], compareSet: [], assert: [], output: "json", quiet: true },
+      // Pinned at v1.34: the sync times below are one period after the HPA is seen.
+      {
+        set: [],
+        compareSet: [],
+        assert: [],
+        output: "json",
+        quiet: true,
+        kubernetesVersion: "1.34",
+      },
       {
         out: (chunk) => {
           text += chunk;

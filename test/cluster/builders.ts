@@ -70,6 +70,9 @@ export function scenario(overrides: Partial<ScenarioSpec> = {}): ScenarioSpec {
     name: "test",
     durationMs: 3_600_000,
     seed: 42,
+    // Pinned: these tests' expectations were written for v1.34 (tolerance gate off, minReplicas
+    // 0 refused); a test of a newer version's behaviour passes its own.
+    kubernetesVersion: "1.34",
     controllerFlags: {},
     featureGates: {},
     cluster: { capacityPods: null, metricsResolutionMs: 15_000 },

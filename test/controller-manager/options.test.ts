@@ -107,6 +107,20 @@ describe("horizon controller flags", () => {
       check: (c) =>
         assert.equal(c.controller.featureGates.enabled("HPAConfigurableTolerance"), true),
     },
+    {
+      name: "--kubernetes-version, whose defaults the gates start from",
+      options: { kubernetesVersion: "v1.34.3", featureGates: "HPAScaleToZero=true" },
+      check: (c) => {
+        assert.equal(c.controller.featureGates.version, "1.34");
+        assert.equal(c.controller.featureGates.enabled("HPAConfigurableTolerance"), false);
+        assert.equal(c.controller.featureGates.enabled("HPAScaleToZero"), true);
+      },
+    },
+    {
+      name: "no --kubernetes-version: the newest supported",
+      options: {},
+      check: (c) => assert.equal(c.controller.featureGates.version, "1.37"),
+    },
   ];
   for (const c of accepted) {
     it(`accepts ${c.name}`, () => {
@@ -136,6 +150,18 @@ describe("horizon controller flags", () => {
       name: "an unknown feature gate",
       options: { featureGates: "Bogus=true" },
       error: /^--feature-gates: .*Bogus/,
+    },
+    {
+      name: "a gate the version locks",
+      options: { featureGates: "HPAConfigurableTolerance=false" },
+      error:
+        /^--feature-gates: cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true$/,
+    },
+    {
+      name: "an unsupported --kubernetes-version",
+      options: { kubernetesVersion: "1.38" },
+      error:
+        /^--kubernetes-version: unsupported Kubernetes version "1\.38": supported versions are 1\.34, 1\.35, 1\.36, 1\.37$/,
     },
     {
       name: "qps zero",

@@ -10,6 +10,11 @@ import { HorizontalController } from "../../src/controller/controller.js";
 import type { ControllerPorts, ScaleView } from "../../src/controller/ports.js";
 import { ControllerMemory, reconcileHpa } from "../../src/controller/reconcile.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
+
+// Pinned at v1.34: these schedules start one sync period after an HPA is seen; v1.37 syncs it
+// at once (kubernetes/kubernetes#138294), tested in test/sim/versions.test.ts and runtime.test.ts.
+const V134 = "1.34";
+
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import type { SyncEvent } from "../../src/core/sync.js";
 import { cpuUsage, hpa, pods, T0 } from "../core/builders.js";
@@ -71,7 +76,7 @@ function setup() {
   const cluster = new FakeCluster();
   const controller = new HorizontalController({
     ports: cluster.ports(),
-    config: defaultControllerConfig(),
+    config: defaultControllerConfig(V134),
     listHpas: () => cluster.hpas,
   });
   const step = async (seconds: number) => {
@@ -202,7 +207,7 @@ describe("HorizontalController", () => {
       };
     };
     const syncPorts = await settled(ports);
-    const config = defaultControllerConfig();
+    const config = defaultControllerConfig(V134);
     const direct = reconcileHpa(cluster.hpas[0]!, syncPorts, new ControllerMemory(), config);
     assert.ok(!(direct instanceof Promise));
     const awaited = reconcileHpa(cluster.hpas[0]!, ports, new ControllerMemory(), config);
@@ -219,7 +224,12 @@ describe("HorizontalController", () => {
     };
     await assert.rejects(
       async () =>
-        reconcileHpa(cluster.hpas[0]!, failing, new ControllerMemory(), defaultControllerConfig()),
+        reconcileHpa(
+          cluster.hpas[0]!,
+          failing,
+          new ControllerMemory(),
+          defaultControllerConfig(V134),
+        ),
       /connection reset/,
     );
   });
@@ -229,7 +239,7 @@ describe("HorizontalController", () => {
     const asked: string[] = [];
     const controller = new HorizontalController({
       ports: cluster.ports(),
-      config: defaultControllerConfig(),
+      config: defaultControllerConfig(V134),
       listHpas: () => cluster.hpas,
       getHpa: (namespace, name) => {
         asked.push(`${namespace}/${name}`);

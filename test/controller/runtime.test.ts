@@ -131,6 +131,10 @@ function fakeWorld(): FakeWorld {
   return world;
 }
 
+// Pinned at v1.34: these timings are its rate-limited first sync, one period after an HPA is
+// seen; v1.37 syncs an added HPA at once (kubernetes/kubernetes#138294), tested below.
+const V134 = "1.34";
+
 function runtimeFor(
   world: FakeWorld,
   overrides: Partial<ControllerRuntimeOptions> & { workers?: number } = {},
@@ -138,7 +142,7 @@ function runtimeFor(
   const { workers, ...rest } = overrides;
   return new ControllerRuntime({
     ports: world.ports,
-    config: { ...defaultControllerConfig(), concurrentSyncs: workers ?? 5 },
+    config: { ...defaultControllerConfig(V134), concurrentSyncs: workers ?? 5 },
     source: world.source,
     timers: world.timers,
     onSync: (report) => world.reports.push(report),
@@ -158,6 +162,24 @@ function syncTimes(world: FakeWorld, t0: number): Record<string, number[]> {
 }
 
 describe("ControllerRuntime: timing", () => {
+  it("v1.37: an added HPA is synced at once, then once per period; an update waits (kubernetes/kubernetes#138294)", async () => {
+    const world = fakeWorld();
+    const t0 = world.timers.now();
+    world.source.set(namedHpa("a"));
+    const runtime = runtimeFor(world, { config: defaultControllerConfig("1.37") });
+    runtime.start();
+    await world.timers.advance(20_000);
+    world.source.set(namedHpa("b"));
+    // An update of a known HPA is still rate-limited: it keeps a's period.
+    world.source.set({ ...namedHpa("a"), spec: { ...namedHpa("a").spec, maxReplicas: 7 } });
+    await world.timers.advance(25_000);
+    assert.deepEqual(syncTimes(world, t0), {
+      "default/a": [0, 15, 30, 45],
+      "default/b": [20, 35],
+    });
+    await runtime.stop({ drain: true });
+  });
+
   it("syncs every HPA once per sync period, the first one period after it is seen", async () => {
     const world = fakeWorld();
     const t0 = world.timers.now();
@@ -422,7 +444,7 @@ describe("ControllerRuntime over an embedded cluster (in-process ports)", () => 
           },
         },
       },
-      config: defaultControllerConfig(),
+      config: defaultControllerConfig(V134),
       source,
       timers,
       onSync: (report) => reports.push(report),
@@ -718,13 +740,13 @@ describe("ControllerRuntime: Horizon and a built-in controller over one embedded
           },
         },
       },
-      config: defaultControllerConfig(),
+      config: defaultControllerConfig(V134),
       source: horizonSource,
       timers,
     });
     const builtIn = new ControllerRuntime({
       ports: { ...basePorts, clock },
-      config: defaultControllerConfig(),
+      config: defaultControllerConfig(V134),
       source: builtInSource,
       timers,
     });

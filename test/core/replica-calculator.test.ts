@@ -647,11 +647,28 @@ describe("usageRatioReplicas (Object/External Value)", () => {
       expect: 2,
     },
     {
-      name: "saturates at MaxInt32",
+      name: "saturates at MaxInt32 from v1.35 (kubernetes/kubernetes#126979)",
       currentReplicas: 1,
       usageRatio: 1e12,
       readyPods: 10,
       expect: 2147483647,
+      version: "1.35" as const,
+    },
+    {
+      name: "v1.34 converts unguarded: MinInt32, as amd64 does",
+      currentReplicas: 1,
+      usageRatio: 1e12,
+      readyPods: 10,
+      expect: -2147483648,
+      version: "1.34" as const,
+    },
+    {
+      name: "v1.34: in range, the same ceil",
+      currentReplicas: 1,
+      usageRatio: 2.1,
+      readyPods: 10,
+      expect: 21,
+      version: "1.34" as const,
     },
   ];
   for (const c of cases) {
@@ -663,6 +680,7 @@ describe("usageRatioReplicas (Object/External Value)", () => {
           i < c.readyPods ? p : { ...p, ready: null },
         ),
         tolerances,
+        version: ("version" in c && c.version) || "1.37",
       });
       assert.ok(result.ok);
       assert.equal(result.replicas, c.expect);

@@ -160,7 +160,10 @@ export async function startApiFront(options: {
     const running = started.value;
     const api = createApiHandler({
       cluster: running.cluster,
-      featureGates: FeatureGates.fromRecord(options.scenario.spec.featureGates),
+      featureGates: FeatureGates.fromRecord(
+        options.scenario.spec.featureGates,
+        FeatureGates.defaults(options.scenario.spec.kubernetesVersion),
+      ),
       token,
     });
     await grantImpersonatedUsers(api, token);

@@ -8,6 +8,7 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { describe, it } from "node:test";
+import type { KubernetesVersion } from "../../src/api/versions.js";
 import type { Scenario } from "../../src/sim/scenario-types.js";
 import { emptyScenario, type RunningUp, type StartUpOptions, startUp } from "../../src/up/up.js";
 
@@ -289,8 +290,8 @@ export async function pollUntil<T>(
 }
 
 /** An empty cluster whose metrics pipeline scrapes every second (upstream metrics-server: 15 s). */
-export function fastScenario(): Scenario {
-  const scenario = emptyScenario();
+export function fastScenario(kubernetesVersion?: KubernetesVersion): Scenario {
+  const scenario = emptyScenario(kubernetesVersion);
   scenario.spec.cluster.metricsResolutionMs = 1000;
   return scenario;
 }

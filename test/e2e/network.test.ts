@@ -305,6 +305,7 @@ describe("the pod network of horizon up", () => {
       req.end();
     });
     assert.equal(version.status, 200, version.body);
-    assert.equal(JSON.parse(version.body).gitVersion, "v1.34.0");
+    // The default Kubernetes version (src/api/versions.ts).
+    assert.equal(JSON.parse(version.body).gitVersion, "v1.37.0");
   });
 });

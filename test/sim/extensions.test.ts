@@ -11,11 +11,23 @@ import { formatScenarioError, loadScenarioFile } from "../../src/sim/scenario.js
 
 const example = (name: string) => join(import.meta.dirname, "..", "..", "examples", name);
 
+// Pinned at v1.34: the action times were recorded with its first sync one period after an HPA
+// is seen (v1.37 syncs it at once, kubernetes/kubernetes#138294).
+const V134 = "1.34";
+
 async function cli(file: string, options: Partial<SimulateOptions>) {
   let out = "";
   const code = await simulateCommand(
     file,
-    { set: [], compareSet: [], assert: [], output: "table", quiet: true, ...options },
+    {
+      set: [],
+      compareSet: [],
+      assert: [],
+      output: "table",
+      quiet: true,
+      kubernetesVersion: V134,
+      ...options,
+    },
     {
       out: (chunk) => {
         out += chunk;
@@ -34,6 +46,7 @@ async function cli(file: string, options: Partial<SimulateOptions>) {
 async function actions(file: string, upstream: boolean) {
   const loaded = await loadScenarioFile(file, {
     sets: upstream ? ["hpa:metadata.annotations={}"] : [],
+    kubernetesVersion: V134,
   });
   assert.ok(loaded.ok, loaded.ok ? "" : JSON.stringify(loaded.errors));
   const result = await runSimulation({ scenario: loaded.scenario, emit: () => undefined });

@@ -27,12 +27,17 @@ export function exampleFiles(): string[] {
     .filter((f) => offline(join(EXAMPLES_DIR, f)));
 }
 
-export async function goldenOutput(name: string): Promise<GoldenOutput> {
+/** The recorded outputs are v1.34's (`--kubernetes-version 1.34`): they pin that version's
+ * behaviour byte for byte; docs/versions.md says which examples the newer versions change. */
+export async function goldenOutput(
+  name: string,
+  kubernetesVersion = "1.34",
+): Promise<GoldenOutput> {
   let out = "";
   const err: string[] = [];
   const code = await simulateCommand(
     join(EXAMPLES_DIR, name),
-    { set: [], compareSet: [], assert: [], output: "json", quiet: true },
+    { set: [], compareSet: [], assert: [], output: "json", quiet: true, kubernetesVersion },
     {
       out: (chunk) => {
         out += chunk;

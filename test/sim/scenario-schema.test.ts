@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { KubernetesVersion } from "../../src/api/versions.js";
 import { formatScenarioError, parseScenario } from "../../src/sim/scenario.js";
 
 const DEPLOYMENT = `apiVersion: apps/v1
@@ -22,7 +23,12 @@ const scenario = (spec: string) =>
   [DEPLOYMENT, HPA, `apiVersion: horizon.dev/v1alpha1\nkind: Scenario\nspec:\n${spec}`].join(
     "---\n",
   );
-const parse = (text: string) => parseScenario(text, { file: "s.yaml", baseDir: "/" });
+const parse = (text: string, kubernetesVersion?: KubernetesVersion) =>
+  parseScenario(text, {
+    file: "s.yaml",
+    baseDir: "/",
+    ...(kubernetesVersion ? { kubernetesVersion } : {}),
+  });
 
 describe("the Scenario document's schema", () => {
   test("errors carry the field path as data, rendered only when formatted", () => {
@@ -81,6 +87,7 @@ describe("the Scenario document's schema", () => {
 
   test("a controller flag of a wrong type leaves the other flags' feature gates in force", () => {
     // HPAScaleToZero (from the feature-gates flag) admits minReplicas 0 with an External metric.
+    // Pinned at v1.34, where the gate is off by default (v1.37 turns it on).
     const hpa = HPA.replace(
       "maxReplicas: 3",
       "minReplicas: 0\n  maxReplicas: 3\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: Value, value: 1}}",
@@ -90,7 +97,7 @@ describe("the Scenario document's schema", () => {
       hpa,
       "apiVersion: horizon.dev/v1alpha1\nkind: Scenario\nspec:\n  controller:\n    feature-gates: HPAScaleToZero=true\n    horizontal-pod-autoscaler-tolerance: [1]\n",
     ].join("---\n");
-    const result = parse(text);
+    const result = parse(text, "1.34");
     assert.ok(!result.ok);
     assert.deepEqual(
       result.errors.map((e) => [e.path, e.message]),

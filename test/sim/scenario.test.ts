@@ -567,14 +567,16 @@ spec:
     ]);
   });
 
-  test("a tolerance is dropped with a warning while HPAConfigurableTolerance is off", () => {
+  test("a tolerance is dropped with a warning while HPAConfigurableTolerance is off (v1.34)", () => {
     const hpa = `${HPA}  behavior:\n    scaleUp: {tolerance: 0.05}\n`;
-    const off = ok(file(DEPLOYMENT, hpa));
+    // Pinned at v1.34, the last version where the gate is off by default.
+    const off = ok(file(DEPLOYMENT, hpa), { kubernetesVersion: "1.34" });
     assert.deepEqual(off.warnings, [
       "s.yaml:18:1: document 2 (HorizontalPodAutoscaler/web): spec.behavior.scaleUp.tolerance is dropped: feature gate HPAConfigurableTolerance is off (enable it in spec.featureGates)",
     ]);
     const on = ok(
       file(DEPLOYMENT, hpa, `${SCENARIO_HEAD}  featureGates: {HPAConfigurableTolerance: true}\n`),
+      { kubernetesVersion: "1.34" },
     );
     assert.deepEqual(on.warnings, []);
     const behavior = (on.objects[1]!.spec as { behavior: { scaleUp: { tolerance: unknown } } })
@@ -610,7 +612,7 @@ describe("errors", () => {
       name: "unknown Scenario field (strict)",
       text: scenario("  sed: 3\n"),
       errors: [
-        's.yaml:36:3: document 3 (Scenario/t): spec.sed: unknown field "sed" (known: duration, seed, controller, featureGates, cluster, workloads, metrics, events)',
+        's.yaml:36:3: document 3 (Scenario/t): spec.sed: unknown field "sed" (known: duration, seed, kubernetesVersion, controller, featureGates, cluster, workloads, metrics, events)',
       ],
     },
     {
@@ -700,6 +702,8 @@ describe("errors", () => {
     },
     {
       name: "events",
+      // Pinned at v1.34: there minReplicas 0 is refused by its own rule too (HPAScaleToZero off).
+      version: "1.34" as const,
       text: scenario(
         `  events:
   - {at: 5m, type: explode}
@@ -896,7 +900,8 @@ describe("errors", () => {
   ];
   for (const c of cases) {
     test(c.name, () => {
-      assert.deepEqual(errorLines(c.text), c.errors);
+      const options = "version" in c ? { kubernetesVersion: c.version } : {};
+      assert.deepEqual(errorLines(c.text, options), c.errors);
     });
   }
 

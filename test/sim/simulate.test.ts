@@ -15,8 +15,12 @@ const root = join(import.meta.dirname, "..", "..");
 const example = (name: string) => join(root, "examples", name);
 const scratch = mkdtempSync(join(tmpdir(), "horizon-sim-"));
 
+// Pinned at v1.34: these trajectories were recorded with its first sync one period after an HPA
+// is seen (v1.37 syncs it at once, kubernetes/kubernetes#138294; test/sim/versions.test.ts).
+const V134 = "1.34";
+
 async function load(file: string, sets: string[] = []) {
-  const loaded = await loadScenarioFile(file, { sets });
+  const loaded = await loadScenarioFile(file, { sets, kubernetesVersion: V134 });
   assert.ok(loaded.ok, loaded.ok ? "" : JSON.stringify(loaded.errors));
   return loaded.scenario;
 }
@@ -39,7 +43,15 @@ async function cli(file: string, options: Partial<SimulateOptions>) {
   const err: string[] = [];
   const code = await simulateCommand(
     file,
-    { set: [], compareSet: [], assert: [], output: "table", quiet: true, ...options },
+    {
+      set: [],
+      compareSet: [],
+      assert: [],
+      output: "table",
+      quiet: true,
+      kubernetesVersion: V134,
+      ...options,
+    },
     {
       out: (chunk) => {
         out += chunk;
@@ -201,7 +213,11 @@ spec:
 ${events}`;
 
   const actionsOf = async (text: string) => {
-    const parsed = parseScenario(text, { file: "restart.yaml", baseDir: scratch });
+    const parsed = parseScenario(text, {
+      file: "restart.yaml",
+      baseDir: scratch,
+      kubernetesVersion: V134,
+    });
     assert.ok(parsed.ok, parsed.ok ? "" : JSON.stringify(parsed.errors));
     const result = await runSimulation({ scenario: parsed.scenario });
     return result.summary.hpas[0]!.actions.map((a) => [a.t, a.from, a.to]);
@@ -232,6 +248,23 @@ spec:
     assert.equal(code, 2);
     assert.match(err, /bad\.yaml:5:\d+/);
     assert.match(err, /duration/);
+  });
+
+  it("an unsupported --kubernetes-version exits 2 listing the supported ones", async () => {
+    const { code, err } = await cli(example("cpu-step.yaml"), { kubernetesVersion: "1.33" });
+    assert.equal(code, 2);
+    assert.equal(
+      err,
+      'error: --kubernetes-version: unsupported Kubernetes version "1.33": supported versions are 1.34, 1.35, 1.36, 1.37',
+    );
+  });
+
+  it("--kubernetes-version overrides the scenario's: a v1.37 gate lock is refused there", async () => {
+    const set = ["scenario:spec.featureGates.HPAConfigurableTolerance=false"];
+    assert.equal((await cli(example("cpu-step.yaml"), { set, kubernetesVersion: "1.36" })).code, 0);
+    const locked = await cli(example("cpu-step.yaml"), { set, kubernetesVersion: "1.37" });
+    assert.equal(locked.code, 2);
+    assert.match(locked.err, /feature is locked to true/);
   });
 
   it("a field error names the object and the field path as upstream writes it", async () => {

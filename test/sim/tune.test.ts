@@ -340,8 +340,9 @@ describe("bad input is reported before anything runs", () => {
   const file = example("cpu-step.yaml");
   const cases: { name: string; options: Partial<TuneCommandOptions>; error: RegExp }[] = [
     {
+      // Pinned at v1.34: v1.37 accepts minReplicas 0 (HPAScaleToZero beta), with another error.
       name: "a value the API server would refuse",
-      options: { search: ["spec.minReplicas: 0..2"] },
+      options: { search: ["spec.minReplicas: 0..2"], kubernetesVersion: "1.34" },
       error:
         /search entry "spec\.minReplicas": value 0: Invalid value: 0: must be greater than or equal to 1/,
     },
@@ -357,6 +358,12 @@ describe("bad input is reported before anything runs", () => {
     },
     { name: "no search space", options: {}, error: /--search: give the search space/ },
     {
+      name: "an unsupported --kubernetes-version",
+      options: { search: ["spec.minReplicas: [1]"], kubernetesVersion: "1.33" },
+      error:
+        /--kubernetes-version: unsupported Kubernetes version "1\.33": supported versions are 1\.34, 1\.35, 1\.36, 1\.37/,
+    },
+    {
       name: "a bad --jobs",
       options: { search: ["spec.minReplicas: [1]"], jobs: "0" },
       error: /--jobs: expected a positive integer/,
@@ -367,8 +374,12 @@ describe("bad input is reported before anything runs", () => {
       error: /search entry "spec\.foo"/,
     },
     {
+      // Pinned at v1.34, the last version where HPAConfigurableTolerance is off by default.
       name: "a field the API server drops (its feature gate is off): every row would be the same",
-      options: { search: ["spec.behavior.scaleDown.tolerance: [0.05, 0.2]"] },
+      options: {
+        search: ["spec.behavior.scaleDown.tolerance: [0.05, 0.2]"],
+        kubernetesVersion: "1.34",
+      },
       error:
         /search entry "spec\.behavior\.scaleDown\.tolerance": spec\.behavior\.scaleDown\.tolerance is dropped by the API server: feature gate HPAConfigurableTolerance is off/,
     },

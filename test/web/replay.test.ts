@@ -43,7 +43,9 @@ function oscillatingHour() {
       get: (key: string) => (key === "default/web" ? hpa : undefined),
       subscribe: () => () => {},
     },
-    config: defaultControllerConfig(),
+    // Pinned at v1.34: the invalid edit below (minReplicas 0) is refused there by its own field;
+    // v1.37 accepts it with an Object or External metric (HPAScaleToZero beta).
+    config: defaultControllerConfig("1.34"),
   };
 }
 

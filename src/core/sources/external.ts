@@ -87,6 +87,7 @@ export const externalSource: MetricSourceModule = {
       usageRatio,
       pods: context.pods,
       tolerances: context.tolerances,
+      version: context.version,
     });
     if (!calculation.ok) return fail(calculation.error);
     const current = Quantity.fromMilli(total).toString();

@@ -3,6 +3,7 @@
 import { Quantity } from "../../api/quantity.js";
 import { selectorFromLabelSelector } from "../../api/selector.js";
 import type { MetricSpec } from "../../api/types.js";
+import { versionSwitches } from "../../api/versions.js";
 import { perPodReplicas, usageRatioReplicas } from "../replica-calculator.js";
 import { identifier } from "./pods.js";
 import { errorOf } from "./resource.js";
@@ -18,6 +19,13 @@ import {
 
 const REASON = "FailedGetObjectMetric";
 
+/** What the Object source does differently by Kubernetes version (docs/versions.md). */
+export const objectSourceSwitches = versionSwitches({
+  // kubernetes/kubernetes#139029 (v1.37): "unable to get metric %s on %s %s/%s: %w", the
+  // object first and the error last; before, the arguments were out of order.
+  objectErrorInOrder: "1.37",
+});
+
 export const objectSource: MetricSourceModule = {
   compute(
     spec: MetricSpec,
@@ -32,9 +40,12 @@ export const objectSource: MetricSourceModule = {
     if (!selector.ok) return failure(spec, index, REASON, selector.error, outer(selector.error));
     const name = source.metric.name;
     const ref = source.describedObject;
-    // Upstream's message puts the kind where the error belongs and the error last.
-    const fetchError = (error: string) =>
-      `unable to get metric ${name}: ${ref.kind} on ${context.namespace} ${ref.name}/${error}`;
+    // Before v1.37 upstream's message puts the kind where the error belongs and the error last.
+    const fetchError = objectSourceSwitches(context.version).objectErrorInOrder
+      ? (error: string) =>
+          `unable to get metric ${name} on ${ref.kind} ${context.namespace}/${ref.name}: ${error}`
+      : (error: string) =>
+          `unable to get metric ${name}: ${ref.kind} on ${context.namespace} ${ref.name}/${error}`;
     const target = source.target;
     const status = (current: { value?: string; averageValue?: string }) => ({
       type: "Object" as const,
@@ -53,6 +64,7 @@ export const objectSource: MetricSourceModule = {
         usageRatio,
         pods: context.pods,
         tolerances: context.tolerances,
+        version: context.version,
       });
       if (!calculation.ok)
         return failure(spec, index, REASON, calculation.error, outer(calculation.error));

@@ -1,6 +1,7 @@
 // One shape for every metric source: what the metrics port observed for one metric spec goes
 // in, a replica proposal (or a typed failure with its upstream reason) comes out.
 import type { LabelSelector, MetricSpec, MetricStatus } from "../../api/types.js";
+import type { KubernetesVersion } from "../../api/versions.js";
 import type { PodView } from "../pods.js";
 import type { CalculationTrace, ReadinessSettings, Samples } from "../replica-calculator.js";
 import type { Tolerances } from "../tolerance.js";
@@ -38,6 +39,8 @@ export interface MetricContext {
   readiness: ReadinessSettings;
   podLevelResources: boolean;
   now: number;
+  /** The Kubernetes version reproduced: the calculator's version switches read it. */
+  version: KubernetesVersion;
 }
 
 export interface MetricTrace {

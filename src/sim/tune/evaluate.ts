@@ -1,6 +1,8 @@
 // One candidate of `horizon tune`: the scenario file with the candidate's `--set` edits, run to
 // its summary. Runs in a worker thread (./worker.ts) or in-process; either way the same inputs
 // give the same summary, so results do not depend on --jobs.
+
+import type { KubernetesVersion } from "../../api/versions.js";
 import type { DemandYardstick } from "../demand.js";
 import { runSimulation } from "../runner.js";
 import { formatScenarioError, parseScenario } from "../scenario.js";
@@ -23,6 +25,8 @@ export interface TuneBase {
    * CPU target would redefine its demand).
    */
   yardsticks?: Record<string, DemandYardstick | null>;
+  /** `--kubernetes-version`: wins over the scenario's. */
+  kubernetesVersion?: KubernetesVersion;
 }
 
 export interface TuneTask {
@@ -56,6 +60,7 @@ async function prime(base: TuneBase, task: TuneTask, durationMs: number): Promis
     file: base.file,
     baseDir: base.baseDir,
     sets: [...base.sets, ...task.sets],
+    ...versionOption(base),
   });
   if (!loaded.ok) return;
   const scenario = loaded.scenario;
@@ -68,11 +73,17 @@ async function prime(base: TuneBase, task: TuneTask, durationMs: number): Promis
   }
 }
 
+/** The load option of `--kubernetes-version`, when given. */
+export function versionOption(base: TuneBase): { kubernetesVersion?: KubernetesVersion } {
+  return base.kubernetesVersion === undefined ? {} : { kubernetesVersion: base.kubernetesVersion };
+}
+
 export async function evaluateTask(base: TuneBase, task: TuneTask): Promise<TaskOutcome> {
   const loaded = parseScenario(base.text, {
     file: base.file,
     baseDir: base.baseDir,
     sets: [...base.sets, ...task.sets],
+    ...versionOption(base),
   });
   if (!loaded.ok)
     return { id: task.id, ok: false, error: loaded.errors.map(formatScenarioError).join("; ") };

@@ -8,7 +8,7 @@ import type { Assertion } from "../assertions.js";
 import { scenarioYardsticks } from "../demand.js";
 import { parseScenario } from "../scenario.js";
 import type { SummaryRecord } from "../timeline.js";
-import type { TaskOutcome, TuneBase } from "./evaluate.js";
+import { type TaskOutcome, type TuneBase, versionOption } from "./evaluate.js";
 import { constraintsHold, measureOf, type Objective } from "./objective.js";
 import { TunePool } from "./pool.js";
 import { gridPoint, type SearchEntry, setExpression, spaceSize } from "./space.js";
@@ -253,6 +253,7 @@ function scenarioDuration(base: TuneBase): number {
     file: base.file,
     baseDir: base.baseDir,
     sets: base.sets,
+    ...versionOption(base),
   });
   if (!loaded.ok) throw new Error("the scenario does not load");
   return loaded.scenario.spec.durationMs;
