@@ -18,6 +18,8 @@ export interface ForecastSettings {
   levelMs: number;
   /** Time constant of the error estimate. */
   errorMs: number;
+  /** The quantile of the relative error tracked for headroom (0.9: nine forecasts in ten). */
+  quantile?: number;
 }
 
 export const DAY_MS = 86_400_000;
@@ -79,6 +81,7 @@ export class SeasonalForecaster {
   #absError: number | null = null;
   #squaredError: number | null = null;
   #lastError: number | null = null;
+  #upper = 0;
 
   constructor(settings: ForecastSettings = DEFAULT_FORECAST_SETTINGS) {
     const shortest = settings.seasonsMs[0];
@@ -109,6 +112,14 @@ export class SeasonalForecaster {
   /** Root mean squared relative error of past forecasts (the headroom's unit). */
   relativeSpread(): number | null {
     return this.#squaredError === null ? null : Math.sqrt(this.#squaredError);
+  }
+
+  /**
+   * The tracked quantile of the relative error (settings.quantile): demand came in at most
+   * this much above the forecast that often, lately.
+   */
+  upperError(): number {
+    return this.#upper;
   }
 
   /** The relative error of the latest forecast whose time came. */
@@ -196,6 +207,10 @@ export class SeasonalForecaster {
     const floor = this.#meanProfile() * 0.25;
     const error = (value - resolved) / Math.max(resolved, floor, Number.MIN_VALUE);
     this.#lastError = error;
+    // A stochastic quantile estimate: up by q·step when above, down by (1 − q)·step when not.
+    const q = this.settings.quantile ?? 0.9;
+    const step = 0.01;
+    this.#upper += error > this.#upper ? q * step : -(1 - q) * step;
     const dt = this.settings.errorMs;
     // Weighted per forecast, not per ms: one forecast per sync.
     const weight = this.#absError === null ? 1 : Math.min(1, 15_000 / dt);
@@ -287,4 +302,85 @@ function formatSpan(ms: number): string {
   if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(1)}h`;
   if (ms >= 60_000) return `${Math.round(ms / 60_000)}m`;
   return `${Math.round(ms / 1000)}s`;
+}
+
+/**
+ * Additive Holt-Winters over one value per interval, with fixed smoothing: the model
+ * jthomperoo's predictive-horizontal-pod-autoscaler runs over the replica count (its documented
+ * settings: alpha = beta = gamma = 0.9). It forecasts nothing before two full seasons (its
+ * initialisation needs them), then one interval ahead. Online: the first two seasons are kept
+ * for the initialisation, then only the level, the trend and one season of components.
+ */
+export class HoltWinters {
+  readonly #alpha: number;
+  readonly #beta: number;
+  readonly #gamma: number;
+  readonly #period: number;
+  #warmup: number[] | null = [];
+  #level = 0;
+  #trend = 0;
+  #seasonal: Float64Array;
+  #index = 0;
+
+  constructor(alpha: number, beta: number, gamma: number, period: number) {
+    if (!(period >= 2)) throw new Error("a season of at least 2 intervals is required");
+    this.#alpha = alpha;
+    this.#beta = beta;
+    this.#gamma = gamma;
+    this.#period = period;
+    this.#seasonal = new Float64Array(period);
+  }
+
+  /** Values seen so far, up to the two seasons the model needs. */
+  seen(): number {
+    return this.#warmup === null ? 2 * this.#period : this.#warmup.length;
+  }
+
+  ready(): boolean {
+    return this.#warmup === null;
+  }
+
+  observe(value: number): void {
+    if (this.#warmup !== null) {
+      this.#warmup.push(value);
+      if (this.#warmup.length < 2 * this.#period) return;
+      const values = this.#warmup;
+      const p = this.#period;
+      let first = 0;
+      let second = 0;
+      for (let i = 0; i < p; i++) {
+        first += values[i]!;
+        second += values[p + i]!;
+      }
+      first /= p;
+      second /= p;
+      for (let i = 0; i < p; i++) {
+        this.#seasonal[i] = (values[i]! - first + (values[p + i]! - second)) / 2;
+      }
+      this.#level = first;
+      this.#trend = (second - first) / p;
+      this.#warmup = null;
+      this.#index = 0;
+      for (const v of values) this.#update(v);
+      return;
+    }
+    this.#update(value);
+  }
+
+  #update(value: number): void {
+    const slot = this.#index % this.#period;
+    const season = this.#seasonal[slot]!;
+    const level = this.#alpha * (value - season) + (1 - this.#alpha) * (this.#level + this.#trend);
+    this.#trend = this.#beta * (level - this.#level) + (1 - this.#beta) * this.#trend;
+    this.#seasonal[slot] = this.#gamma * (value - level) + (1 - this.#gamma) * season;
+    this.#level = level;
+    this.#index++;
+  }
+
+  /** The value `steps` intervals after the last one observed (null before two seasons). */
+  forecast(steps = 1): number | null {
+    if (this.#warmup !== null) return null;
+    const slot = (this.#index + steps - 1) % this.#period;
+    return this.#level + steps * this.#trend + this.#seasonal[slot]!;
+  }
 }
