@@ -11,6 +11,7 @@ import { DAY_MS } from "../../src/core/forecast.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
 import { resourceObservation } from "../../src/core/sources/resource-usage.js";
 import { decideSync, type SyncInput, type SyncResult } from "../../src/core/sync.js";
+import { explain, explanationText } from "../../src/explain/index.js";
 import { cpuUsage, hpa, pods } from "./builders.js";
 
 const HOUR = 3_600_000;
@@ -193,6 +194,11 @@ describe("horizon.dev/predictive syncs (fake clock, a daily ramp)", () => {
     assert.equal(scaled.result.trace.recommendationMetric?.startsWith("forecast of cpu"), true);
     // The lead: the pods' start-to-ready (100 s) plus the 15 s sync period.
     assert.match(entry.message, / 115 s away/);
+    const text = explanationText(explain(scaled.result.trace));
+    assert.match(
+      text.at(-1)!,
+      /^Extension horizon\.dev\/predictive \(ForecastActive\): scaled to (\d+) ahead of a forecast of .* s away, needs \d+ \(upstream's algorithm: \d+; with the extension: \1\)\.$/,
+    );
   });
 
   it("the forecast never lowers upstream's decision: no scale-down acts on it alone", () => {
