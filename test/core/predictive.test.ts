@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
 import type { HorizontalPodAutoscaler } from "../../src/api/types.js";
 import { defaultControllerConfig } from "../../src/core/config.js";
-import { parseExtensions } from "../../src/core/extensions/annotations.js";
+import { annotationFieldIssues, parseExtensions } from "../../src/core/extensions/annotations.js";
 import { syncExtendedOnce } from "../../src/core/extensions/sync.js";
 import { DAY_MS } from "../../src/core/forecast.js";
 import { EMPTY_HISTORY, type HpaHistory } from "../../src/core/history.js";
@@ -154,6 +154,22 @@ describe("horizon.dev/predictive annotations", () => {
       }
     });
   }
+});
+
+describe("horizon.dev/predictive as the API server and horizon validate check it", () => {
+  it("a bad value is a field error at metadata.annotations[key] with the value", () => {
+    const issues = annotationFieldIssues(
+      annotated({ "horizon.dev/predictive": "true", "horizon.dev/predictive-mode": "auto" }),
+    );
+    assert.deepEqual(issues.errors, [
+      {
+        type: "FieldValueInvalid",
+        field: "metadata.annotations[horizon.dev/predictive-mode]",
+        badValue: "auto",
+        detail: 'unsupported value "auto": must be "scale" (the default) or "forecast-only"',
+      },
+    ]);
+  });
 });
 
 describe("horizon.dev/predictive syncs (fake clock, a daily ramp)", () => {
