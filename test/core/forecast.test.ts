@@ -2,7 +2,12 @@
 // each case names the series, how long it is learned, and what the forecast must come close to.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DAY_MS, type ForecastSettings, SeasonalForecaster } from "../../src/core/forecast.js";
+import {
+  DAY_MS,
+  type ForecastSettings,
+  HoltWinters,
+  SeasonalForecaster,
+} from "../../src/core/forecast.js";
 
 const STEP = 15_000;
 const HOUR = 3_600_000;
@@ -191,5 +196,33 @@ describe("SeasonalForecaster", () => {
         }),
       /not a multiple/,
     );
+  });
+});
+
+describe("HoltWinters (PHPA's model over the replica count)", () => {
+  const season = [2, 2, 3, 5, 8, 8, 5, 3];
+  it("forecasts nothing before two full seasons, then the next value of a repeating season", () => {
+    const model = new HoltWinters(0.9, 0.9, 0.9, season.length);
+    for (let i = 0; i < 2 * season.length - 1; i++) {
+      model.observe(season[i % season.length]!);
+      assert.equal(model.forecast(), null);
+      assert.equal(model.ready(), false);
+    }
+    model.observe(season.at(-1)!);
+    for (let i = 0; i < 3 * season.length; i++) {
+      const next = season[i % season.length]!;
+      assert.ok(
+        Math.abs(model.forecast()! - next) < 1e-6,
+        `step ${i}: ${model.forecast()} vs ${next}`,
+      );
+      model.observe(next);
+    }
+  });
+
+  it("with alpha = beta = 0.9 its trend follows one jump far beyond it (PHPA's thrashing)", () => {
+    const model = new HoltWinters(0.9, 0.9, 0.9, season.length);
+    for (let i = 0; i < 4 * season.length; i++) model.observe(season[i % season.length]!);
+    model.observe(season[0]! + 10);
+    assert.ok(model.forecast()! > season[1]! + 15, `after a jump of 10: ${model.forecast()}`);
   });
 });
