@@ -83,7 +83,10 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
     // more proposal in upstream's max over metrics.
     const reactive = decideSync(upstreamInput);
     const plan = planPredictive(predictive, reactive, input.history.predictive);
-    decision = plan.proposal ? decideSync({ ...upstreamInput, proposal: plan.proposal }) : reactive;
+    // A proposal at or below the metrics' max changes nothing: no second decision then.
+    const raises =
+      plan.proposal !== null && plan.proposal.replicas > (reactive.trace.recommendation ?? 0);
+    decision = raises ? decideSync({ ...upstreamInput, proposal: plan.proposal! }) : reactive;
     decision.history = { ...decision.history, predictive: plan.memory };
     const entry = reportPredictive(
       decision,
