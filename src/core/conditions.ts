@@ -3,7 +3,12 @@
 import type { ConditionStatus, HorizontalPodAutoscalerCondition } from "../api/types.js";
 
 /** Upstream's three, and Horizon's own `ForeignWriter` (extensions/sync.ts). */
-export type ConditionType = "AbleToScale" | "ScalingActive" | "ScalingLimited" | "ForeignWriter";
+export type ConditionType =
+  | "AbleToScale"
+  | "ScalingActive"
+  | "ScalingLimited"
+  | "ForeignWriter"
+  | "PredictiveActive";
 
 export function setCondition(
   conditions: HorizontalPodAutoscalerCondition[],

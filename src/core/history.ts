@@ -2,6 +2,8 @@
 // past recommendations for stabilization and past scale events for rate policies.
 // Values are immutable; each sync returns the next history.
 
+import type { HoltWinters, SeasonalForecaster } from "./forecast.js";
+
 export interface TimestampedRecommendation {
   replicas: number;
   /** Epoch milliseconds. */
@@ -29,6 +31,20 @@ export interface HpaHistory {
   scheduledFloor?: number;
   /** Per-HPA knobs only: the overrides last reported by an Event ("" once none is left). */
   overrides?: string;
+  /** `horizon.dev/predictive` only: the learned models (bounded; updated in place). */
+  predictive?: PredictiveMemory;
+}
+
+/** What the predictive rule keeps per HPA between syncs (`horizon.dev/predictive`). */
+export interface PredictiveMemory {
+  /** The settings the models were made with: new settings start over. */
+  key: string;
+  /** One model per spec.metrics entry (null: not modelled). */
+  models: (SeasonalForecaster | null)[];
+  /** The longest start-to-ready time seen among the target's ready pods. */
+  startToReadyMs: number | null;
+  /** replicas-holt-winters only. */
+  replicas?: HoltWinters;
 }
 
 export interface FallbackState {
@@ -70,6 +86,7 @@ export function withLists(
   if ("scaleToZero" in history) next.scaleToZero = history.scaleToZero;
   if ("scheduledFloor" in history) next.scheduledFloor = history.scheduledFloor;
   if ("overrides" in history) next.overrides = history.overrides;
+  if ("predictive" in history) next.predictive = history.predictive;
   return next;
 }
 

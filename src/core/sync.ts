@@ -72,6 +72,11 @@ export interface SyncInput {
   metricResults?: readonly MetricResult[];
   history: HpaHistory;
   config: ControllerConfig;
+  /**
+   * One more proposal in the max over metrics (`horizon.dev/predictive`, docs/extensions.md):
+   * absent upstream. It counts only when the metrics gave a recommendation.
+   */
+  proposal?: { replicas: number; metric: string };
 }
 
 export interface SyncDecision {
@@ -317,6 +322,12 @@ export function decideSync(input: SyncInput): SyncDecision {
     if (metrics.replicas > desiredReplicas) {
       desiredReplicas = metrics.replicas;
       rescaleMetric = metrics.metric;
+    }
+    const proposal = input.proposal;
+    if (proposal !== undefined && proposal.replicas > desiredReplicas) {
+      desiredReplicas = proposal.replicas;
+      rescaleMetric = proposal.metric;
+      trace.recommendation = desiredReplicas;
     }
     trace.recommendationMetric = rescaleMetric;
     if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;

@@ -6,6 +6,12 @@ import { parseDuration } from "../../api/duration.js";
 import { Quantity } from "../../api/quantity.js";
 import type { HorizontalPodAutoscaler } from "../../api/types.js";
 import type { FieldError } from "../../api/validation.js";
+import {
+  DEFAULT_PREDICTIVE_HISTORY_MS,
+  DEFAULT_PREDICTIVE_SEASONS_MS,
+  type Predictive,
+  parseSpan,
+} from "./predictive.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
 export const ANNOTATION_PREFIX = "horizon.dev/";
@@ -28,6 +34,12 @@ export const ANNOTATIONS = {
   cooldownPeriod: "horizon.dev/cooldown-period",
   schedule: "horizon.dev/schedule",
   timeZone: "horizon.dev/time-zone",
+  predictive: "horizon.dev/predictive",
+  predictiveLead: "horizon.dev/predictive-lead",
+  predictiveSeasons: "horizon.dev/predictive-seasons",
+  predictiveHistory: "horizon.dev/predictive-history",
+  predictiveMode: "horizon.dev/predictive-mode",
+  predictiveModel: "horizon.dev/predictive-model",
 } as const;
 
 /** `horizon.dev/activation.<metric name>`: one per Object or External metric. */
@@ -83,6 +95,8 @@ export interface Extensions {
   fallback: Fallback | null;
   scaleToZero: ScaleToZero | null;
   schedule: Schedule | null;
+  /** Scale ahead of a seasonal forecast (`horizon.dev/predictive`). */
+  predictive: Predictive | null;
 }
 
 const NO_KNOBS: Knobs = Object.freeze({
@@ -187,6 +201,7 @@ export function parseExtensions(
     fallback: null,
     scaleToZero: null,
     schedule: null,
+    predictive: null,
   };
 
   const paused = value(ANNOTATIONS.paused);
@@ -228,6 +243,7 @@ export function parseExtensions(
   extensions.fallback = parseFallback(value, errors);
   extensions.scaleToZero = parseScaleToZero(annotations, spec, errors);
   extensions.schedule = parseScheduleAnnotations(value, spec, errors);
+  extensions.predictive = parsePredictive(value, errors);
 
   if (extensions.dryRun && (extensions.paused || extensions.pausedReplicas !== null)) {
     const pause = extensions.paused ? ANNOTATIONS.paused : ANNOTATIONS.pausedReplicas;
@@ -343,6 +359,115 @@ function parseScheduleAnnotations(
     return null;
   }
   return parsed.schedule;
+}
+
+const PREDICTIVE_KEYS = [
+  ANNOTATIONS.predictiveLead,
+  ANNOTATIONS.predictiveSeasons,
+  ANNOTATIONS.predictiveHistory,
+  ANNOTATIONS.predictiveMode,
+  ANNOTATIONS.predictiveModel,
+] as const;
+
+function parsePredictive(
+  value: (key: string) => string | undefined,
+  errors: ExtensionIssue[],
+): Predictive | null {
+  const raw = value(ANNOTATIONS.predictive);
+  const on = raw === undefined ? false : parseBool(ANNOTATIONS.predictive, raw, errors);
+  if (!on) {
+    for (const key of PREDICTIVE_KEYS) {
+      if (value(key) !== undefined) {
+        errors.push({ annotation: key, message: `needs ${ANNOTATIONS.predictive}: "true"` });
+      }
+    }
+    return null;
+  }
+  const predictive: Predictive = {
+    leadMs: null,
+    seasonsMs: [...DEFAULT_PREDICTIVE_SEASONS_MS],
+    historyMs: DEFAULT_PREDICTIVE_HISTORY_MS,
+    mode: "scale",
+    model: "demand",
+  };
+  const lead = value(ANNOTATIONS.predictiveLead);
+  if (lead !== undefined) {
+    const ms = parseDurationAnnotation(ANNOTATIONS.predictiveLead, lead, errors);
+    if (ms === 0) {
+      errors.push({ annotation: ANNOTATIONS.predictiveLead, message: "must be greater than 0" });
+    } else if (ms !== null && ms > 86_400_000) {
+      errors.push({
+        annotation: ANNOTATIONS.predictiveLead,
+        message: `invalid value "${lead}": at most 24h ahead`,
+      });
+    } else predictive.leadMs = ms;
+  }
+  const seasons = value(ANNOTATIONS.predictiveSeasons);
+  if (seasons !== undefined) {
+    const parsed: number[] = [];
+    for (const part of seasons.split(",")) {
+      const span = parseSpan(part.trim());
+      if (!span.ok) {
+        errors.push({
+          annotation: ANNOTATIONS.predictiveSeasons,
+          message: `invalid season "${part.trim()}": ${span.error}`,
+        });
+      } else if (span.ms < 3_600_000) {
+        errors.push({
+          annotation: ANNOTATIONS.predictiveSeasons,
+          message: `invalid season "${part.trim()}": at least 1h`,
+        });
+      } else parsed.push(span.ms);
+    }
+    parsed.sort((a, b) => a - b);
+    const shortest = parsed[0];
+    for (const season of parsed.slice(1)) {
+      if (shortest !== undefined && (season === shortest || season % shortest !== 0)) {
+        errors.push({
+          annotation: ANNOTATIONS.predictiveSeasons,
+          message: `invalid value "${seasons}": each longer season must be a whole multiple of the shortest (e.g. "1d,7d")`,
+        });
+        break;
+      }
+    }
+    if (parsed.length > 0) predictive.seasonsMs = parsed;
+  }
+  const history = value(ANNOTATIONS.predictiveHistory);
+  if (history !== undefined) {
+    const span = parseSpan(history);
+    if (!span.ok) {
+      errors.push({
+        annotation: ANNOTATIONS.predictiveHistory,
+        message: `invalid value "${history}": ${span.error}`,
+      });
+    } else if (span.ms < (predictive.seasonsMs[0] ?? 0)) {
+      errors.push({
+        annotation: ANNOTATIONS.predictiveHistory,
+        message: `invalid value "${history}": shorter than the shortest season; the model learns from whole seasons`,
+      });
+    } else predictive.historyMs = span.ms;
+  }
+  const mode = value(ANNOTATIONS.predictiveMode);
+  if (mode !== undefined) {
+    if (mode === "scale" || mode === "forecast-only") predictive.mode = mode;
+    else {
+      errors.push({
+        annotation: ANNOTATIONS.predictiveMode,
+        message: `unsupported value "${mode}": must be "scale" (the default) or "forecast-only"`,
+      });
+    }
+  }
+  const model = value(ANNOTATIONS.predictiveModel);
+  if (model !== undefined) {
+    if (model === "demand" || model === "replicas-holt-winters") predictive.model = model;
+    else {
+      errors.push({
+        annotation: ANNOTATIONS.predictiveModel,
+        message: `unsupported value "${model}": must be "demand" (the default) or "replicas-holt-winters"`,
+      });
+    }
+  }
+  return predictive;
 }
 
 function parseFallback(

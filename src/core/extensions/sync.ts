@@ -27,6 +27,7 @@ import {
 } from "./annotations.js";
 import { applyFallback } from "./fallback.js";
 import { configWithKnobs } from "./knobs.js";
+import { PREDICTIVE_CONDITION, planPredictive, reportPredictive } from "./predictive.js";
 import { hasOpenReports, reportKnobs, reportRemoved, reportSchedule } from "./reports.js";
 import { scheduledFloor } from "./schedule.js";
 import { applyScaleToZero, atZero, inputAtZero } from "./zero.js";
@@ -53,9 +54,12 @@ export function needsExtendedMetrics(
 export function decideExtendedSync(input: SyncInput): ExtendedDecision {
   const parsed = extensionsOf(input.hpa);
   if (parsed.extensions === null && parsed.errors.length === 0) {
-    if (!hasOpenReports(input.history)) return decideSync(input);
+    if (!hasOpenReports(input.history) && input.history.predictive === undefined) {
+      return decideSync(input);
+    }
     const decision = decideSync(input);
     reportRemoved(decision);
+    forgetPredictive(decision);
     return decision;
   }
   const knobs = parsed.extensions ? configWithKnobs(parsed.extensions.knobs, input.config) : null;
@@ -72,7 +76,30 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
     };
   }
   if (parsed.extensions?.scaleToZero) upstreamInput = inputAtZero(upstreamInput);
-  const decision: ExtendedDecision = decideSync(upstreamInput);
+  const predictive = parsed.extensions?.predictive ?? null;
+  let decision: ExtendedDecision;
+  if (predictive) {
+    // The reactive decision teaches the model this sync's demand; its forecast is then one
+    // more proposal in upstream's max over metrics.
+    const reactive = decideSync(upstreamInput);
+    const plan = planPredictive(predictive, reactive, input.history.predictive);
+    // A proposal at or below the metrics' max changes nothing: no second decision then.
+    const raises =
+      plan.proposal !== null && plan.proposal.replicas > (reactive.trace.recommendation ?? 0);
+    decision = raises ? decideSync({ ...upstreamInput, proposal: plan.proposal! }) : reactive;
+    decision.history = { ...decision.history, predictive: plan.memory };
+    const entry = reportPredictive(
+      decision,
+      plan,
+      reactive.desiredReplicas,
+      ANNOTATIONS.predictive,
+      formatTime(input.now),
+    );
+    addTrace(decision, entry);
+  } else {
+    decision = decideSync(upstreamInput);
+    if (input.history.predictive !== undefined) forgetPredictive(decision);
+  }
   if (schedule) {
     addTrace(decision, {
       annotation: ANNOTATIONS.schedule,
@@ -100,6 +127,14 @@ export function decideExtendedSync(input: SyncInput): ExtendedDecision {
   }
   applyRules(decision, parsed.extensions, specMin, schedule?.floor ?? 0, nowText);
   return decision;
+}
+
+/** The annotation is gone: its condition and its models go too. */
+function forgetPredictive(decision: SyncDecision): void {
+  const { predictive: _models, ...rest } = decision.history;
+  decision.history = rest;
+  const index = decision.conditions.findIndex((c) => c.type === PREDICTIVE_CONDITION);
+  if (index >= 0) decision.conditions.splice(index, 1);
 }
 
 /** Invalid annotations: no scaling (what they asked for is unknown), reported by name. */
