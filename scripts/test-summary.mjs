@@ -1,6 +1,7 @@
 // A node:test reporter for run-tests.mjs: the run's summary counts (pass, fail, cancelled,
 // skipped, todo, as the runner reports them last) and each test file's time: the wall time from
-// the file's first event to its last (files run side by side) and its top-level tests' count.
+// the file's start (its process) to its last event (files run side by side) and its top-level
+// tests' count.
 // Writes one JSON object to the destination run-tests.mjs gives it.
 export default async function* runSummary(source) {
   const files = new Map();
@@ -17,8 +18,12 @@ export default async function* runSummary(source) {
     const now = performance.now();
     let entry = files.get(file);
     if (!entry) {
-      entry = { file, first: now, last: now, tests: 0 };
+      entry = { file, first: null, last: now, tests: 0 };
       files.set(file, entry);
+    }
+    // Every file is enqueued at the start; its file-level dequeue is when its process starts.
+    if (entry.first === null && event.type === "test:dequeue" && event.data.nesting === 0) {
+      entry.first = now;
     }
     entry.last = now;
     if ((event.type === "test:pass" || event.type === "test:fail") && event.data.nesting === 0) {
@@ -26,7 +31,11 @@ export default async function* runSummary(source) {
     }
   }
   const timings = [...files.values()]
-    .map(({ file, first, last, tests }) => ({ file, wallMs: Math.round(last - first), tests }))
+    .map(({ file, first, last, tests }) => ({
+      file,
+      wallMs: Math.round(last - (first ?? last)),
+      tests,
+    }))
     .sort((a, b) => b.wallMs - a.wallMs);
   yield `${JSON.stringify({ counts, timings })}\n`;
 }

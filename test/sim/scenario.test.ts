@@ -151,7 +151,7 @@ describe("examples", () => {
     ]);
     assert.match(
       result.scenario.warnings[0]!,
-      /custom-metrics\.yaml:50:1: document 3 \(ServiceMonitor\/sample-app\): ServiceMonitor sample-app \(monitoring\.coreos\.com\/v1\) is not simulated; skipped$/,
+      /custom-metrics\.yaml:52:1: document 3 \(ServiceMonitor\/sample-app\): ServiceMonitor sample-app \(monitoring\.coreos\.com\/v1\) is not simulated; skipped$/,
     );
   });
 
