@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { release } from "node:os";
 import { after, before, describe, it } from "node:test";
+import { DEFAULT_KUBERNETES_VERSION } from "../../src/api/versions.js";
 import { hostSystemInfo } from "../../src/cluster/node-status.js";
 import {
   findKubectls,
@@ -15,6 +16,9 @@ import {
   type TestServer,
 } from "./helpers.js";
 import { testRanges } from "./network-helpers.js";
+
+// The Node's kubeletVersion is the server's version: the default unless --kubernetes-version.
+const KUBELET_VERSION = `v${DEFAULT_KUBERNETES_VERSION.replace(".", "\\.")}\\.0`;
 
 const search = findKubectls([]);
 
@@ -125,7 +129,9 @@ describe("a fresh horizon up, as a real cluster bootstraps", () => {
     const info = hostSystemInfo();
     assert.match(
       row!,
-      /^horizon-node\s+Ready\s+<none>\s+\S+\s+v1\.34\.0\s+127\.0\.0\.1\s+<none>\s+/,
+      new RegExp(
+        `^horizon-node\\s+Ready\\s+<none>\\s+\\S+\\s+${KUBELET_VERSION}\\s+127\\.0\\.0\\.1\\s+<none>\\s+`,
+      ),
     );
     assert.ok(row!.includes(` ${info.osImage} `), row);
     assert.ok(row!.includes(` ${release()} `), row);
@@ -165,7 +171,7 @@ describe("a fresh horizon up, as a real cluster bootstraps", () => {
       /Ready\s+True\s.*KubeletReady\s+kubelet is posting ready status/,
       /InternalIP:\s+127\.0\.0\.1/,
       /Hostname:\s+horizon-node/,
-      /Kubelet Version:\s+v1\.34\.0/,
+      new RegExp(`Kubelet Version:\\s+${KUBELET_VERSION}`),
       /Container Runtime Version:\s+horizon:\/\/0\.1\.0/,
       /Operating System:\s+linux/,
       /Architecture:\s+amd64/,

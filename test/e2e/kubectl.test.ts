@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { setDefaultsHorizontalPodAutoscaler } from "../../src/api/defaults.js";
 import type { HorizontalPodAutoscaler, KubeObject } from "../../src/api/types.js";
+import { DEFAULT_KUBERNETES_VERSION } from "../../src/api/versions.js";
 import {
   kubeconfigObject,
   renderKubeconfig,
@@ -45,6 +46,10 @@ import {
   type TestServer,
   tableRows,
 } from "./helpers.js";
+
+// The server speaks the default Kubernetes version unless told otherwise (--kubernetes-version).
+const MAJOR_MINOR = DEFAULT_KUBERNETES_VERSION.replace(".", "\\.");
+const MINOR = DEFAULT_KUBERNETES_VERSION.split(".")[1];
 
 const DEPLOYMENTS = `
 apiVersion: apps/v1
@@ -230,12 +235,15 @@ function describeKubectl(binary: KubectlBinary): void {
       await server?.up.close();
     });
 
-    it("version: the server reports v1.34", async () => {
+    it("version: the server reports the default Kubernetes version", async () => {
       const out = kubectlOk(await run(["version"]), "kubectl version");
       // kubectl ≤ 1.27 prints the whole version.Info struct, later ones the short form.
       assert.match(
         out,
-        /^Server Version: (v1\.34\.\d+$|version\.Info\{Major:"1", Minor:"34", GitVersion:"v1\.34\.\d+")/m,
+        new RegExp(
+          `^Server Version: (v${MAJOR_MINOR}\\.\\d+$|version\\.Info\\{Major:"1", Minor:"${MINOR}", GitVersion:"v${MAJOR_MINOR}\\.\\d+")`,
+          "m",
+        ),
       );
     });
 
@@ -533,7 +541,7 @@ describe("horizon up --insecure-http", () => {
     const ctx = server.context(binary);
     assert.match(
       kubectlOk(await kubectl(ctx, ["version"]), "version"),
-      /^Server Version: v1\.34\./m,
+      new RegExp(`^Server Version: v${MAJOR_MINOR}\\.`, "m"),
     );
     kubectlOk(await kubectl(ctx, ["apply", "-f", "-"], { stdin: DEPLOYMENTS }), "apply");
     kubectlOk(await kubectl(ctx, ["apply", "-f", "-"], { stdin: HPA_WEB }), "apply hpa");
@@ -952,7 +960,10 @@ describe("horizon up as a process", () => {
       const out = up.stdout();
       assert.match(
         out,
-        /^Horizon API server \(Kubernetes v1\.34 API\) listening on https:\/\/127\.0\.0\.1:\d+$/m,
+        new RegExp(
+          `^Horizon API server \\(Kubernetes v${MAJOR_MINOR}\\.0 API\\) listening on https://127\\.0\\.0\\.1:\\d+$`,
+          "m",
+        ),
       );
       assert.match(out, /sync period 2s$/m);
       assert.ok(out.includes(`  export KUBECONFIG=${kubeconfig}\n`), out);
