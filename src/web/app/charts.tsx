@@ -2,6 +2,9 @@
 // them stay cheap). Colours come from the page's CSS variables, so light and dark both read.
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { X_LABEL_ROOM, xValue } from "./time.js";
+
+export { elapsedText } from "./time.js";
 
 export interface ChartSeries {
   label: string;
@@ -34,17 +37,6 @@ export interface ChartMark {
   kind: "up" | "down" | "event";
   /** 0: the first run's (top edge), 1: a compared run's (bottom edge). */
   row: 0 | 1;
-}
-
-/** Seconds as the simulator prints durations: 1h2m3s, 4m0s, 15s. */
-export function elapsedText(seconds: number): string {
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = s % 60;
-  if (h > 0) return `${h}h${m}m${rest}s`;
-  if (m > 0) return `${m}m${rest}s`;
-  return `${rest}s`;
 }
 
 function drawMarks(u: uPlot, marks: ChartMark[]): void {
@@ -98,7 +90,8 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
     width,
     height: props.height ?? 200,
     series: [
-      {},
+      // The x series is time: the legend says so (uPlot's default says "Value").
+      { label: "time", value: (_u: uPlot, v: number | null) => xValue(v, props.elapsed === true) },
       ...props.series.map((s) => ({
         label: s.label,
         stroke: cssColor(s.color),
@@ -114,12 +107,14 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
             ...axis,
             // Round durations: 15s, 1m, 5m, 15m, 1h, ...
             incrs: [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400],
-            values: (_u: uPlot, ticks: number[]) => ticks.map(elapsedText),
+            values: (_u: uPlot, ticks: number[]) => ticks.map((t) => xValue(t, true)),
           }
         : axis,
       { ...axis, size: 50 },
     ],
     scales: { x: { time: !props.elapsed } },
+    // Room right of the plot for half the last x label ("24h0m0s"), which centres on its tick.
+    padding: [null, X_LABEL_ROOM, null, null],
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
   };
