@@ -29,16 +29,26 @@ export function utcText(at: number): string {
 /** Pixels right of a chart's plot: half its widest x label, which centres on the last tick. */
 export const X_LABEL_ROOM = 40;
 
-/** A chart's x value (seconds) in its legend: an offset from the start, or a UTC instant. */
-export function xValue(seconds: number | null, elapsed: boolean): string {
-  if (seconds === null || !Number.isFinite(seconds)) return "";
-  return elapsed ? elapsedText(seconds) : utcText(seconds * 1000);
+/**
+ * When a sync or an event happened: for a simulation (`start`, its first instant, epoch ms) its
+ * offset from the start as the CLI prints it ("18h0m15s"); live, the UTC instant with its date.
+ */
+export function runTime(at: number, start: number | null): string {
+  return start === null ? utcText(at) : elapsedText((at - start) / 1000);
 }
 
-export function clock(at: number): string {
-  return new Date(at).toLocaleTimeString([], {
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
+/**
+ * A live chart's x ticks (epoch seconds) in UTC: the time of day (seconds where ticks are closer
+ * than a minute), and under the first tick and where the day changes, the date.
+ */
+export function utcTicks(ticks: number[], incr: number): string[] {
+  let day = "";
+  return ticks.map((t) => {
+    const iso = new Date(t * 1000).toISOString();
+    const time = iso.slice(11, incr < 60 ? 19 : 16);
+    const date = iso.slice(0, 10);
+    if (date === day) return time;
+    day = date;
+    return `${time}\n${date}`;
   });
 }
