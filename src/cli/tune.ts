@@ -18,10 +18,10 @@ import { formatScenarioError, parseScenario } from "../sim/scenario.js";
 import { formatPath } from "../sim/set-path.js";
 import { type TuneBase, versionOption } from "../sim/tune/evaluate.js";
 import {
-  type Objective,
   objectiveProblem,
   parseObjective,
-  runMeasure,
+  rowMeasure,
+  tableMeasures,
 } from "../sim/tune/objective.js";
 import { patchYaml, winningPatch } from "../sim/tune/patch.js";
 import { tuneReportHtml } from "../sim/tune/report.js";
@@ -287,10 +287,7 @@ function cell(value: unknown): string {
 
 function table(result: TuneResult, prepared: Prepared): string {
   const { entries, objective, constraints } = prepared;
-  const measures = [
-    objective.measure,
-    ...new Set(["unmetDemandPodSeconds", "podHours", ...constraints.map((c) => c.measure)]),
-  ].filter((m, i, all) => all.indexOf(m) === i);
+  const measures = tableMeasures(objective, constraints);
   const header = [
     "RANK",
     ...entries.map((e) => e.key),
@@ -303,7 +300,7 @@ function table(result: TuneResult, prepared: Prepared): string {
   const line = (row: Row, rank: string) => [
     rank,
     ...(row.values ?? entries.map((e) => referenceValue(row, e))).map(cell),
-    ...measures.map((m) => (row.summary ? cell(measureValue(row, m, objective)) : "-")),
+    ...measures.map((m) => (row.summary ? cell(rowMeasure(row, m, objective)) : "-")),
     row.ok ? (row.feasible ? "yes" : `no (${row.violated.join(", ")})`) : `error: ${row.error}`,
     row.pareto ? "*" : "",
   ];
@@ -325,11 +322,6 @@ function table(result: TuneResult, prepared: Prepared): string {
   if (failed.length > 0)
     out.push("", `${failed.length} candidate(s) did not load, e.g. ${failed[0]!.error}`);
   return `${out.join("\n")}\n`;
-}
-
-function measureValue(row: Row, measure: string, objective: Objective): number | null {
-  if (measure === objective.measure) return row.objective;
-  return row.summary ? runMeasure(row.summary, measure) : null;
 }
 
 function jsonRow(row: Row, entries: readonly SearchEntry[]) {
@@ -440,7 +432,7 @@ export async function tuneCommand(
     }
   }
   if (options.report) {
-    const html = tuneReportHtml(result, p.entries, p.objective, file);
+    const html = tuneReportHtml(result, p.entries, p.objective, file, p.constraints);
     write("--report", options.report, html, "Report");
   }
   // A write can still fail after the checks (a disk that filled): as simulate's report, exit 1.

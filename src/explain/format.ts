@@ -21,3 +21,22 @@ export function replicaChange(sync: {
     ? String(sync.currentReplicas)
     : `${sync.currentReplicas} → ${sync.desiredReplicas}`;
 }
+
+/**
+ * A metric's name everywhere Horizon shows one (explain, the report, the dashboard): its
+ * 1-based place in spec.metrics and its type, then upstream's description where the sync
+ * produced one ("Metric 1 (Resource, cpu resource utilization (percentage of request))").
+ */
+export function metricName(m: { index: number; type: string; description?: string }): string {
+  return `Metric ${m.index + 1} (${m.type}${m.description ? `, ${m.description}` : ""})`;
+}
+
+/**
+ * A chart title with its unit, unless the title already says it: upstream's utilization
+ * descriptions end in "(percentage of request)", the unit "% of request".
+ */
+export function withUnit(title: string, unit: string): string {
+  if (!unit) return title;
+  const spelled = unit.replace(/^% /, "percentage ");
+  return title.includes(unit) || title.includes(spelled) ? title : `${title} (${unit})`;
+}

@@ -2,7 +2,7 @@
 // recommendation, stabilization, limit, decision), as the simulation report lists a scaling
 // action's reasons; and that list as HTML.
 import type { Explanation } from "./explanation.js";
-import { formatNumber } from "./format.js";
+import { formatNumber, metricName } from "./format.js";
 import { extensionLines } from "./text.js";
 
 export function escapeHtml(text: string): string {
@@ -51,7 +51,7 @@ export function explanationSummary(e: Explanation): string[] {
   }
   out.push(BRANCHES[e.branch] ?? `Branch: ${e.branch}.`);
   for (const m of e.metrics) {
-    const name = m.description ?? `${m.type} metric #${m.index}`;
+    const name = metricName(m);
     if (m.failure) {
       out.push(`${name}: failed (${m.failure.reason ?? "error"}): ${m.failure.error ?? ""}`);
       continue;

@@ -2,7 +2,7 @@
 // the decision, in the words an operator reads, and the one-line notes of recent syncs.
 import { formatDuration } from "../api/duration.js";
 import type { Explanation, MetricExplanation } from "./explanation.js";
-import { formatNumber } from "./format.js";
+import { formatNumber, metricName } from "./format.js";
 
 /** Non-finite values as JavaScript prints them (a missing ratio reads NaN, not n/a). */
 const num = (value: number, digits = 3): string =>
@@ -18,7 +18,7 @@ function podList(pods: readonly string[]): string {
 }
 
 function metricLines(m: MetricExplanation, currentReplicas: number): string[] {
-  const label = `Metric ${m.index + 1} (${m.type}${m.description ? `, ${m.description}` : ""})`;
+  const label = metricName(m);
   if (m.failure || m.proposal === undefined) {
     return [
       `${label}: failed with ${m.failure?.reason ?? "an error"}: ${m.failure?.error ?? "no value"}.`,

@@ -5,6 +5,7 @@
 // Contents: docs/simulate.md ("Report").
 import { Quantity } from "../api/quantity.js";
 import type { DecisionTrace, MetricTrace } from "../core/trace.js";
+import { metricName } from "../explain/format.js";
 import { explain, explanationSummary, explanationText } from "../explain/index.js";
 import {
   COMPARED_MEASURES,
@@ -283,7 +284,7 @@ export class ReportBuilder {
       if (!data) {
         if (point.target === null && point.current === null) continue;
         data = {
-          label: m.description ?? h.metricsText[m.index] ?? `metric ${m.index}`,
+          label: metricName({ ...m, description: m.description ?? h.metricsText[m.index] }),
           unit: point.unit,
           current: new Series(this.#duration),
           target: new Series(this.#duration),

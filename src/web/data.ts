@@ -47,6 +47,8 @@ export interface DashboardDataOptions {
   source: string;
   /** A simulation's end: the views' "now" (default: live, the browser's clock). */
   clock?: number;
+  /** A simulation's first instant: the views read their times as offsets from it. */
+  start?: number;
   /** A simulation's measures per HPA key. */
   measures?: (key: string) => RunMeasures | null;
   /** `simulate --compare`: the other run. */
@@ -136,7 +138,12 @@ export class DashboardData {
       const summary = this.summary(key);
       if (summary) hpas.push(summary);
     }
-    return { hpas, source: this.source, clock: this.options.clock ?? null };
+    return {
+      hpas,
+      source: this.source,
+      clock: this.options.clock ?? null,
+      start: this.options.start ?? null,
+    };
   }
 
   summary(key: string): HpaSummary | null {

@@ -18,6 +18,7 @@ import { dirname } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { DecisionJsonHolder, DecisionRecord } from "../controller/decisions.js";
 import type { SyncEvent } from "../core/sync.js";
+import { metricName } from "../explain/format.js";
 import { metricPoint } from "../sim/report.js";
 
 /** One sync as the charts draw it. */
@@ -205,7 +206,7 @@ export function sampleOf(
     metrics: trace.metrics.map((m) => {
       const point = metricPoint(m);
       return {
-        name: intern(m.description ?? `${m.type} metric #${m.index}`),
+        name: intern(metricName(m)),
         current: point.current,
         target: point.target,
         unit: intern(point.unit),

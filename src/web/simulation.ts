@@ -154,6 +154,7 @@ export function simulationData(run: RecordedRun, compare: RecordedRun | null): D
     hpas: run.hpas,
     source: `simulation ${run.scenario.spec.name}${compare ? ` (compared with ${compare.label})` : ""}`,
     clock: DEFAULT_START_TIME + run.scenario.spec.durationMs,
+    start: DEFAULT_START_TIME,
     measures: (key) => run.measures(key),
     ...(compare
       ? {

@@ -123,6 +123,8 @@ export interface OverviewDocument {
   source: string;
   /** The source's "now", epoch ms: a simulation's end (times read "ago" from it); null: live. */
   clock: number | null;
+  /** A simulation's first instant, epoch ms (times read as offsets from it); null: live. */
+  start: number | null;
 }
 
 /** What the event stream (GET /api/v1/events, text/event-stream) sends, by event name. */

@@ -85,10 +85,15 @@ describe("the HTML report in a browser", { skip }, () => {
     assert.deepEqual(captions, [
       "Load: demand vs served (requests/s)",
       "Replicas: current (spec.replicas), desired, ready, pods",
-      "Metric 0: cpu resource utilization (percentage of request) (% of request) vs target",
+      // One numbering with explain and the dashboard; the unit said once.
+      "Metric 1 (Resource, cpu resource utilization (percentage of request)) vs target",
       "CPU utilization of ready pods (% of request, from samples)",
       "Events and condition changes",
     ]);
+    // The legend names the x series "time" (uPlot's default says "Value").
+    const legend = await page.locator(".chart .u-legend").first().innerText();
+    assert.match(legend, /^time/);
+    assert.doesNotMatch(legend, /Value/);
     // uPlot's canvases for the time series, an SVG of the condition bands.
     assert.equal((await page.locator(".chart canvas").count()) >= 4, true);
     assert.equal((await page.locator("svg.bands rect.seg").count()) > 0, true);

@@ -252,10 +252,11 @@ describe("ReportBuilder", () => {
     }
     assert.deepEqual(Object.keys(w.sampleMetrics), ["http_requests"]);
     assert.deepEqual(
-      hpa.metrics.map((m) => `${m.index}: ${m.label} (${m.unit})`),
+      hpa.metrics.map((m) => `${m.index}: ${m.label} [${m.unit}]`),
       [
-        "0: cpu resource utilization (percentage of request) (% of request)",
-        "1: pods metric http_requests ()",
+        // Named as explain and the dashboard name them: 1-based, with the metric's type.
+        "0: Metric 1 (Resource, cpu resource utilization (percentage of request)) [% of request]",
+        "1: Metric 2 (Pods, pods metric http_requests) []",
       ],
     );
     // The demand steps to 300 at 120 s and back at 400 s (samples every 15 s).
@@ -409,8 +410,8 @@ describe("explainTrace and metricPoint", () => {
     assert.deepEqual(lines, [
       "Scale: spec.replicas 3, status.replicas 3, selector app=web; bounds 1–10.",
       "The metrics were read (the normal path).",
-      "cpu resource utilization (percentage of request): current 70m (70% of request) vs target Utilization 50%; usage ratio 1.4 (band 0.9–1.1); ceil(ratio × ready pods); 3 pods, 3 ready, 0 unready, 0 missing, 0 ignored → proposes 4.",
-      "pods metric http_requests: current 250m vs target AverageValue 500m → proposes 1.",
+      "Metric 1 (Resource, cpu resource utilization (percentage of request)): current 70m (70% of request) vs target Utilization 50%; usage ratio 1.4 (band 0.9–1.1); ceil(ratio × ready pods); 3 pods, 3 ready, 0 unready, 0 missing, 0 ignored → proposes 4.",
+      "Metric 2 (Pods, pods metric http_requests): current 250m vs target AverageValue 500m → proposes 1.",
       "Recommendation: 4 (from cpu resource utilization (percentage of request)).",
       "Stabilization (no behavior: 300s downscale window): 4 → 4 (ReadyForNewScale).",
       "Limit: DesiredWithinRange: the desired count is within the acceptable range; legacy scale-up limit 6.",

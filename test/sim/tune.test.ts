@@ -15,6 +15,7 @@ import { simulateCommand } from "../../src/cli/simulate.js";
 import { type TuneCommandOptions, tuneCommand } from "../../src/cli/tune.js";
 import { evaluateTask, type TaskOutcome } from "../../src/sim/tune/evaluate.js";
 import { TunePool } from "../../src/sim/tune/pool.js";
+import { niceTicks, placeLabel } from "../../src/sim/tune/report.js";
 import { expandRange, gridPoint, parseSearchSpace, spaceSize } from "../../src/sim/tune/space.js";
 
 const example = (name: string) => join(import.meta.dirname, "../../examples", name);
@@ -260,8 +261,11 @@ describe("horizon tune over the scale-down policies example", () => {
       duration: "12m",
       output: "table",
       report,
+      constraint: ["flaps<=1000"],
     });
     assert.equal(code, 0);
+    // The CLI table's measures, the constrained one included…
+    assert.match(out, /^RANK .*podHours \(min\)\s+unmetDemandPodSeconds\s+flaps\s+MEETS/);
     assert.match(
       out,
       /^RANK\s+spec\.behavior\.scaleDown\.stabilizationWindowSeconds\s+spec\.minReplicas\s+podHours \(min\)/,
@@ -271,6 +275,52 @@ describe("horizon tune over the scale-down policies example", () => {
     const html = readFileSync(report, "utf8");
     assert.match(html, /<svg [^>]*aria-label="Pareto front of podHours against unmet demand"/);
     assert.match(html, /class="best"/);
+    // …are the HTML table's too (issue 39 item 10).
+    assert.match(
+      html,
+      /<th>rank<\/th><th>setting<\/th><th>podHours \(min\)<\/th><th>unmetDemandPodSeconds<\/th><th>flaps<\/th><th>meets constraints<\/th>/,
+    );
+    // Every point has a tooltip naming its setting and measures; the references' say which.
+    assert.match(html, /<g class="ref" tabindex="0"><title>as written: as written\npodHours=/);
+    assert.match(html, /<g class="ref" tabindex="0"><title>upstream default behavior: /);
+    // Ticks between 0 and the maximum on the y axis.
+    assert.ok((html.match(/class="ytick"/g) ?? []).length >= 3, "y ticks beyond 0 and the max");
+    // The labels ("as written", "upstream default behavior", "best") cover none of each other.
+    const boxes = [
+      ...html.matchAll(/<text x="([\d.]+)" y="([\d.]+)"( text-anchor="end")?>([^<]+)<\/text>/g),
+    ]
+      .filter((m) => ["as written", "upstream default behavior", "best"].includes(m[4]!))
+      .map((m) => {
+        const w = m[4]!.length * 7;
+        const x = Number(m[1]) - (m[3] ? w : 0);
+        return { x, y: Number(m[2]) - 11, w, h: 14, text: m[4] };
+      });
+    assert.equal(boxes.length, 3);
+    for (const a of boxes)
+      for (const b of boxes)
+        if (a !== b)
+          assert.ok(
+            !(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h),
+            `"${a.text}" overlaps "${b.text}"`,
+          );
+  });
+});
+
+describe("the tune report's chart", () => {
+  it("ticks its axes at round values", () => {
+    assert.deepEqual(niceTicks(0, 1234), [0, 200, 400, 600, 800, 1000, 1200]);
+    assert.deepEqual(niceTicks(1.5, 2.1), [1.5, 1.6, 1.7, 1.8, 1.9, 2, 2.1]);
+    assert.deepEqual(niceTicks(0, 0), [0]);
+  });
+
+  it("places a label clear of the labels placed before it", () => {
+    const placed: Parameters<typeof placeLabel>[3] = [];
+    const a = placeLabel(300, 200, "as written", placed);
+    const b = placeLabel(302, 201, "upstream default behavior", placed);
+    assert.notEqual(a.y, b.y);
+    assert.ok(Math.abs(a.y - b.y) >= 14, `${a.y} and ${b.y}`);
+    // Near the right edge, the label goes left of its point.
+    assert.equal(placeLabel(700, 100, "upstream default behavior", []).anchor, "end");
   });
 });
 

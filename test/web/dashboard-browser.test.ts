@@ -403,6 +403,14 @@ describe("a 1,000-HPA overview in a browser", { skip: skipBrowser }, () => {
     );
     assert.equal(await listed.locator(".chip").getAttribute("class"), "chip warn");
     assert.equal(await page.locator(".facts .chip").count(), 4);
+    // A live controller's times: UTC instants with their date, the same for every viewer.
+    const when = page.locator(".timeline .sync .when").first();
+    assert.match(await when.innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    assert.match(
+      await page.locator(".chart .u-legend").first().innerText(),
+      /^time/,
+      "the legend names the x series time, not Value",
+    );
   });
 });
 
@@ -486,6 +494,11 @@ describe("what-if over a simulation, in a browser", { skip: skipBrowser }, () =>
         `1–${SYNCS_PER_PAGE} of ${all} \\(page 1 of ${Math.ceil(all / SYNCS_PER_PAGE)}\\)`,
       ),
     );
+    // A simulation's times: offsets from its start, as the CLI prints them, the instant in UTC
+    // in the title (the queue example syncs every 15 s for an hour; newest first).
+    const when = page.locator(".timeline .sync .when").first();
+    assert.match(await when.innerText(), /^\d+h\d+m\d+s$|^\d+m\d+s$/);
+    assert.match((await when.getAttribute("title")) ?? "", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     await page.locator(".sync-pages button", { hasText: "older" }).click();
     await page.locator(".sync-pages", { hasText: `${SYNCS_PER_PAGE + 1}–` }).waitFor();
 

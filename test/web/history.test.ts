@@ -114,7 +114,7 @@ describe("HpaHistory", () => {
     assert.equal(record.sample.maxReplicas, 20);
     assert.deepEqual(record.sample.metrics, [
       {
-        name: "cpu resource utilization (percentage of request)",
+        name: "Metric 1 (Resource, cpu resource utilization (percentage of request))",
         current: 100,
         target: 50,
         unit: "% of request",

@@ -91,7 +91,7 @@ describe("replaying recorded syncs", () => {
     const answer = await liveWhatIf(parts)("default", "web", { maxReplicas: 3 });
     assert.ok(answer.ok);
     const recorded = parts.history.get("default", "web");
-    const cpu = "cpu resource utilization (percentage of request)";
+    const cpu = "Metric 1 (Resource, cpu resource utilization (percentage of request))";
     assert.deepEqual(recorded[0]!.sample.metrics, [
       { name: cpu, current: 100, target: 50, unit: "% of request" },
     ]);

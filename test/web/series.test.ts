@@ -1,6 +1,6 @@
 // What the dashboard's charts plot of a recorded run (src/web/app/series.ts): one chart per
 // metric, named as its successful syncs name it (failed syncs carry only a stand-in such as
-// "Resource metric #0" and no value), and no desired replicas for a failed sync (its trace
+// "Metric 1 (Resource)" and no value), and no desired replicas for a failed sync (its trace
 // carries the status' old value: 0 before the HPA's first decision).
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -25,15 +25,16 @@ describe("the HPA page's charts", () => {
   it("one chart per metric, named, when the first syncs failed to read them", async () => {
     const { detail } = await detailOf("multiple-metrics.yaml", "php-apache");
     // The run starts with failed metrics: their stand-in names are in the samples…
-    assert.ok(detail.samples[0]!.metrics.some((m) => /metric #\d/.test(m.name)));
+    // (named as explain names a metric without a description: "Metric 2 (Pods)")…
+    assert.ok(detail.samples[0]!.metrics.some((m) => /^Metric \d \(\w+\)$/.test(m.name)));
     // …but open no chart: three metrics, three charts, each with values.
     const charts = metricSeries(detail.samples);
     assert.deepEqual(
       charts.map((c) => c.name),
       [
-        "Ingress metric requests-per-second",
-        "pods metric packets-per-second",
-        "cpu resource utilization (percentage of request)",
+        "Metric 3 (Object, Ingress metric requests-per-second)",
+        "Metric 2 (Pods, pods metric packets-per-second)",
+        "Metric 1 (Resource, cpu resource utilization (percentage of request))",
       ],
     );
     for (const c of charts)

@@ -39,6 +39,8 @@ describe("the dashboard over a simulation", () => {
     const measures = run.measures("default/worker");
     assert.ok(measures && measures.flaps > 0, "the example flaps as recorded");
     const data = simulationData(run, null);
+    // Its start, which the dashboard reads its times from (offsets, as the CLI prints them).
+    assert.equal(data.overview().start, DEFAULT_START_TIME);
     const row = data.overview().hpas.find((h) => h.name === "worker")!;
     assert.equal(row.reference, "Deployment/worker");
     assert.match(row.targets, /\/30 \(avg\)$/);

@@ -106,3 +106,29 @@ export function constraintsHold(
   }
   return { feasible: violated.length === 0, violated };
 }
+
+/**
+ * The measures a tune's table shows, in order (the CLI's and the report's alike): the objective,
+ * unmet demand (the Pareto front's other axis), pod-hours, and each constrained measure.
+ */
+export function tableMeasures(
+  objective: Objective,
+  constraints: readonly { measure: string }[],
+): string[] {
+  return [
+    objective.measure,
+    "unmetDemandPodSeconds",
+    "podHours",
+    ...constraints.map((c) => c.measure),
+  ].filter((m, i, all) => all.indexOf(m) === i);
+}
+
+/** A row's value of a table measure: its objective as ranked, else the run's measure. */
+export function rowMeasure(
+  row: { objective: number | null; summary?: SummaryRecord },
+  measure: string,
+  objective: Objective,
+): number | null {
+  if (measure === objective.measure) return row.objective;
+  return row.summary ? runMeasure(row.summary, measure) : null;
+}

@@ -1,7 +1,11 @@
 // Time-series charts (uPlot, canvas) and the overview's sparklines (inline SVG: 1,000 rows of
 // them stay cheap). Colours come from the page's CSS variables, so light and dark both read.
-import { useEffect, useRef } from "preact/hooks";
+import { createContext } from "preact";
+import { useContext, useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { elapsedText, utcText, utcTicks, X_LABEL_ROOM } from "./time.js";
+
+export { elapsedText } from "./time.js";
 
 export interface ChartSeries {
   label: string;
@@ -28,23 +32,18 @@ export interface TimeChartProps {
   marks?: ChartMark[];
 }
 
+/**
+ * A simulation's first instant (epoch ms), which the dashboard reads its times from, as the CLI
+ * does ("18h0m15s"); null: a live controller, whose times are UTC instants with their dates.
+ */
+export const RunStart = createContext<number | null>(null);
+
 export interface ChartMark {
   /** On the x scale. */
   x: number;
   kind: "up" | "down" | "event";
   /** 0: the first run's (top edge), 1: a compared run's (bottom edge). */
   row: 0 | 1;
-}
-
-/** Seconds as the simulator prints durations: 1h2m3s, 4m0s, 15s. */
-export function elapsedText(seconds: number): string {
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = s % 60;
-  if (h > 0) return `${h}h${m}m${rest}s`;
-  if (m > 0) return `${m}m${rest}s`;
-  return `${rest}s`;
 }
 
 function drawMarks(u: uPlot, marks: ChartMark[]): void {
@@ -86,7 +85,9 @@ function cssColor(color: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(color).trim() || "#888";
 }
 
-function options(props: TimeChartProps, width: number): uPlot.Options {
+function options(props: TimeChartProps, width: number, start: number | null): uPlot.Options {
+  // x as offsets from this origin (seconds): a report's (x is already elapsed) or a simulation's.
+  const origin = props.elapsed ? 0 : start === null ? null : start / 1000;
   const axisColor = cssColor("--fg-muted");
   const gridColor = cssColor("--grid");
   const axis = {
@@ -98,7 +99,12 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
     width,
     height: props.height ?? 200,
     series: [
-      {},
+      // The x series is time: the legend says so (uPlot's default says "Value").
+      {
+        label: "time",
+        value: (_u: uPlot, v: number | null) =>
+          v === null ? "" : origin === null ? utcText(v * 1000) : elapsedText(v - origin),
+      },
       ...props.series.map((s) => ({
         label: s.label,
         stroke: cssColor(s.color),
@@ -109,17 +115,25 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
       })),
     ],
     axes: [
-      props.elapsed
+      origin !== null
         ? {
             ...axis,
             // Round durations: 15s, 1m, 5m, 15m, 1h, ...
             incrs: [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400],
-            values: (_u: uPlot, ticks: number[]) => ticks.map(elapsedText),
+            values: (_u: uPlot, ticks: number[]) => ticks.map((t) => elapsedText(t - origin)),
           }
-        : axis,
+        : {
+            ...axis,
+            // The browser's clock and locale would differ between viewers: UTC, with its date.
+            values: (_u: uPlot, ticks: number[], _a: number, _s: number, incr: number) =>
+              utcTicks(ticks, incr),
+          },
       { ...axis, size: 50 },
     ],
-    scales: { x: { time: !props.elapsed } },
+    scales: { x: { time: origin === null } },
+    tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
+    // Room right of the plot for half the last x label ("24h0m0s"), which centres on its tick.
+    padding: [null, X_LABEL_ROOM, null, null],
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
   };
@@ -135,12 +149,13 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
 export function TimeChart(props: TimeChartProps) {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const shape = props.series.map((s) => s.label).join("\n");
+  const start = useContext(RunStart);
+  const shape = `${props.series.map((s) => s.label).join("\n")}\n${start}`;
 
   useEffect(() => {
     const el = holder.current!;
     const chart = new uPlot(
-      options(props, el.clientWidth || 600),
+      options(props, el.clientWidth || 600, start),
       props.data as uPlot.AlignedData,
       el,
     );

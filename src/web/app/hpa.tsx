@@ -2,16 +2,16 @@
 // pods and ready pods and (where known) the offered load over the recorded syncs; the
 // conditions with their messages; the Events; and the timeline of syncs, each opening its
 // decision explained in words by src/explain (the lines `horizon explain` prints).
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useContext, useEffect, useMemo, useState } from "preact/hooks";
 import { replicaChange } from "../../explain/format.js";
 import { conditionState } from "../conditions.js";
 import type { HpaDetail, StreamEvents, SyncDetail, SyncEntry, SyncSample } from "../types.js";
 import { api } from "./api.js";
-import { type ChartSeries, TimeChart } from "./charts.js";
+import { type ChartSeries, RunStart, TimeChart } from "./charts.js";
 import { ConditionChips } from "./overview.js";
 import { Link } from "./router.js";
 import { metricSeries, plottedDesired } from "./series.js";
-import { ago, clock } from "./time.js";
+import { ago, runTime, utcText } from "./time.js";
 import { MeasuresTable, TrajectoryChart, WhatIfPanel } from "./whatif.js";
 
 export interface HpaViewProps {
@@ -110,6 +110,7 @@ function SyncItem(props: { namespace: string; name: string; entry: SyncEntry }) 
   const [detail, setDetail] = useState<SyncDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const { entry } = props;
+  const start = useContext(RunStart);
   const toggle = () => {
     const next = !open;
     setOpen(next);
@@ -130,7 +131,9 @@ function SyncItem(props: { namespace: string; name: string; entry: SyncEntry }) 
         aria-controls={id}
         onClick={toggle}
       >
-        <span class="when">{clock(entry.at)}</span>
+        <span class="when" title={utcText(entry.at)}>
+          {runTime(entry.at, start)}
+        </span>
         <span class="change">{change}</span>
         <span class={`outcome ${entry.outcome}`}>{entry.outcome}</span>
         <span class="reason clip">{entry.reason}</span>
@@ -224,6 +227,7 @@ function SyncList(props: { namespace: string; name: string; syncs: SyncEntry[] }
 export function HpaView(props: HpaViewProps) {
   const [detail, setDetail] = useState<HpaDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const start = useContext(RunStart);
   const key = `${props.namespace}/${props.name}`;
 
   useEffect(() => {
@@ -370,7 +374,9 @@ export function HpaView(props: HpaViewProps) {
           <tbody>
             {[...detail.events].reverse().map((e, i) => (
               <tr key={i}>
-                <td class="small">{clock(e.at)}</td>
+                <td class="small" title={utcText(e.at)}>
+                  {runTime(e.at, start)}
+                </td>
                 <td class={e.type === "Warning" ? "warn" : ""}>{e.type}</td>
                 <td>{e.reason}</td>
                 <td>{e.message}</td>

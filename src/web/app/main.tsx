@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { ReportDocument } from "../../sim/report.js";
 import type { HpaSummary, StreamEvents } from "../types.js";
 import { api, keyOf, openStream } from "./api.js";
+import { RunStart } from "./charts.js";
 import { HpaView } from "./hpa.js";
 import { Overview } from "./overview.js";
 import { ReportPage } from "./report.js";
@@ -26,6 +27,8 @@ function App() {
   const [now, setNow] = useState(Date.now());
   /** A simulation's end, which times are read against; null: live. */
   const [clock, setClock] = useState<number | null>(null);
+  /** A simulation's start, which its times are offsets from; null: live. */
+  const [start, setStart] = useState<number | null>(null);
   const [namespace, setNamespace] = useState("");
   const [search, setSearch] = useState("");
 
@@ -45,6 +48,7 @@ function App() {
           rows.current = new Map(doc.hpas.map((row) => [keyOf(row), row]));
           setSource(doc.source);
           setClock(doc.clock);
+          setStart(doc.start);
           setError(null);
           changed();
         },
@@ -130,25 +134,27 @@ function App() {
         </form>
       </header>
       <main id="main">
-        {error && <p class="bad">{error}</p>}
-        {route.view === "overview" ? (
-          <Overview
-            rows={list}
-            now={clock ?? now}
-            namespace={namespace}
-            search={search}
-            onNamespace={setNamespace}
-            onSearch={setSearch}
-          />
-        ) : (
-          <HpaView
-            namespace={route.namespace}
-            name={route.name}
-            now={clock ?? now}
-            onSync={onSync}
-            summary={rows.current.get(`${route.namespace}/${route.name}`)}
-          />
-        )}
+        <RunStart.Provider value={start}>
+          {error && <p class="bad">{error}</p>}
+          {route.view === "overview" ? (
+            <Overview
+              rows={list}
+              now={clock ?? now}
+              namespace={namespace}
+              search={search}
+              onNamespace={setNamespace}
+              onSearch={setSearch}
+            />
+          ) : (
+            <HpaView
+              namespace={route.namespace}
+              name={route.name}
+              now={clock ?? now}
+              onSync={onSync}
+              summary={rows.current.get(`${route.namespace}/${route.name}`)}
+            />
+          )}
+        </RunStart.Provider>
       </main>
     </>
   );

@@ -7,6 +7,7 @@
 // with its trace.
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
+import { withUnit } from "../../explain/format.js";
 import type {
   ReportDocument,
   ReportHpa,
@@ -473,7 +474,7 @@ function HpaReport({ name, doc }: { name: string; doc: ReportDocument }) {
           return (
             <ReportChart
               key={index}
-              title={`Metric ${index}: ${meta.label}${meta.unit ? ` (${meta.unit})` : ""} vs target`}
+              title={`${withUnit(meta.label, meta.unit)} vs target`}
               duration={duration}
               marks={marks}
               lines={lines((_, i) => {

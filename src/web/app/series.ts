@@ -40,7 +40,7 @@ export interface MetricSeries {
 /**
  * One series pair per metric that has a value at some sync, in order of first appearance. A
  * metric that failed carries neither a value nor its description (only a stand-in name such as
- * "Pods metric #0"): it opens no chart of its own, and is a gap in its metric's chart.
+ * "Metric 1 (Pods)"): it opens no chart of its own, and is a gap in its metric's chart.
  */
 export function metricSeries(samples: SyncSample[]): MetricSeries[] {
   const units = new Map<string, string>();
